@@ -1,0 +1,33 @@
+// Where an experiment's data comes from: a generator with its parameters, or a CSV file.
+// Value type.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fitbench {
+
+struct DataSpec {
+  // Generator: "seed", "circle", "xor", "gaussian", "spiral", "moons", "blobs", "plane", "sine".
+  // Empty when `csv` is set.
+  std::string generator = "seed";
+  int64_t samples = 128;
+  double noise = 0.0;     // generator-specific scale (Playground's noise is 0..50 for its sets)
+  uint64_t seed = 7;      // the generator's own seed
+  int64_t features = 4;   // "seed", "blobs", "plane"
+  int64_t classes = 3;    // "blobs"
+
+  // CSV: path (relative to the experiment file, resolved by core/io), target column(s), optional
+  // feature columns (empty: every column that is not a target), delimiter.
+  std::string csv;
+  std::vector<std::string> target;
+  std::vector<std::string> features_columns;
+  char delimiter = ',';
+
+  // Subtract each feature's mean and divide by its standard deviation (computed on the training
+  // part only).
+  bool standardize = false;
+};
+
+}  // namespace fitbench

@@ -1,0 +1,57 @@
+// A data set in memory (features x, targets y, one row per sample) and the ways to make one:
+// generators (TensorFlow Playground's sets and more), CSV files, standardization and the
+// validation split. Value types and free functions; no shared state.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/data/data_spec.h"
+#include "core/tensor.h"
+
+namespace fitbench {
+
+struct Dataset {
+  Matrix x;  // (samples, features)
+  Matrix y;  // (samples, targets): 0/1 labels, class indices, one-hot columns or real values
+  std::vector<std::string> feature_names;
+  std::vector<std::string> target_names;
+
+  Index size() const { return x.rows(); }
+};
+
+// A generator's data (spec.generator must be set). Throws InputError("data.<field>", ...) for
+// impossible parameters (samples < 1, unknown generator, ...).
+Dataset generate_dataset(const DataSpec& spec);
+
+// A CSV file's data (spec.csv, spec.target, spec.features_columns, spec.delimiter); a relative
+// spec.csv is resolved against base_dir. Throws InputError naming "<file>:<line>:<column>" for a
+// non-numeric cell or a short row, and the column for a missing target/feature.
+Dataset read_csv_dataset(const DataSpec& spec, const std::filesystem::path& base_dir);
+
+// generate_dataset or read_csv_dataset, as the spec says.
+Dataset load_dataset(const DataSpec& spec, const std::filesystem::path& base_dir);
+
+// A whole CSV file as numbers with its header (for `fitbench-cli predict/evaluate`). Same errors.
+struct CsvTable {
+  std::vector<std::string> header;
+  Matrix values;
+};
+CsvTable read_csv_table(const std::filesystem::path& file, char delimiter = ',');
+
+// Per-feature mean and standard deviation (population, as sklearn's StandardScaler; a zero
+// deviation is treated as 1).
+struct Standardizer {
+  Eigen::RowVectorXf mean;
+  Eigen::RowVectorXf stddev;
+  static Standardizer fit(const Matrix& x);
+  void apply(Matrix& x) const;
+};
+
+// Splits off the last `fraction` of the samples as validation data, as Keras's validation_split
+// does (before any shuffling): the first floor(n * (1 - fraction)) rows train.
+std::pair<Dataset, Dataset> split_validation(const Dataset& data, double fraction);
+
+}  // namespace fitbench

@@ -1,0 +1,40 @@
+// The typed error for bad user input and I/O: it carries the place (a file, a JSON path such as
+// `model.config.layers[1].config.units`, a CSV line and column) and one sentence about what is
+// wrong. Thrown inside core/, caught at the edges (CLI: exit 2; GUI: shown beside the field).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace fitbench {
+
+class InputError : public std::runtime_error {
+ public:
+  InputError(std::string place, const std::string& message)
+      : std::runtime_error(place.empty() ? message : place + ": " + message),
+        place_(std::move(place)),
+        message_(message) {}
+
+  // Where the problem is, e.g. "seed.json: model.config.layers[1].config.units".
+  const std::string& place() const { return place_; }
+  // The sentence alone, without the place.
+  const std::string& message() const { return message_; }
+
+  // A copy whose place is prefixed, e.g. with the file name: "seed.json: " + place.
+  InputError within(const std::string& outer) const {
+    std::string p = place_.empty() ? outer : outer + (place_.front() == '[' ? "" : ": ") + place_;
+    return InputError(p, message_);
+  }
+
+ private:
+  std::string place_;
+  std::string message_;
+};
+
+// A failure while training (e.g. NaN loss under TerminateOnNaN): the CLI exits 1.
+class TrainingError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace fitbench

@@ -1,0 +1,63 @@
+// Plain descriptions of a model's layers, as Keras's layer configs name them. Built from an
+// experiment/model file (core/io) or from the GUI's widgets; turned into a model by Sequential.
+// Value types, no behaviour.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace fitbench {
+
+// keras.initializers.*; the fields that an initializer does not use are ignored.
+struct InitializerSpec {
+  std::string name = "glorot_uniform";  // glorot_uniform, glorot_normal, he_uniform, he_normal,
+                                        // lecun_uniform, lecun_normal, random_normal,
+                                        // random_uniform, zeros, ones
+  double mean = 0.0;                    // random_normal
+  double stddev = 0.05;                 // random_normal
+  double minval = -0.05;                // random_uniform
+  double maxval = 0.05;                 // random_uniform
+  std::optional<uint64_t> seed;         // none: drawn from the global seed sequence
+};
+
+// keras.regularizers.L1L2 (also L1 and L2); both zero means no regularizer.
+struct RegularizerSpec {
+  double l1 = 0.0;
+  double l2 = 0.0;
+  bool active() const { return l1 != 0.0 || l2 != 0.0; }
+};
+
+struct LayerSpec {
+  std::string class_name;  // "InputLayer", "Dense", "Activation", "Dropout"
+  std::string name;        // empty: Keras's automatic name (dense, dense_1, ...)
+  bool trainable = true;
+
+  // InputLayer: the shape without the batch dimension, e.g. {4}.
+  std::vector<int64_t> shape;
+
+  // Dense
+  int64_t units = 0;
+  bool use_bias = true;
+  InitializerSpec kernel_initializer{};
+  InitializerSpec bias_initializer{.name = "zeros"};
+  RegularizerSpec kernel_regularizer{};
+  RegularizerSpec bias_regularizer{};
+
+  // Dense and Activation: linear, relu, sigmoid, tanh, softmax, elu, selu, gelu, leaky_relu,
+  // softplus, silu (swish is the same function and is stored as silu).
+  std::string activation = "linear";
+
+  // Dropout
+  double rate = 0.0;
+  std::optional<uint64_t> seed;
+};
+
+// A keras.Sequential model's config.
+struct ModelSpec {
+  std::string name = "sequential";
+  std::vector<LayerSpec> layers;  // may start with an InputLayer
+};
+
+}  // namespace fitbench

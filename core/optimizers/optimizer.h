@@ -1,0 +1,48 @@
+// An optimizer with Keras 3's update rules: it owns its slot variables (momenta, moments,
+// accumulators), its iteration count and its learning rate or schedule; `apply` updates the given
+// variables in place from their gradients. One optimizer per replica: apply() is not thread-safe,
+// but replicas given identical gradients stay bitwise identical. clone() copies the state.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/optimizers/optimizer_spec.h"
+#include "core/tensor.h"
+
+namespace fitbench {
+
+class Optimizer {
+ public:
+  virtual ~Optimizer() = default;
+
+  // Creates slot variables shaped like `variables` (called once before the first apply).
+  virtual void build(std::span<Matrix* const> variables) = 0;
+  // One update step: clips gradients (clipnorm / clipvalue / global_clipnorm, may modify
+  // `gradients`), applies the rule to every variable, then increments iterations().
+  // No allocation after build().
+  virtual void apply(std::span<Matrix* const> variables, std::span<Matrix* const> gradients) = 0;
+
+  // The learning rate that the next apply() will use (the schedule's value at iterations()).
+  virtual double learning_rate() const = 0;
+  // Sets a constant learning rate (ReduceLROnPlateau, LearningRateScheduler); replaces a schedule.
+  virtual void set_learning_rate(double lr) = 0;
+  // True when the learning rate comes from a schedule (then callbacks must not change it).
+  virtual bool has_schedule() const = 0;
+
+  virtual int64_t iterations() const = 0;
+  virtual std::string name() const = 0;  // Keras's class name, e.g. "Adam"
+  virtual std::unique_ptr<Optimizer> clone() const = 0;
+};
+
+// Builds an optimizer; throws InputError(place, ...) for bad arguments (e.g. a negative rate).
+std::unique_ptr<Optimizer> make_optimizer(const OptimizerSpec& spec, const std::string& place);
+
+// The value of a learning-rate schedule at `step` (Keras's formulas). Throws InputError for a
+// malformed schedule when `place` is given at construction time through make_optimizer.
+double schedule_value(const ScheduleSpec& schedule, double step);
+
+}  // namespace fitbench

@@ -1,0 +1,53 @@
+// Options of compile() and fit(), named after Keras's arguments, and the description of a
+// callback as an experiment file gives it. Value types.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/losses/loss_spec.h"
+#include "core/optimizers/optimizer_spec.h"
+
+namespace fitbench {
+
+struct CompileOptions {
+  OptimizerSpec optimizer{};
+  LossSpec loss{};
+  std::vector<std::string> metrics;  // as given: "accuracy", "binary_accuracy", "mse", "precision"...
+};
+
+// keras.callbacks.*; the fields a callback does not use are ignored.
+struct CallbackSpec {
+  std::string class_name;  // EarlyStopping, ModelCheckpoint, CSVLogger, ReduceLROnPlateau,
+                           // LearningRateScheduler, TerminateOnNaN
+  std::string monitor = "val_loss";  // EarlyStopping, ModelCheckpoint, ReduceLROnPlateau
+  std::string mode = "auto";         // "auto", "min", "max"
+  double min_delta = 0.0;            // EarlyStopping (0), ReduceLROnPlateau (1e-4 when unset)
+  std::optional<double> min_delta_set;
+  int patience = 0;                  // EarlyStopping 0, ReduceLROnPlateau 10
+  std::optional<int> patience_set;
+  bool restore_best_weights = false;  // EarlyStopping
+  int start_from_epoch = 0;           // EarlyStopping
+  std::optional<double> baseline;     // EarlyStopping
+  std::string filepath;               // ModelCheckpoint (a model file), CSVLogger (filename)
+  bool save_best_only = false;        // ModelCheckpoint
+  std::string separator = ",";        // CSVLogger
+  bool append = false;                // CSVLogger
+  double factor = 0.1;                // ReduceLROnPlateau
+  int cooldown = 0;                   // ReduceLROnPlateau
+  double min_lr = 0.0;                // ReduceLROnPlateau
+  std::optional<ScheduleSpec> schedule;  // LearningRateScheduler: lr(epoch) = schedule(epoch)
+};
+
+struct FitOptions {
+  int epochs = 1;
+  int batch_size = 32;
+  double validation_split = 0.0;  // fraction taken from the end, before shuffling
+  bool shuffle = true;
+  int verbose = 1;                // 0 silent, 1 progress bar, 2 one line per epoch
+  int initial_epoch = 0;
+  std::vector<CallbackSpec> callbacks;
+};
+
+}  // namespace fitbench
