@@ -1,1 +1,65 @@
-int main() { return 0; }
+// fitbench-cli: the engine without a window. Subcommands run, evaluate, predict, summary and
+// devices; argument parsing and wiring only, the work is in core/.
+#include <QCoreApplication>
+#include <QCommandLineParser>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+#include "app/cli_commands.h"
+#include "core/error.h"
+
+namespace {
+
+const char* kUsage =
+    "Usage: fitbench-cli <command> [options]\n"
+    "\n"
+    "Commands:\n"
+    "  run EXPERIMENT        train an experiment file with fit() and print Keras's progress\n"
+    "  evaluate MODEL        loss and metrics of a model file on a CSV file\n"
+    "  predict MODEL         a model file's predictions for a CSV file, as CSV on stdout\n"
+    "  summary FILE          the Keras summary of an experiment or model file\n"
+    "  devices               the simulated devices (keras.distribution.list_devices)\n"
+    "\n"
+    "Run 'fitbench-cli <command> --help' for a command's options.\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  QCoreApplication app(argc, argv);
+  QCoreApplication::setApplicationName("fitbench-cli");
+  QCoreApplication::setApplicationVersion(FITBENCH_VERSION);
+  QStringList args = QCoreApplication::arguments();
+  if (args.size() < 2 || args[1] == "--help" || args[1] == "-h" || args[1] == "help") {
+    std::cout << kUsage;
+    return args.size() < 2 ? 2 : 0;
+  }
+  if (args[1] == "--version") {
+    std::cout << "fitbench-cli " << FITBENCH_VERSION << "\n";
+    return 0;
+  }
+  const QString command = args[1];
+  QStringList sub = args.mid(2);
+  sub.prepend("fitbench-cli " + command);
+  try {
+    if (command == "run") return fitbench::cli::run_command(sub);
+    if (command == "evaluate") return fitbench::cli::evaluate_command(sub);
+    if (command == "predict") return fitbench::cli::predict_command(sub);
+    if (command == "summary") return fitbench::cli::summary_command(sub);
+    if (command == "devices") return fitbench::cli::devices_command(sub);
+    std::cerr << "fitbench-cli: unknown command \"" << command.toStdString()
+              << "\"; expected run, evaluate, predict, summary or devices\n";
+    return 2;
+  } catch (const fitbench::InputError& e) {
+    std::cerr << "fitbench-cli: " << e.what() << "\n";
+    return 2;
+  } catch (const fitbench::TrainingError& e) {
+    std::cerr << "fitbench-cli: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    std::cerr << "fitbench-cli: " << e.what() << "\n";
+    return 1;
+  }
+}

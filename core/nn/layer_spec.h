@@ -41,7 +41,7 @@ struct LayerSpec {
   int64_t units = 0;
   bool use_bias = true;
   InitializerSpec kernel_initializer{};
-  InitializerSpec bias_initializer{.name = "zeros"};
+  InitializerSpec bias_initializer{"zeros", 0.0, 0.05, -0.05, 0.05, std::nullopt};
   RegularizerSpec kernel_regularizer{};
   RegularizerSpec bias_regularizer{};
 

@@ -1,0 +1,262 @@
+#include "app/cli_commands.h"
+
+#include <QCommandLineParser>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "core/data/dataset.h"
+#include "core/distribution/devices.h"
+#include "core/error.h"
+#include "core/io/experiment.h"
+#include "core/io/json_file.h"
+#include "core/io/model_file.h"
+#include "core/training/experiment_runner.h"
+#include "core/training/progbar.h"
+
+namespace fitbench::cli {
+namespace {
+
+// Parses `args`; prints help (exit 0) or a usage error (exit 2) and returns that code, or -1 to
+// go on.
+int parse(QCommandLineParser& parser, const QStringList& args, int positionals,
+          const char* positional_name) {
+  parser.addHelpOption();
+  if (!parser.parse(args)) {
+    std::cerr << args[0].toStdString() << ": " << parser.errorText().toStdString() << "\n";
+    return 2;
+  }
+  if (parser.isSet("help")) {
+    std::cout << parser.helpText().toStdString();
+    return 0;
+  }
+  if (parser.positionalArguments().size() != positionals) {
+    std::cerr << args[0].toStdString() << ": expected " << positional_name
+              << " (see --help)\n";
+    return 2;
+  }
+  return -1;
+}
+
+int int_option(const QCommandLineParser& p, const QString& name, int min, int max) {
+  bool ok = false;
+  const int v = p.value(name).toInt(&ok);
+  if (!ok || v < min || v > max)
+    throw InputError("--" + name.toStdString(), "must be an integer from " + std::to_string(min) +
+                                                    " to " + std::to_string(max) + ", got \"" +
+                                                    p.value(name).toStdString() + "\"");
+  return v;
+}
+
+std::string format4(double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, std::abs(v) > 1e-3 || v == 0.0 ? "%.4f" : "%.4e", v);
+  return buf;
+}
+
+void write_history(const History& h, const std::string& file) {
+  std::string text;
+  const bool csv = file.size() >= 4 && file.compare(file.size() - 4, 4, ".csv") == 0;
+  if (csv) {
+    text = "epoch";
+    for (const auto& [k, v] : h.history) text += "," + k;
+    text += "\n";
+    for (size_t i = 0; i < h.epoch.size(); ++i) {
+      text += std::to_string(h.epoch[i]);
+      for (const auto& [k, v] : h.history) {
+        char buf[40];
+        std::snprintf(buf, sizeof buf, ",%.9g", i < v.size() ? v[i] : std::nan(""));
+        text += buf;
+      }
+      text += "\n";
+    }
+  } else {
+    nlohmann::ordered_json doc;
+    doc["epoch"] = h.epoch;
+    doc["history"] = nlohmann::ordered_json::object();
+    for (const auto& [k, v] : h.history) doc["history"][k] = v;
+    doc["params"] = {{"verbose", h.params_verbose},
+                     {"epochs", h.params_epochs},
+                     {"steps", h.params_steps}};
+    text = doc.dump(2) + "\n";
+  }
+  json_io::write_file_atomically(file, text);
+}
+
+Dataset read_features(const std::string& csv, const std::string& target, char delimiter) {
+  DataSpec spec;
+  spec.generator.clear();
+  spec.csv = csv;
+  if (!target.empty()) spec.target = {target};
+  spec.delimiter = delimiter;
+  return read_csv_dataset(spec, std::filesystem::current_path());
+}
+
+}  // namespace
+
+int run_command(const QStringList& args) {
+  QCommandLineParser p;
+  p.setApplicationDescription("Trains an experiment file with fit() and prints Keras's output.");
+  p.addPositionalArgument("EXPERIMENT", "The experiment file (JSON).");
+  p.addOption({"epochs", "Override fit.epochs.", "N"});
+  p.addOption({"batch-size", "Override fit.batch_size.", "N"});
+  p.addOption({"verbose", "Override fit.verbose: 0 silent, 1 progress bar, 2 a line per epoch.",
+               "0|1|2"});
+  p.addOption({"seed", "Override the experiment's seed (keras.utils.set_random_seed).", "N"});
+  p.addOption({"load-weights", "Start from the weights of this model file.", "MODEL"});
+  p.addOption({"save-model", "Write the trained model to this model file.", "MODEL"});
+  p.addOption({"history", "Write the History to FILE.json or FILE.csv.", "FILE"});
+  if (int code = parse(p, args, 1, "one EXPERIMENT file"); code >= 0) return code;
+
+  ExperimentSpec spec = read_experiment(p.positionalArguments()[0].toStdString());
+  if (p.isSet("epochs")) spec.fit.epochs = int_option(p, "epochs", 1, 1000000);
+  if (p.isSet("batch-size")) spec.fit.batch_size = int_option(p, "batch-size", 1, 1 << 24);
+  if (p.isSet("verbose")) spec.fit.verbose = int_option(p, "verbose", 0, 2);
+  if (p.isSet("seed")) spec.seed = static_cast<uint64_t>(int_option(p, "seed", 0, INT32_MAX));
+  if (p.isSet("load-weights")) spec.initial_weights = p.value("load-weights").toStdString();
+  if (spec.devices.type != "cpu")
+    throw InputError("devices.type", "\"" + spec.devices.type +
+                                         "\" devices are not available: fitbench simulates CPU "
+                                         "devices only; use \"cpu\"");
+
+  PreparedRun run = prepare_run(spec);
+  RunOptions options;
+  options.interactive = stdout_is_terminal();
+  const History history = run.model->fit(run.data.x, run.data.y, spec.fit, options);
+  std::cout.flush();
+
+  if (p.isSet("history")) write_history(history, p.value("history").toStdString());
+  if (p.isSet("save-model")) {
+    write_model_file({run.model->spec(), run.model->compile_options(), run.model->get_weights()},
+                     p.value("save-model").toStdString());
+  }
+  if (run.model->stop_reason == "invalid_loss") {
+    std::cerr << "fitbench-cli: training stopped: the loss is not a finite number "
+                 "(TerminateOnNaN); try a smaller learning rate\n";
+    return 1;
+  }
+  if (history.history.count("accuracy"))
+    std::cout << "Final accuracy: " << format4(history.last("accuracy")) << "\n";
+  else if (history.history.count("loss"))
+    std::cout << "Final loss: " << format4(history.last("loss")) << "\n";
+  return 0;
+}
+
+int evaluate_command(const QStringList& args) {
+  QCommandLineParser p;
+  p.setApplicationDescription("Evaluates a model file on a CSV file and prints loss and metrics.");
+  p.addPositionalArgument("MODEL", "The model file (JSON) with weights and compile options.");
+  p.addOption({"data", "The CSV file (with a header row).", "CSV"});
+  p.addOption({"target", "The target column.", "COL"});
+  p.addOption({"batch-size", "Batch size (default 32).", "N", "32"});
+  p.addOption({"delimiter", "The CSV delimiter (default ,).", "C", ","});
+  p.addOption({"verbose", "0 silent, 1 progress line (default).", "0|1", "1"});
+  if (int code = parse(p, args, 1, "one MODEL file"); code >= 0) return code;
+  if (!p.isSet("data") || !p.isSet("target")) {
+    std::cerr << "fitbench-cli evaluate: --data CSV and --target COL are required\n";
+    return 2;
+  }
+  const std::string model_path = p.positionalArguments()[0].toStdString();
+  ModelFile file = read_model_file(model_path);
+  if (!file.compile)
+    throw InputError(model_path, "has no \"compile\" section, so it has no loss to evaluate");
+  const std::string delim = p.value("delimiter").toStdString();
+  Dataset data = read_features(p.value("data").toStdString(), p.value("target").toStdString(),
+                               delim.empty() ? ',' : delim[0]);
+  Sequential model(file.config);
+  if (!model.built()) model.build(data.x.cols());
+  model.set_weights(file.weights, model_path);
+  model.compile(*file.compile);
+  RunOptions options;
+  options.interactive = stdout_is_terminal();
+  const Logs logs = model.evaluate(data.x, data.y, int_option(p, "batch-size", 1, 1 << 24),
+                                   int_option(p, "verbose", 0, 1), options);
+  for (const auto& [k, v] : logs) std::cout << k << ": " << format4(v) << "\n";
+  return 0;
+}
+
+int predict_command(const QStringList& args) {
+  QCommandLineParser p;
+  p.setApplicationDescription(
+      "Prints a model file's predictions for the rows of a CSV file, as CSV on stdout.");
+  p.addPositionalArgument("MODEL", "The model file (JSON) with weights.");
+  p.addOption({"data", "The CSV file (with a header row) of features.", "CSV"});
+  p.addOption({"target", "A column of the CSV to leave out of the features.", "COL"});
+  p.addOption({"batch-size", "Batch size (default 32).", "N", "32"});
+  p.addOption({"delimiter", "The CSV delimiter (default ,).", "C", ","});
+  if (int code = parse(p, args, 1, "one MODEL file"); code >= 0) return code;
+  if (!p.isSet("data")) {
+    std::cerr << "fitbench-cli predict: --data CSV is required\n";
+    return 2;
+  }
+  const std::string model_path = p.positionalArguments()[0].toStdString();
+  ModelFile file = read_model_file(model_path);
+  const std::string delim = p.value("delimiter").toStdString();
+  const char d = delim.empty() ? ',' : delim[0];
+  Matrix x;
+  if (p.isSet("target")) {
+    x = read_features(p.value("data").toStdString(), p.value("target").toStdString(), d).x;
+  } else {
+    x = read_csv_table(p.value("data").toStdString(), d).values;
+  }
+  Sequential model(file.config);
+  if (!model.built()) model.build(x.cols());
+  model.set_weights(file.weights, model_path);
+  const Matrix out = model.predict(x, int_option(p, "batch-size", 1, 1 << 24), 0);
+  for (Index c = 0; c < out.cols(); ++c)
+    std::cout << (c ? "," : "") << "output_" << c;
+  std::cout << "\n";
+  char buf[32];
+  for (Index r = 0; r < out.rows(); ++r) {
+    for (Index c = 0; c < out.cols(); ++c) {
+      std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(out(r, c)));
+      std::cout << (c ? "," : "") << buf;
+    }
+    std::cout << "\n";
+  }
+  return 0;
+}
+
+int summary_command(const QStringList& args) {
+  QCommandLineParser p;
+  p.setApplicationDescription("Prints the Keras summary of an experiment file or a model file.");
+  p.addPositionalArgument("FILE", "An experiment file or a model file (JSON).");
+  if (int code = parse(p, args, 1, "one experiment or model FILE"); code >= 0) return code;
+  const std::string path = p.positionalArguments()[0].toStdString();
+  const auto doc = json_io::read_json_file(path);
+  if (doc.is_object() && doc.contains("format")) {
+    ModelFile file = read_model_file(path);
+    Sequential model(file.config);
+    if (!model.built() && !file.weights.empty() && file.weights[0].shape.size() == 2)
+      model.build(file.weights[0].shape[0]);
+    if (model.built()) model.set_weights(file.weights, path);
+    std::cout << model.summary();
+  } else {
+    PreparedRun run = prepare_run(read_experiment(path));
+    std::cout << run.model->summary();
+  }
+  return 0;
+}
+
+int devices_command(const QStringList& args) {
+  QCommandLineParser p;
+  p.setApplicationDescription(
+      "Lists the simulated devices, as keras.distribution.list_devices() does. The count comes "
+      "from --devices, FITBENCH_CPU_DEVICES or "
+      "XLA_FLAGS=--xla_force_host_platform_device_count=N (default 1).");
+  p.addOption({"devices", "The number of simulated CPU devices.", "N"});
+  p.addOption({"type", "Device type: cpu (gpu and tpu list nothing: only CPU devices are "
+                       "simulated).", "TYPE", "cpu"});
+  if (int code = parse(p, args, 0, "no positional arguments"); code >= 0) return code;
+  std::optional<int> count;
+  if (p.isSet("devices")) count = int_option(p, "devices", 1, 64);
+  const auto devices =
+      list_devices(p.value("type").toStdString(), resolve_device_count(count, std::nullopt));
+  std::cout << device_list_repr(devices) << "\n";
+  return 0;
+}
+
+}  // namespace fitbench::cli

@@ -1,0 +1,16 @@
+// The subcommands of fitbench-cli. Each takes its arguments (the first being "fitbench-cli
+// <command>"), prints to stdout/stderr and returns the exit code: 0 success, 2 bad input or
+// usage, 1 a failure during training. InputError escapes to main(), which prints it and exits 2.
+#pragma once
+
+#include <QStringList>
+
+namespace fitbench::cli {
+
+int run_command(const QStringList& args);
+int evaluate_command(const QStringList& args);
+int predict_command(const QStringList& args);
+int summary_command(const QStringList& args);
+int devices_command(const QStringList& args);
+
+}  // namespace fitbench::cli

@@ -1,0 +1,215 @@
+#include "core/data/csv_reader.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <system_error>
+
+#include "core/error.h"
+
+namespace fitbench {
+namespace {
+
+constexpr std::string_view kBom = "\xEF\xBB\xBF";
+
+bool is_space(char c) { return c == ' ' || c == '\t'; }
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+}  // namespace
+
+CsvReader::CsvReader(const std::filesystem::path& file, std::string display_name, char delimiter)
+    : display_name_(std::move(display_name)), delimiter_(delimiter) {
+  if (delimiter == '"' || delimiter == '\n' || delimiter == '\r') {
+    throw InputError("data.delimiter", "cannot be a quote or a line break");
+  }
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) {
+    throw InputError(display_name_, "cannot be opened: it is a directory, not a CSV file");
+  }
+  errno = 0;
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    const int err = errno;
+    throw InputError(display_name_, std::string("cannot be opened: ") +
+                                        (err != 0 ? std::strerror(err) : "unknown reason"));
+  }
+  in.seekg(0, std::ios::end);
+  const std::streamoff size = in.tellg();
+  in.seekg(0, std::ios::beg);
+  if (size < 0) throw InputError(display_name_, "cannot be read");
+  text_.resize(static_cast<size_t>(size));
+  if (size > 0 && !in.read(text_.data(), size)) throw InputError(display_name_, "cannot be read");
+  if (std::string_view(text_).substr(0, kBom.size()) == kBom) pos_ = kBom.size();
+}
+
+std::string CsvReader::cell_place(int64_t line, int64_t column) const {
+  std::string place = display_name_ + ":" + std::to_string(line) + ":" + std::to_string(column);
+  if (column >= 1 && static_cast<size_t>(column) <= header_.size() &&
+      !header_[static_cast<size_t>(column - 1)].empty()) {
+    place += " (" + header_[static_cast<size_t>(column - 1)] + ")";
+  }
+  return place;
+}
+
+const std::vector<std::string>& CsvReader::read_header() {
+  CsvRecord record;
+  if (!next(record)) throw InputError(display_name_, "is empty: a header row is required");
+  header_.clear();
+  header_.reserve(record.fields.size());
+  for (const CsvField& f : record.fields) header_.emplace_back(trim(f.text));
+  return header_;
+}
+
+bool CsvReader::skip_blank_line() {
+  size_t p = pos_;
+  while (p < text_.size() && text_[p] != delimiter_ && (is_space(text_[p]) || text_[p] == '\r')) {
+    ++p;
+  }
+  if (p == text_.size()) {
+    pos_ = p;
+    return true;
+  }
+  if (text_[p] != '\n') return false;
+  pos_ = p + 1;
+  ++line_;
+  return true;
+}
+
+bool CsvReader::next(CsvRecord& record) {
+  record.fields.clear();
+  while (pos_ < text_.size() && skip_blank_line()) {
+  }
+  if (pos_ >= text_.size()) return false;
+  record.line = line_;
+  const size_t n = text_.size();
+  for (;;) {
+    const int64_t column = static_cast<int64_t>(record.fields.size()) + 1;
+    size_t p = pos_;
+    while (p < n && text_[p] != delimiter_ && is_space(text_[p])) ++p;
+    if (p < n && text_[p] == '"') {
+      pos_ = p;
+      read_quoted(record, column);
+    } else {
+      read_unquoted(record);
+    }
+    if (pos_ >= n) return true;
+    if (text_[pos_] == delimiter_) {
+      ++pos_;
+      continue;
+    }
+    ++pos_;  // the '\n' ending the row
+    ++line_;
+    return true;
+  }
+}
+
+void CsvReader::read_unquoted(CsvRecord& record) {
+  const size_t n = text_.size();
+  const size_t start = pos_;
+  size_t p = pos_;
+  while (p < n && text_[p] != delimiter_ && text_[p] != '\n') ++p;
+  size_t end = p;
+  if (end > start && text_[end - 1] == '\r' && (p == n || text_[p] == '\n')) --end;
+  record.fields.push_back({std::string_view(text_).substr(start, end - start), line_});
+  pos_ = p;
+}
+
+void CsvReader::read_quoted(CsvRecord& record, int64_t column) {
+  // Undoes "" escapes in place: the unescaped text is never longer than the quoted one.
+  const size_t n = text_.size();
+  const int64_t first_line = line_;
+  const size_t start = pos_ + 1;
+  size_t r = start;
+  size_t w = start;
+  for (;;) {
+    if (r >= n) {
+      throw InputError(cell_place(first_line, column), "has an opening quote that is never closed");
+    }
+    const char c = text_[r];
+    if (c == '"') {
+      if (r + 1 < n && text_[r + 1] == '"') {
+        text_[w++] = '"';
+        r += 2;
+        continue;
+      }
+      ++r;
+      break;
+    }
+    if (c == '\n') ++line_;
+    text_[w++] = c;
+    ++r;
+  }
+  record.fields.push_back({std::string_view(text_).substr(start, w - start), first_line});
+  while (r < n && text_[r] != delimiter_ && is_space(text_[r])) ++r;
+  if (r < n && text_[r] == '\r' && (r + 1 == n || text_[r + 1] == '\n')) ++r;
+  if (r < n && text_[r] != delimiter_ && text_[r] != '\n') {
+    size_t end = r;
+    while (end < n && text_[end] != delimiter_ && text_[end] != '\n') ++end;
+    throw InputError(cell_place(line_, column),
+                     "has text after its closing quote: " +
+                         quote_cell(std::string_view(text_).substr(r, end - r)));
+  }
+  pos_ = r;
+}
+
+NumberStatus parse_float(std::string_view text, float& out) {
+  text = trim(text);
+  if (text.empty()) return NumberStatus::kEmpty;
+  if (text.front() == '+') {
+    text.remove_prefix(1);
+    if (text.empty() || text.front() == '-' || text.front() == '+')
+      return NumberStatus::kNotANumber;
+  }
+  double value = 0.0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (ec == std::errc::invalid_argument || ptr != end) return NumberStatus::kNotANumber;
+  if (ec == std::errc::result_out_of_range) return NumberStatus::kOutOfRange;
+  if (!std::isfinite(value)) return NumberStatus::kNotFinite;
+  if (std::fabs(value) > std::numeric_limits<float>::max()) return NumberStatus::kOutOfRange;
+  out = static_cast<float>(value);
+  return NumberStatus::kOk;
+}
+
+std::string quote_cell(std::string_view text) {
+  constexpr size_t kMax = 40;
+  bool cut = false;
+  if (text.size() > kMax) {
+    size_t end = kMax;
+    // Back off to the start of a UTF-8 sequence (continuation bytes are 10xxxxxx).
+    while (end > 0 && (static_cast<unsigned char>(text[end]) & 0xC0) == 0x80) --end;
+    text = text.substr(0, end);
+    cut = true;
+  }
+  std::string out = "\"";
+  for (char c : text) {
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        break;
+      case '\n':
+        out += "\\n";
+        break;
+      case '\r':
+        out += "\\r";
+        break;
+      case '\t':
+        out += "\\t";
+        break;
+      default:
+        out += c;
+    }
+  }
+  out += cut ? "...\"" : "\"";
+  return out;
+}
+
+}  // namespace fitbench

@@ -1,0 +1,65 @@
+#include "core/distribution/devices.h"
+
+#include <charconv>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/error.h"
+
+namespace fitbench {
+namespace {
+
+constexpr int kMaxDevices = 64;
+
+int parse_count(const std::string& text, const std::string& place) {
+  int value = 0;
+  auto r = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (r.ec != std::errc() || r.ptr != text.data() + text.size() || value < 1 ||
+      value > kMaxDevices)
+    throw InputError(place, "must be a whole number of devices from 1 to " +
+                                std::to_string(kMaxDevices) + ", got \"" + text + "\"");
+  return value;
+}
+
+}  // namespace
+
+std::optional<int> environment_device_count() {
+  if (const char* v = std::getenv("FITBENCH_CPU_DEVICES"); v && *v)
+    return parse_count(v, "FITBENCH_CPU_DEVICES");
+  if (const char* flags = std::getenv("XLA_FLAGS"); flags && *flags) {
+    static const char kFlag[] = "--xla_force_host_platform_device_count=";
+    if (const char* p = std::strstr(flags, kFlag)) {
+      p += sizeof(kFlag) - 1;
+      const char* end = p;
+      while (*end && *end != ' ') ++end;
+      return parse_count(std::string(p, end), "XLA_FLAGS (--xla_force_host_platform_device_count)");
+    }
+  }
+  return std::nullopt;
+}
+
+int resolve_device_count(std::optional<int> command_line, std::optional<int> experiment) {
+  if (command_line) return *command_line;
+  if (experiment) return *experiment;
+  if (auto env = environment_device_count()) return *env;
+  return 1;
+}
+
+std::vector<std::string> list_devices(const std::string& device_type, int count) {
+  if (device_type == "gpu" || device_type == "tpu") return {};
+  if (device_type != "cpu")
+    throw InputError("devices.type", "unknown device type \"" + device_type +
+                                         "\"; fitbench simulates \"cpu\" devices");
+  const int n = count > 0 ? count : resolve_device_count(std::nullopt, std::nullopt);
+  std::vector<std::string> out;
+  for (int i = 0; i < n; ++i) out.push_back("cpu:" + std::to_string(i));
+  return out;
+}
+
+std::string device_list_repr(const std::vector<std::string>& devices) {
+  std::string s = "[";
+  for (size_t i = 0; i < devices.size(); ++i) s += (i ? ", '" : "'") + devices[i] + "'";
+  return s + "]";
+}
+
+}  // namespace fitbench

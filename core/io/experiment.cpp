@@ -1,0 +1,335 @@
+// Experiment files (docs/experiment-format.md): the top level, data, devices and distribution
+// sections; the model, compile and fit sections are read by model_config.cpp, compile_config.cpp
+// and fit_config.cpp.
+#include "core/io/experiment.h"
+
+#include <algorithm>
+#include <regex>
+
+#include "core/error.h"
+#include "core/io/json_file.h"
+#include "core/io/json_reader.h"
+#include "core/io/keras_json.h"
+
+namespace fitbench {
+
+using json_io::fail;
+using json_io::fail_expected;
+using json_io::fail_unsupported;
+using json_io::index_path;
+using json_io::join;
+using json_io::Json;
+using json_io::key_path;
+using json_io::ObjectReader;
+
+namespace {
+
+const std::vector<std::string> kGenerators = {"seed",  "circle", "xor",   "gaussian", "spiral",
+                                              "moons", "blobs",  "plane", "sine"};
+
+// The generators whose feature count is a parameter (core/data/generators.cpp; the Playground's
+// sets, moons and sine have fixed features).
+bool uses_features(const std::string& generator) {
+  return generator == "seed" || generator == "blobs";
+}
+
+// A path relative to base_dir made absolute; kept as written when there is no base_dir.
+std::string resolve(const std::string& path, const std::filesystem::path& base_dir) {
+  const std::filesystem::path p(path);
+  if (p.is_absolute() || base_dir.empty()) return path;
+  return std::filesystem::absolute(base_dir / p).lexically_normal().string();
+}
+
+std::vector<std::string> read_column_list(const Json& v, const std::string& path,
+                                          bool allow_single) {
+  std::vector<std::string> columns;
+  if (allow_single && v.is_string()) {
+    columns.push_back(v.get<std::string>());
+  } else if (v.is_array() && !v.empty()) {
+    for (size_t i = 0; i < v.size(); ++i) {
+      columns.push_back(json_io::to_string(v[i], index_path(path, i), "a column name"));
+    }
+  } else {
+    fail_expected(path,
+                  allow_single ? "a column name or a list of column names"
+                               : "a non-empty list of column names",
+                  v);
+  }
+  return columns;
+}
+
+DataSpec parse_data(const Json& doc, const std::string& path, const std::filesystem::path& base) {
+  if (!doc.is_object()) fail_expected(path, "a JSON object", doc);
+  DataSpec data;
+  const bool csv = doc.contains("csv");
+  if (csv && doc.contains("generator"))
+    fail(key_path(path, "csv"), "cannot be combined with \"generator\"");
+  if (csv) {
+    ObjectReader r(doc, path, {"csv", "target", "features", "delimiter", "standardize"});
+    data.generator.clear();
+    const Json& file = r.require("csv", "the CSV file");
+    data.csv = json_io::to_string(file, r.path_of("csv"), "a file path");
+    if (data.csv.empty()) fail_expected(r.path_of("csv"), "a non-empty file path", file);
+    data.csv = resolve(data.csv, base);
+    data.target = read_column_list(r.require("target", "the target column or columns"),
+                                   r.path_of("target"), true);
+    if (const Json* features = r.get_non_null("features")) {
+      data.features_columns = read_column_list(*features, r.path_of("features"), false);
+    }
+    const std::string delimiter = r.string("delimiter", ",", "a single character");
+    if (delimiter.size() != 1)
+      fail_expected(r.path_of("delimiter"), "a single character", *r.get("delimiter"));
+    data.delimiter = delimiter[0];
+    data.standardize = r.boolean("standardize", false);
+    return data;
+  }
+  if (!doc.contains("generator")) {
+    fail(path, "needs either \"generator\" (e.g. \"circle\") or \"csv\" (a file)");
+  }
+  const Json& generator = doc.at("generator");
+  data.generator = json_io::to_string(generator, key_path(path, "generator"), "a generator name");
+  if (std::find(kGenerators.begin(), kGenerators.end(), data.generator) == kGenerators.end()) {
+    fail_unsupported(key_path(path, "generator"), generator,
+                     "; expected one of: " + join(kGenerators));
+  }
+  if (!uses_features(data.generator) && doc.contains("features")) {
+    fail(key_path(path, "features"),
+         "is not used by the \"" + data.generator + "\" generator (only seed and blobs take it)");
+  }
+  if (data.generator != "blobs" && doc.contains("classes")) {
+    fail(key_path(path, "classes"),
+         "is not used by the \"" + data.generator + "\" generator (only blobs takes it)");
+  }
+  std::vector<std::string> keys = {"generator", "samples", "noise", "seed"};
+  if (uses_features(data.generator)) keys.push_back("features");
+  if (data.generator == "blobs") keys.push_back("classes");
+  keys.push_back("standardize");
+  ObjectReader r(doc, path, keys);
+  constexpr int64_t kMax = int64_t{1} << 40;
+  data.samples = r.integer("samples", data.samples, "a positive integer", 1, kMax);
+  data.noise = r.number("noise", data.noise, "a number >= 0", {.lo = 0.0});
+  if (const Json* seed = r.get("seed")) {
+    data.seed = json_io::to_uint64(*seed, r.path_of("seed"), "a non-negative integer");
+  }
+  data.features = r.integer("features", data.features, "a positive integer", 1, kMax);
+  data.classes = r.integer("classes", data.classes, "an integer >= 2", 2, kMax);
+  data.standardize = r.boolean("standardize", false);
+  return data;
+}
+
+Json data_to_json(const DataSpec& data) {
+  Json doc = Json::object();
+  if (!data.csv.empty()) {
+    doc["csv"] = data.csv;
+    doc["target"] = data.target.size() == 1 ? Json(data.target[0]) : Json(data.target);
+    if (!data.features_columns.empty()) doc["features"] = data.features_columns;
+    if (data.delimiter != ',') doc["delimiter"] = std::string(1, data.delimiter);
+  } else {
+    doc["generator"] = data.generator;
+    doc["samples"] = data.samples;
+    doc["noise"] = data.noise;
+    doc["seed"] = data.seed;
+    if (uses_features(data.generator)) doc["features"] = data.features;
+    if (data.generator == "blobs") doc["classes"] = data.classes;
+  }
+  doc["standardize"] = data.standardize;
+  return doc;
+}
+
+DevicesSpec parse_devices(const Json& doc, const std::string& path) {
+  ObjectReader r(doc, path, {"type", "count"});
+  DevicesSpec devices;
+  devices.type = r.string("type", "cpu", "\"cpu\", \"gpu\" or \"tpu\"");
+  if (devices.type != "cpu" && devices.type != "gpu" && devices.type != "tpu") {
+    fail_expected(r.path_of("type"), "\"cpu\", \"gpu\" or \"tpu\"", *r.get("type"));
+  }
+  if (auto count = r.optional_integer("count", "a positive integer", 1, 1 << 20)) {
+    devices.count = static_cast<int>(*count);
+  }
+  return devices;
+}
+
+DistributionSpec parse_distribution(const Json& doc, const std::string& path) {
+  DistributionSpec dist;
+  if (doc.is_null()) return dist;
+  if (!doc.is_object()) fail_expected(path, "null or {\"class_name\": \"DataParallel\"}", doc);
+  const Json* class_name = doc.contains("class_name") ? &doc.at("class_name") : nullptr;
+  if (class_name == nullptr)
+    fail(key_path(path, "class_name"), "is required (DataParallel or ModelParallel)");
+  dist.class_name = json_io::to_string(*class_name, key_path(path, "class_name"));
+  if (dist.class_name == "DataParallel") {
+    ObjectReader r(doc, path, {"class_name"});
+    return dist;
+  }
+  if (dist.class_name != "ModelParallel") {
+    fail_unsupported(key_path(path, "class_name"), *class_name,
+                     "; expected one of: DataParallel, ModelParallel");
+  }
+  ObjectReader r(doc, path, {"class_name", "mesh", "layout_map", "batch_dim_name"});
+  ObjectReader mesh(r.require("mesh", "the device mesh {\"shape\": [...], \"axis_names\": [...]}"),
+                    r.path_of("mesh"), {"shape", "axis_names"});
+  for (int64_t d :
+       json_io::to_dims(mesh.require("shape", "the mesh's size per axis"), mesh.path_of("shape"))) {
+    dist.mesh_shape.push_back(static_cast<int>(d));
+  }
+  const Json& names = mesh.require("axis_names", "one name per mesh axis");
+  if (!names.is_array() || names.size() != dist.mesh_shape.size()) {
+    fail_expected(mesh.path_of("axis_names"),
+                  "a list of " + std::to_string(dist.mesh_shape.size()) + " axis names", names);
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    const std::string place = index_path(mesh.path_of("axis_names"), i);
+    const std::string name = json_io::to_string(names[i], place, "an axis name");
+    if (name.empty()) fail_expected(place, "a non-empty axis name", names[i]);
+    if (std::find(dist.axis_names.begin(), dist.axis_names.end(), name) != dist.axis_names.end()) {
+      fail(place, "\"" + name + "\" is already the name of another axis");
+    }
+    dist.axis_names.push_back(name);
+  }
+  const std::string axes = join(dist.axis_names);
+  if (const Json* layouts = r.get_non_null("layout_map")) {
+    if (!layouts->is_object())
+      fail_expected(r.path_of("layout_map"), "an object {regex: [axes]}", *layouts);
+    for (auto it = layouts->begin(); it != layouts->end(); ++it) {
+      const std::string place = r.path_of("layout_map") + "[" + Json(it.key()).dump() + "]";
+      try {
+        std::regex check(it.key());
+      } catch (const std::regex_error& e) {
+        fail(place, std::string("is not a valid regular expression (") + e.what() + ")");
+      }
+      if (!it->is_array())
+        fail_expected(place, "a list with an axis name or null per dimension", *it);
+      std::vector<std::string> layout;
+      for (size_t i = 0; i < it->size(); ++i) {
+        const Json& axis = (*it)[i];
+        if (axis.is_null()) {
+          layout.emplace_back();
+          continue;
+        }
+        const std::string name =
+            json_io::to_string(axis, index_path(place, i), "an axis name or null");
+        if (std::find(dist.axis_names.begin(), dist.axis_names.end(), name) ==
+            dist.axis_names.end()) {
+          fail_expected(index_path(place, i), "null or one of the mesh's axes (" + axes + ")",
+                        axis);
+        }
+        layout.push_back(name);
+      }
+      dist.layout_map.emplace_back(it.key(), std::move(layout));
+    }
+  }
+  if (const Json* batch = r.get_non_null("batch_dim_name")) {
+    dist.batch_dim_name = json_io::to_string(*batch, r.path_of("batch_dim_name"));
+    if (std::find(dist.axis_names.begin(), dist.axis_names.end(), dist.batch_dim_name) ==
+        dist.axis_names.end()) {
+      fail_expected(r.path_of("batch_dim_name"), "one of the mesh's axes (" + axes + ")", *batch);
+    }
+  }
+  return dist;
+}
+
+Json distribution_to_json(const DistributionSpec& dist) {
+  if (dist.class_name.empty()) return Json(nullptr);
+  Json doc = Json::object();
+  doc["class_name"] = dist.class_name;
+  if (dist.class_name != "ModelParallel") return doc;
+  Json mesh = Json::object();
+  mesh["shape"] = dist.mesh_shape;
+  mesh["axis_names"] = dist.axis_names;
+  doc["mesh"] = std::move(mesh);
+  Json layouts = Json::object();
+  for (const auto& [regex, axes] : dist.layout_map) {
+    Json layout = Json::array();
+    for (const std::string& axis : axes)
+      layout.push_back(axis.empty() ? Json(nullptr) : Json(axis));
+    layouts[regex] = std::move(layout);
+  }
+  doc["layout_map"] = std::move(layouts);
+  if (!dist.batch_dim_name.empty()) doc["batch_dim_name"] = dist.batch_dim_name;
+  return doc;
+}
+
+ExperimentSpec parse_document(const Json& doc, const std::filesystem::path& base_dir) {
+  ObjectReader r(doc, "",
+                 {"name", "description", "seed", "devices", "distribution", "data", "model",
+                  "compile", "fit", "initial_weights"});
+  ExperimentSpec spec;
+  spec.name = r.string("name", "");
+  spec.description = r.string("description", "", "a string (Markdown)");
+  spec.seed = r.optional_uint64("seed", "null or a non-negative integer");
+  if (const Json* devices = r.get_non_null("devices"))
+    spec.devices = parse_devices(*devices, "devices");
+  if (const Json* dist = r.get("distribution"))
+    spec.distribution = parse_distribution(*dist, "distribution");
+  spec.data = parse_data(r.require("data", "where the training data comes from"), "data", base_dir);
+  const Json& model = r.require("model", "a Keras Sequential model config");
+  spec.model = parse_model_config(model, "model");
+  if (const Json* compile = r.get_non_null("compile")) {
+    spec.compile = parse_compile(*compile, "compile");
+  } else if (model.contains("compile_config") && !model.at("compile_config").is_null()) {
+    // A compiled model's to_json() carries its compile() arguments.
+    spec.compile = parse_compile(model.at("compile_config"), "model.compile_config");
+  } else {
+    r.require("compile", "the optimizer, loss and metrics");
+  }
+  if (const Json* fit = r.get_non_null("fit")) spec.fit = parse_fit(*fit, "fit");
+  if (const Json* weights = r.get_non_null("initial_weights")) {
+    const std::string file = json_io::to_string(*weights, "initial_weights", "a model file path");
+    if (file.empty()) fail_expected("initial_weights", "null or a model file path", *weights);
+    spec.initial_weights = resolve(file, base_dir);
+  }
+  return spec;
+}
+
+}  // namespace
+
+ExperimentSpec parse_experiment(const Json& doc, const std::string& source,
+                                const std::filesystem::path& base_dir) {
+  try {
+    return parse_document(doc, base_dir);
+  } catch (const InputError& e) {
+    if (source.empty()) throw;
+    throw e.within(source);
+  }
+}
+
+ExperimentSpec parse_experiment(const nlohmann::json& doc, const std::string& source,
+                                const std::filesystem::path& base_dir) {
+  return parse_experiment(Json(doc), source, base_dir);
+}
+
+ExperimentSpec read_experiment(const std::filesystem::path& file) {
+  const Json doc = json_io::read_json_file(file);
+  return parse_experiment(doc, file.string(), std::filesystem::absolute(file).parent_path());
+}
+
+Json experiment_to_ordered_json(const ExperimentSpec& spec) {
+  Json doc = Json::object();
+  doc["name"] = spec.name;
+  if (!spec.description.empty()) doc["description"] = spec.description;
+  if (spec.seed) doc["seed"] = *spec.seed;
+  if (spec.devices.type != "cpu" || spec.devices.count) {
+    Json devices = Json::object();
+    devices["type"] = spec.devices.type;
+    if (spec.devices.count) devices["count"] = *spec.devices.count;
+    doc["devices"] = std::move(devices);
+  }
+  if (!spec.distribution.class_name.empty())
+    doc["distribution"] = distribution_to_json(spec.distribution);
+  doc["data"] = data_to_json(spec.data);
+  doc["model"] = model_config_to_ordered_json(spec.model);
+  doc["compile"] = compile_to_ordered_json(spec.compile);
+  doc["fit"] = fit_to_ordered_json(spec.fit);
+  if (!spec.initial_weights.empty()) doc["initial_weights"] = spec.initial_weights;
+  return doc;
+}
+
+nlohmann::json experiment_to_json(const ExperimentSpec& spec) {
+  return nlohmann::json(experiment_to_ordered_json(spec));
+}
+
+void write_experiment(const ExperimentSpec& spec, const std::filesystem::path& file) {
+  json_io::write_file_atomically(file, json_io::dump_document(experiment_to_ordered_json(spec)));
+}
+
+}  // namespace fitbench

@@ -1,0 +1,153 @@
+#include "core/io/json_file.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "core/error.h"
+
+namespace fitbench::json_io {
+
+namespace {
+
+// nlohmann's message without its "[json.exception...] parse error at line L, column C: " prefix.
+std::string parse_error_reason(const std::string& what) {
+  std::string reason = what;
+  const auto column = reason.find("column ");
+  if (column != std::string::npos) {
+    const auto colon = reason.find(": ", column);
+    if (colon != std::string::npos) return reason.substr(colon + 2);
+  }
+  const auto bracket = reason.find("] ");
+  if (bracket != std::string::npos) reason = reason.substr(bracket + 2);
+  return reason;
+}
+
+}  // namespace
+
+nlohmann::ordered_json parse_json_text(const std::string& text, const std::string& source) {
+  try {
+    return nlohmann::ordered_json::parse(text);
+  } catch (const nlohmann::json::parse_error& e) {
+    // e.byte is the 1-based index of the character at which parsing failed.
+    size_t pos = e.byte > 0 ? e.byte - 1 : 0;
+    if (pos > text.size()) pos = text.size();
+    size_t line = 1;
+    size_t line_start = 0;
+    for (size_t i = 0; i < pos; ++i) {
+      if (text[i] == '\n') {
+        ++line;
+        line_start = i + 1;
+      }
+    }
+    const size_t column = pos - line_start + 1;
+    std::string place = "line " + std::to_string(line) + ", column " + std::to_string(column);
+    if (!source.empty()) place = source + ": " + place;
+    throw InputError(place, "is not valid JSON: " + parse_error_reason(e.what()));
+  } catch (const nlohmann::json::exception& e) {
+    // e.g. out_of_range.406 "number overflow parsing '1e400'", which carries no position.
+    throw InputError(source, "is not valid JSON: " + parse_error_reason(e.what()));
+  }
+}
+
+nlohmann::ordered_json read_json_file(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) {
+    throw InputError(file.string(), std::string("cannot be read: ") + std::strerror(errno));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) {
+    throw InputError(file.string(), std::string("cannot be read: ") + std::strerror(errno));
+  }
+  return parse_json_text(text.str(), file.string());
+}
+
+namespace {
+
+bool is_scalar_array(const nlohmann::ordered_json& v) {
+  if (!v.is_array()) return false;
+  for (const auto& item : v) {
+    if (item.is_structured()) return false;
+  }
+  return true;
+}
+
+// nlohmann's dump(2), except that arrays of scalars stay on one line ("batch_shape": [null, 4]).
+void dump_value(const nlohmann::ordered_json& v, int indent, std::string& out) {
+  if (v.is_object() && !v.empty()) {
+    out += "{\n";
+    size_t i = 0;
+    for (auto it = v.begin(); it != v.end(); ++it, ++i) {
+      out.append(static_cast<size_t>(indent + 2), ' ');
+      out += nlohmann::ordered_json(it.key()).dump();
+      out += ": ";
+      dump_value(*it, indent + 2, out);
+      out += i + 1 < v.size() ? ",\n" : "\n";
+    }
+    out.append(static_cast<size_t>(indent), ' ');
+    out += '}';
+  } else if (v.is_array() && !v.empty() && !is_scalar_array(v)) {
+    out += "[\n";
+    for (size_t i = 0; i < v.size(); ++i) {
+      out.append(static_cast<size_t>(indent + 2), ' ');
+      dump_value(v[i], indent + 2, out);
+      out += i + 1 < v.size() ? ",\n" : "\n";
+    }
+    out.append(static_cast<size_t>(indent), ' ');
+    out += ']';
+  } else if (v.is_array()) {
+    out += '[';
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (i > 0) out += ", ";
+      out += v[i].dump();
+    }
+    out += ']';
+  } else {
+    out += v.dump();
+  }
+}
+
+}  // namespace
+
+std::string dump_document(const nlohmann::ordered_json& doc) {
+  std::string out;
+  dump_value(doc, 0, out);
+  return out + "\n";
+}
+
+void write_file_atomically(const std::filesystem::path& file, const std::string& text) {
+  std::random_device device;
+  std::ostringstream suffix;
+  suffix << std::hex << device() << device();
+  std::string temp_name(1, '.');
+  temp_name += file.filename().string();
+  temp_name += ".tmp-";
+  temp_name += suffix.str();
+  const std::filesystem::path temp = file.parent_path() / temp_name;
+  {
+    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+    if (!out) {
+      throw InputError(file.string(), std::string("cannot be written: ") + std::strerror(errno));
+    }
+    out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    out.close();
+    if (!out) {
+      const std::string reason = std::strerror(errno);
+      std::error_code ignored;
+      std::filesystem::remove(temp, ignored);
+      throw InputError(file.string(), "cannot be written: " + reason);
+    }
+  }
+  std::error_code error;
+  std::filesystem::rename(temp, file, error);
+  if (error) {
+    std::error_code ignored;
+    std::filesystem::remove(temp, ignored);
+    throw InputError(file.string(), "cannot be written: " + error.message());
+  }
+}
+
+}  // namespace fitbench::json_io

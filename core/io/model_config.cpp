@@ -1,0 +1,341 @@
+// Keras 3 Sequential configs (model.to_json() / get_config()) to and from ModelSpec. Layouts follow
+// keras/src/models/sequential.py (get_config), keras/src/layers/layer.py (base keys),
+// keras/src/layers/core/{input_layer,dense}.py, keras/src/layers/regularization/dropout.py and
+// keras/src/saving/serialization_lib.py (the {"module", "class_name", "config"} wrapper).
+#include <algorithm>
+#include <optional>
+
+#include "core/io/json_reader.h"
+#include "core/io/keras_json.h"
+#include "core/io/keras_objects.h"
+
+namespace fitbench {
+
+using json_io::fail;
+using json_io::fail_expected;
+using json_io::fail_unsupported;
+using json_io::index_path;
+using json_io::join;
+using json_io::Json;
+using json_io::key_path;
+using json_io::ObjectReader;
+
+namespace {
+
+const std::vector<std::string> kLayerClasses = {"InputLayer", "Dense", "Activation", "Dropout"};
+// Keras's ways of giving a layer's input shape; the batch_ forms include the batch dimension.
+// Any layer may give one (only the first layer does so usefully); an InputLayer also takes
+// `shape`, as keras.Input(shape=...) does.
+const std::vector<std::string> kLayerShapeKeys = {"input_shape", "batch_shape",
+                                                  "batch_input_shape"};
+const std::vector<std::string> kInputShapeKeys = {"batch_shape", "shape", "input_shape",
+                                                  "batch_input_shape"};
+
+std::string format_shape(const std::vector<int64_t>& dims) {
+  std::string out = "(None";
+  for (int64_t d : dims) out += ", " + std::to_string(d);
+  return out + ")";
+}
+
+// [null, 4] (or [32, 4]): the dimensions after the batch one.
+std::vector<int64_t> parse_batch_shape(const Json& v, const std::string& path) {
+  const std::string expected = "a batch shape such as [null, 4]";
+  if (!v.is_array() || v.size() < 2) fail_expected(path, expected, v);
+  if (!v[0].is_null()) json_io::to_int(v[0], index_path(path, 0), "null or a batch size", 1);
+  std::vector<int64_t> dims;
+  for (size_t i = 1; i < v.size(); ++i) {
+    dims.push_back(json_io::to_int(v[i], index_path(path, i), "a positive integer", 1));
+  }
+  return dims;
+}
+
+struct InputShape {
+  std::vector<int64_t> dims;
+  std::string place;
+};
+
+// At most one of the shape keys; the shape without its batch dimension.
+std::optional<InputShape> read_input_shape(const ObjectReader& r,
+                                           const std::vector<std::string>& keys) {
+  std::optional<InputShape> found;
+  std::string found_key;
+  for (const std::string& key : keys) {
+    const Json* v = r.get_non_null(key);
+    if (v == nullptr) continue;
+    if (found) fail(r.path_of(key), "cannot be given together with " + found_key);
+    const bool with_batch = key.rfind("batch_", 0) == 0;
+    found = InputShape{
+        with_batch ? parse_batch_shape(*v, r.path_of(key)) : json_io::to_dims(*v, r.path_of(key)),
+        r.path_of(key)};
+    found_key = key;
+  }
+  return found;
+}
+
+std::string read_layer_name(const ObjectReader& r) {
+  const Json* v = r.get_non_null("name");
+  if (v == nullptr) return "";
+  const std::string name = json_io::to_string(*v, r.path_of("name"));
+  if (name.empty() || name.find('/') != std::string::npos) {
+    fail_expected(r.path_of("name"), "a non-empty name without '/'", *v);
+  }
+  return name;
+}
+
+void read_build_config(const Json& layer, const std::string& path) {
+  auto it = layer.find("build_config");
+  if (it == layer.end() || it->is_null()) return;
+  ObjectReader build(*it, key_path(path, "build_config"), {"input_shape"});
+  if (const Json* shape = build.get_non_null("input_shape"); shape && !shape->is_array()) {
+    fail_expected(build.path_of("input_shape"), "a shape list", *shape);
+  }
+}
+
+struct ParsedLayer {
+  LayerSpec layer;
+  std::optional<InputShape> input_shape;  // a non-input layer's input_shape / batch_shape
+};
+
+ParsedLayer parse_layer(const Json& v, const std::string& path) {
+  const Json* config = nullptr;
+  const std::string class_name = json_io::read_keras_object(v, path, &config, {"build_config"});
+  if (std::find(kLayerClasses.begin(), kLayerClasses.end(), class_name) == kLayerClasses.end()) {
+    fail_unsupported(key_path(path, "class_name"), v.at("class_name"),
+                     "; expected one of: " + join(kLayerClasses));
+  }
+  read_build_config(v, path);
+  const std::string cpath = key_path(path, "config");
+  ParsedLayer parsed;
+  LayerSpec& layer = parsed.layer;
+  layer.class_name = class_name;
+
+  if (class_name == "InputLayer") {
+    ObjectReader r(*config, cpath,
+                   {"batch_shape", "shape", "input_shape", "batch_input_shape", "batch_size",
+                    "dtype", "sparse", "ragged", "name", "optional"});
+    layer.name = read_layer_name(r);
+    auto shape = read_input_shape(r, kInputShapeKeys);
+    if (!shape) fail(cpath, "needs \"batch_shape\" (e.g. [null, 4]) or \"shape\" (e.g. [4])");
+    layer.shape = shape->dims;
+    if (const Json* batch = r.get_non_null("batch_size")) {
+      json_io::to_int(*batch, r.path_of("batch_size"), "null or a positive integer", 1);
+    }
+    r.only_float32_dtype("dtype");
+    r.only("sparse", {false});
+    r.only("ragged", {false});
+    r.only("optional", {false});
+    return parsed;
+  }
+
+  std::vector<std::string> keys = {"name", "trainable", "dtype"};
+  if (class_name == "Dense") {
+    keys.insert(keys.end(), {"units", "activation", "use_bias", "kernel_initializer",
+                             "bias_initializer", "kernel_regularizer", "bias_regularizer",
+                             "activity_regularizer", "kernel_constraint", "bias_constraint",
+                             "lora_rank", "lora_alpha", "quantization_config"});
+  } else if (class_name == "Activation") {
+    keys.insert(keys.end(), {"activation", "activity_regularizer"});
+  } else {
+    keys.insert(keys.end(), {"rate", "seed", "noise_shape", "activity_regularizer"});
+  }
+  keys.insert(keys.end(), kLayerShapeKeys.begin(), kLayerShapeKeys.end());
+  ObjectReader r(*config, cpath, keys);
+  layer.name = read_layer_name(r);
+  layer.trainable = r.boolean("trainable", true);
+  r.only_float32_dtype("dtype");
+  r.only("activity_regularizer", {});
+  parsed.input_shape = read_input_shape(r, kLayerShapeKeys);
+
+  if (class_name == "Dense") {
+    layer.units = json_io::to_int(r.require("units", "the number of output units"),
+                                  r.path_of("units"), "a positive integer", 1);
+    if (const Json* a = r.get("activation")) {
+      layer.activation = parse_activation(*a, r.path_of("activation"));
+    }
+    layer.use_bias = r.boolean("use_bias", true);
+    if (const Json* init = r.get("kernel_initializer")) {
+      layer.kernel_initializer = parse_initializer(*init, r.path_of("kernel_initializer"));
+    }
+    if (const Json* init = r.get("bias_initializer")) {
+      layer.bias_initializer = parse_initializer(*init, r.path_of("bias_initializer"));
+    }
+    if (const Json* reg = r.get("kernel_regularizer")) {
+      layer.kernel_regularizer = parse_regularizer(*reg, r.path_of("kernel_regularizer"));
+    }
+    if (const Json* reg = r.get("bias_regularizer")) {
+      layer.bias_regularizer = parse_regularizer(*reg, r.path_of("bias_regularizer"));
+    }
+    r.only("kernel_constraint", {});
+    r.only("bias_constraint", {});
+    r.only("lora_rank", {0});
+    r.only("lora_alpha", {});
+    r.only("quantization_config", {});
+  } else if (class_name == "Activation") {
+    layer.activation =
+        parse_activation(r.require("activation", "the activation's name"), r.path_of("activation"));
+  } else {
+    layer.rate =
+        json_io::to_number(r.require("rate", "the fraction of inputs to drop"), r.path_of("rate"),
+                           "a number in [0, 1)", {.lo = 0.0, .hi = 1.0, .hi_open = true});
+    layer.seed = r.optional_uint64("seed", "null or a non-negative integer");
+    r.only("noise_shape", {});
+  }
+  return parsed;
+}
+
+std::optional<std::vector<int64_t>> read_model_build_config(const Json& doc,
+                                                            const std::string& path) {
+  auto it = doc.find("build_config");
+  if (it == doc.end() || it->is_null()) return std::nullopt;
+  ObjectReader build(*it, key_path(path, "build_config"), {"input_shape"});
+  const Json* shape = build.get_non_null("input_shape");
+  if (shape == nullptr) return std::nullopt;
+  return parse_batch_shape(*shape, build.path_of("input_shape"));
+}
+
+}  // namespace
+
+ModelSpec parse_model_config(const Json& doc, const std::string& path) {
+  if (!doc.is_object()) {
+    fail_expected(path, "a Keras model config ({\"class_name\": \"Sequential\", ...})", doc);
+  }
+  const Json* config = &doc;
+  std::string cpath = path;
+  std::vector<InputShape> build_shapes;
+  if (doc.contains("class_name") || doc.contains("config")) {
+    const std::string class_name =
+        json_io::read_keras_object(doc, path, &config, {"build_config", "compile_config"});
+    if (class_name != "Sequential") {
+      fail_unsupported(key_path(path, "class_name"), doc.at("class_name"),
+                       " (only Sequential models are)");
+    }
+    cpath = key_path(path, "config");
+    if (auto dims = read_model_build_config(doc, path)) {
+      build_shapes.push_back({*dims, key_path(key_path(path, "build_config"), "input_shape")});
+    }
+    auto compile = doc.find("compile_config");
+    if (compile != doc.end() && !compile->is_null()) {
+      parse_compile(*compile, key_path(path, "compile_config"));
+    }
+  }
+  ObjectReader r(*config, cpath, {"name", "trainable", "dtype", "layers", "build_input_shape"});
+  ModelSpec spec;
+  spec.name = read_layer_name(r);
+  if (spec.name.empty()) spec.name = "sequential";
+  r.only("trainable", {true});
+  r.only_float32_dtype("dtype");
+  if (const Json* shape = r.get_non_null("build_input_shape")) {
+    build_shapes.push_back({parse_batch_shape(*shape, r.path_of("build_input_shape")),
+                            r.path_of("build_input_shape")});
+  }
+  const Json& layers = r.require("layers", "the list of layers");
+  const std::string lpath = r.path_of("layers");
+  if (!layers.is_array()) fail_expected(lpath, "a list of layers", layers);
+
+  std::optional<InputShape> input;
+  std::vector<std::pair<std::string, size_t>> names;  // explicit names and their file index
+  for (size_t i = 0; i < layers.size(); ++i) {
+    const std::string path_i = index_path(lpath, i);
+    ParsedLayer parsed = parse_layer(layers[i], path_i);
+    // Names must be unique, as Sequential.add checks.
+    if (!parsed.layer.name.empty()) {
+      for (const auto& [other, j] : names) {
+        if (other == parsed.layer.name) {
+          fail(key_path(key_path(path_i, "config"), "name"),
+               "\"" + other + "\" is already the name of layers[" + std::to_string(j) +
+                   "]; layer names must be unique");
+        }
+      }
+      names.emplace_back(parsed.layer.name, i);
+    }
+    if (parsed.layer.class_name == "InputLayer") {
+      if (!spec.layers.empty()) {
+        fail(key_path(path_i, "class_name"), "an InputLayer can only be the first layer");
+      }
+      input = InputShape{parsed.layer.shape, key_path(path_i, "config")};
+    } else if (parsed.input_shape) {
+      if (!spec.layers.empty()) {
+        fail(parsed.input_shape->place, "only the first layer can give the input shape");
+      }
+      // As Sequential.add does for a first layer with an input shape: an InputLayer before it.
+      LayerSpec input_layer;
+      input_layer.class_name = "InputLayer";
+      input_layer.shape = parsed.input_shape->dims;
+      spec.layers.push_back(input_layer);
+      input = parsed.input_shape;
+    }
+    spec.layers.push_back(std::move(parsed.layer));
+  }
+  for (const InputShape& build : build_shapes) {
+    if (!input) {
+      LayerSpec input_layer;
+      input_layer.class_name = "InputLayer";
+      input_layer.shape = build.dims;
+      spec.layers.insert(spec.layers.begin(), input_layer);
+      input = build;
+    } else if (input->dims != build.dims) {
+      fail(build.place, "the shape " + format_shape(build.dims) +
+                            " does not match the input shape " + format_shape(input->dims) +
+                            " given by " + input->place);
+    }
+  }
+  const auto non_input =
+      std::count_if(spec.layers.begin(), spec.layers.end(),
+                    [](const LayerSpec& l) { return l.class_name != "InputLayer"; });
+  if (non_input == 0) fail(lpath, "must contain at least one layer besides the InputLayer");
+
+  return spec;
+}
+
+ModelSpec parse_model_config(const nlohmann::json& doc, const std::string& path) {
+  return parse_model_config(Json(doc), path);
+}
+
+Json model_config_to_ordered_json(const ModelSpec& spec) {
+  Json layers = Json::array();
+  for (const LayerSpec& layer : spec.layers) {
+    Json config = Json::object();
+    if (layer.class_name == "InputLayer") {
+      Json batch_shape = Json::array({nullptr});
+      for (int64_t d : layer.shape) batch_shape.push_back(d);
+      config["batch_shape"] = batch_shape;
+      if (!layer.name.empty()) config["name"] = layer.name;
+    } else {
+      if (!layer.name.empty()) config["name"] = layer.name;
+      config["trainable"] = layer.trainable;
+      if (layer.class_name == "Dense") {
+        config["units"] = layer.units;
+        config["activation"] = layer.activation;
+        config["use_bias"] = layer.use_bias;
+        config["kernel_initializer"] = initializer_to_json(layer.kernel_initializer);
+        config["bias_initializer"] = initializer_to_json(layer.bias_initializer);
+        config["kernel_regularizer"] = regularizer_to_json(layer.kernel_regularizer);
+        config["bias_regularizer"] = regularizer_to_json(layer.bias_regularizer);
+      } else if (layer.class_name == "Activation") {
+        config["activation"] = layer.activation;
+      } else if (layer.class_name == "Dropout") {
+        config["rate"] = layer.rate;
+        config["seed"] = layer.seed ? Json(*layer.seed) : Json(nullptr);
+      }
+    }
+    Json entry = Json::object();
+    entry["module"] = "keras.layers";
+    entry["class_name"] = layer.class_name;
+    entry["config"] = std::move(config);
+    layers.push_back(std::move(entry));
+  }
+  Json config = Json::object();
+  config["name"] = spec.name;
+  config["layers"] = std::move(layers);
+  Json doc = Json::object();
+  doc["module"] = "keras";
+  doc["class_name"] = "Sequential";
+  doc["config"] = std::move(config);
+  return doc;
+}
+
+nlohmann::json model_config_to_json(const ModelSpec& spec) {
+  return nlohmann::json(model_config_to_ordered_json(spec));
+}
+
+}  // namespace fitbench

@@ -1,0 +1,177 @@
+// Model files (docs/model-format.md). Weights are written one row of the last dimension per line,
+// each float in the shortest text that reads back to the same float32.
+#include "core/io/model_file.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+#include "core/error.h"
+#include "core/io/json_file.h"
+#include "core/io/json_reader.h"
+#include "core/io/keras_json.h"
+
+namespace fitbench {
+
+using json_io::fail;
+using json_io::fail_expected;
+using json_io::index_path;
+using json_io::Json;
+using json_io::key_path;
+using json_io::ObjectReader;
+
+namespace {
+
+constexpr const char* kFormat = "fitbench-model";
+constexpr int64_t kVersion = 1;
+
+int64_t element_count(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+std::string shape_text(const Shape& shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+NamedWeight parse_weight(const Json& v, const std::string& path) {
+  ObjectReader r(v, path, {"path", "shape", "values"});
+  NamedWeight weight;
+  const Json& name = r.require("path", "the variable's path, e.g. \"sequential/dense/kernel\"");
+  weight.path = json_io::to_string(name, r.path_of("path"), "a variable path");
+  if (weight.path.empty()) fail_expected(r.path_of("path"), "a non-empty variable path", name);
+  weight.shape =
+      json_io::to_dims(r.require("shape", "the variable's shape, e.g. [4, 1]"), r.path_of("shape"));
+  const Json& values = r.require("values", "the variable's values, row-major");
+  const std::string vpath = r.path_of("values");
+  if (!values.is_array()) fail_expected(vpath, "a list of numbers", values);
+  const int64_t expected = element_count(weight.shape);
+  if (static_cast<int64_t>(values.size()) != expected) {
+    fail(vpath, "has " + std::to_string(values.size()) + " values but the shape " +
+                    shape_text(weight.shape) + " needs " + std::to_string(expected));
+  }
+  weight.values.reserve(values.size());
+  for (size_t i = 0; i < values.size(); ++i) {
+    const double d = json_io::to_number(values[i], index_path(vpath, i), "a finite number");
+    const float f = static_cast<float>(d);
+    if (!std::isfinite(f)) fail_expected(index_path(vpath, i), "within float32's range", values[i]);
+    weight.values.push_back(f);
+  }
+  return weight;
+}
+
+ModelFile parse_model_document(const Json& doc) {
+  ObjectReader r(doc, "", {"format", "version", "config", "compile", "weights"});
+  const Json& format = r.require("format", "\"fitbench-model\"");
+  if (format != Json(kFormat)) fail_expected("format", "\"fitbench-model\"", format);
+  const Json& version = r.require("version", "the format version, 1");
+  const int64_t v = json_io::to_int(version, "version", "1");
+  if (v > kVersion) {
+    fail("version", "is " + std::to_string(v) +
+                        ": the file was written by a newer fitbench; this one reads version 1");
+  }
+  if (v != kVersion) fail_expected("version", "1", version);
+  ModelFile model;
+  model.config = parse_model_config(r.require("config", "the Keras model config"), "config");
+  if (const Json* compile = r.get_non_null("compile")) {
+    model.compile = parse_compile(*compile, "compile");
+  }
+  const Json& weights = r.require("weights", "the list of variables");
+  if (!weights.is_array()) fail_expected("weights", "a list of variables", weights);
+  for (size_t i = 0; i < weights.size(); ++i) {
+    NamedWeight weight = parse_weight(weights[i], index_path("weights", i));
+    for (size_t j = 0; j < model.weights.size(); ++j) {
+      if (model.weights[j].path == weight.path) {
+        fail(key_path(index_path("weights", i), "path"),
+             "\"" + weight.path + "\" is already the path of weights[" + std::to_string(j) + "]");
+      }
+    }
+    model.weights.push_back(std::move(weight));
+  }
+  return model;
+}
+
+// The shortest decimal that reads back (through a double, as JSON readers do) to exactly `f`;
+// 9 significant digits always do (IEEE 754 binary32).
+std::string float_text(float f) {
+  if (f == 0.0f) return std::signbit(f) ? "-0.0" : "0";
+  char buffer[48];
+  auto [end, ec] = std::to_chars(buffer, buffer + sizeof(buffer), f);
+  if (ec == std::errc()) {
+    *end = '\0';
+    if (static_cast<float>(std::strtod(buffer, nullptr)) == f) return std::string(buffer, end);
+  }
+  std::snprintf(buffer, sizeof(buffer), "%.9g", static_cast<double>(f));
+  return buffer;
+}
+
+std::string weights_text(const std::vector<NamedWeight>& weights) {
+  if (weights.empty()) return "[]";
+  std::string out = "[\n";
+  for (size_t w = 0; w < weights.size(); ++w) {
+    const NamedWeight& weight = weights[w];
+    out += "    {\n      \"path\": " + Json(weight.path).dump() + ",\n";
+    out += "      \"shape\": " + shape_text(weight.shape) + ",\n";
+    out += "      \"values\": [";
+    const size_t row = weight.shape.empty() ? 1 : static_cast<size_t>(weight.shape.back());
+    for (size_t i = 0; i < weight.values.size(); ++i) {
+      if (i % row == 0)
+        out += i == 0 ? "\n        " : ",\n        ";
+      else
+        out += ", ";
+      out += float_text(weight.values[i]);
+    }
+    out += weight.values.empty() ? "]\n" : "\n      ]\n";
+    out += w + 1 < weights.size() ? "    },\n" : "    }\n";
+  }
+  return out + "  ]";
+}
+
+}  // namespace
+
+ModelFile read_model_file(const std::filesystem::path& file) {
+  const Json doc = json_io::read_json_file(file);
+  try {
+    return parse_model_document(doc);
+  } catch (const InputError& e) {
+    throw e.within(file.string());
+  }
+}
+
+void write_model_file(const ModelFile& model, const std::filesystem::path& file) {
+  for (size_t w = 0; w < model.weights.size(); ++w) {
+    const NamedWeight& weight = model.weights[w];
+    const std::string place = index_path("weights", w);
+    if (static_cast<int64_t>(weight.values.size()) != element_count(weight.shape)) {
+      throw InputError(key_path(place, "values"), "has " + std::to_string(weight.values.size()) +
+                                                      " values but the shape " +
+                                                      shape_text(weight.shape) + " needs " +
+                                                      std::to_string(element_count(weight.shape)))
+          .within(file.string());
+    }
+    for (size_t i = 0; i < weight.values.size(); ++i) {
+      if (!std::isfinite(weight.values[i])) {
+        throw InputError(index_path(key_path(place, "values"), i),
+                         "is not finite (NaN or infinity) and cannot be saved")
+            .within(file.string());
+      }
+    }
+  }
+  Json head = Json::object();
+  head["format"] = kFormat;
+  head["version"] = kVersion;
+  head["config"] = model_config_to_ordered_json(model.config);
+  if (model.compile) head["compile"] = compile_to_ordered_json(*model.compile);
+  // The head's text ends with "\n}\n"; the weights go before that brace.
+  std::string text = json_io::dump_document(head);
+  text.resize(text.size() - 3);
+  text += ",\n  \"weights\": " + weights_text(model.weights) + "\n}\n";
+  json_io::write_file_atomically(file, text);
+}
+
+}  // namespace fitbench

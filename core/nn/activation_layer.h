@@ -1,0 +1,25 @@
+// keras.layers.Activation: applies an activation function to its input. No variables;
+// thread-safe.
+#pragma once
+
+#include "core/nn/activations.h"
+#include "core/nn/layer.h"
+
+namespace fitbench {
+
+// keras.layers.Activation: y = activation(x).
+class ActivationLayer : public Layer {
+ public:
+  explicit ActivationLayer(LayerSpec spec);
+
+  void forward(std::span<const Matrix* const> params, ConstMatrixRef x, MatrixRef y,
+               MatrixRef cache, const ForwardContext& ctx) const override;
+  void backward(std::span<const Matrix* const> params, ConstMatrixRef x, ConstMatrixRef y,
+                ConstMatrixRef cache, MatrixRef dy, bool want_dx, MatrixRef dx,
+                std::span<Matrix* const> grads) const override;
+
+ private:
+  Activation activation_;
+};
+
+}  // namespace fitbench

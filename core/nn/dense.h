@@ -1,0 +1,28 @@
+// keras.layers.Dense: y = activation(x @ kernel + bias). Kernel (input_units, units), bias
+// (units). Stateless apart from its spec; thread-safe.
+#pragma once
+
+#include "core/nn/activations.h"
+#include "core/nn/layer.h"
+
+namespace fitbench {
+
+class Dense : public Layer {
+ public:
+  explicit Dense(LayerSpec spec);
+
+  Activation activation() const { return activation_; }
+  int64_t output_units(int64_t) const override { return spec().units; }
+  std::vector<VariableDef> variable_defs(int64_t input_units) const override;
+  int64_t cache_units(int64_t) const override;
+  void forward(std::span<const Matrix* const> params, ConstMatrixRef x, MatrixRef y,
+               MatrixRef cache, const ForwardContext& ctx) const override;
+  void backward(std::span<const Matrix* const> params, ConstMatrixRef x, ConstMatrixRef y,
+                ConstMatrixRef cache, MatrixRef dy, bool want_dx, MatrixRef dx,
+                std::span<Matrix* const> grads) const override;
+
+ private:
+  Activation activation_;
+};
+
+}  // namespace fitbench

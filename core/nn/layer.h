@@ -1,0 +1,60 @@
+// The layer interface: a layer holds only its configuration. Parameters and per-call buffers are
+// passed in, so one layer object serves every replica at once (forward/backward are const and
+// re-entrant). Row blocks are (n, units) with n <= the workspace capacity.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/nn/layer_spec.h"
+#include "core/tensor.h"
+
+namespace fitbench {
+
+// What a layer needs to know about the current call.
+struct ForwardContext {
+  bool training = false;
+  uint64_t step = 0;       // global training step (dropout masks)
+  Index row_offset = 0;    // first row of this block within the global batch (dropout masks)
+  uint64_t seed = 0;       // the run's dropout seed
+};
+
+// A variable a layer creates when built: name within the layer ("kernel"), Keras shape, init.
+struct VariableDef {
+  std::string name;
+  Shape shape;
+  InitializerSpec initializer;
+  RegularizerSpec regularizer;
+};
+
+class Layer {
+ public:
+  explicit Layer(LayerSpec spec) : spec_(std::move(spec)) {}
+  virtual ~Layer() = default;
+
+  const LayerSpec& spec() const { return spec_; }
+  const std::string& name() const { return spec_.name; }
+  const std::string& class_name() const { return spec_.class_name; }
+
+  virtual int64_t output_units(int64_t input_units) const { return input_units; }
+  virtual std::vector<VariableDef> variable_defs(int64_t /*input_units*/) const { return {}; }
+  // Columns of the per-call cache this layer keeps between forward and backward (0: none).
+  virtual int64_t cache_units(int64_t /*input_units*/) const { return 0; }
+
+  // y = layer(x). `params` are this layer's variables in variable_defs() order.
+  virtual void forward(std::span<const Matrix* const> params, ConstMatrixRef x, MatrixRef y,
+                       MatrixRef cache, const ForwardContext& ctx) const = 0;
+  // dy: dL/dy on entry (may be overwritten). Writes dL/dparam into grads (entries may be null for
+  // frozen variables; gradients are overwritten, not accumulated) and dL/dx into dx when
+  // want_dx.
+  virtual void backward(std::span<const Matrix* const> params, ConstMatrixRef x, ConstMatrixRef y,
+                        ConstMatrixRef cache, MatrixRef dy, bool want_dx, MatrixRef dx,
+                        std::span<Matrix* const> grads) const = 0;
+
+ private:
+  LayerSpec spec_;
+};
+
+}  // namespace fitbench

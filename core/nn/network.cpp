@@ -1,0 +1,177 @@
+#include "core/nn/network.h"
+
+#include <map>
+#include <set>
+
+#include "core/error.h"
+#include "core/nn/activation_layer.h"
+#include "core/nn/dense.h"
+#include "core/nn/dropout.h"
+#include "core/nn/initializers.h"
+
+namespace fitbench {
+namespace {
+
+std::string snake_name(const std::string& class_name) {
+  if (class_name == "Dense") return "dense";
+  if (class_name == "Dropout") return "dropout";
+  if (class_name == "Activation") return "activation";
+  return "input_layer";
+}
+
+}  // namespace
+
+Network::Network(const ModelSpec& spec) : name_(spec.name.empty() ? "sequential" : spec.name) {
+  std::set<std::string> used;
+  for (const auto& l : spec.layers)
+    if (!l.name.empty()) used.insert(l.name);
+  std::map<std::string, int> counters;
+  for (size_t i = 0; i < spec.layers.size(); ++i) {
+    LayerSpec l = spec.layers[i];
+    const std::string place = "model.config.layers[" + std::to_string(i) + "]";
+    if (l.class_name == "InputLayer") {
+      if (i != 0) throw InputError(place, "an InputLayer may only be the first layer");
+      if (l.shape.size() != 1 || l.shape[0] < 1)
+        throw InputError(place + ".config.batch_shape",
+                         "must describe one positive feature dimension, e.g. [null, 4]");
+      declared_input_ = l.shape[0];
+      continue;
+    }
+    if (l.name.empty()) {
+      // Keras's automatic names: the first is "dense", then "dense_1", "dense_2", ...
+      const std::string base = snake_name(l.class_name);
+      for (;;) {
+        int& n = counters[base];
+        std::string candidate = n == 0 ? base : base + "_" + std::to_string(n);
+        ++n;
+        if (!used.count(candidate)) {
+          l.name = candidate;
+          used.insert(candidate);
+          break;
+        }
+      }
+    }
+    if (l.class_name == "Dense") {
+      if (l.units < 1)
+        throw InputError(place + ".config.units",
+                         "must be a positive integer, got " + std::to_string(l.units));
+      parse_activation(l.activation, place + ".config.activation");
+      validate_initializer(l.kernel_initializer, place + ".config.kernel_initializer");
+      validate_initializer(l.bias_initializer, place + ".config.bias_initializer");
+      layers_.push_back(std::make_unique<Dense>(l));
+    } else if (l.class_name == "Dropout") {
+      if (!(l.rate >= 0.0 && l.rate < 1.0))
+        throw InputError(place + ".config.rate", "must be in [0, 1)");
+      layers_.push_back(std::make_unique<Dropout>(l));
+    } else if (l.class_name == "Activation") {
+      parse_activation(l.activation, place + ".config.activation");
+      layers_.push_back(std::make_unique<ActivationLayer>(l));
+    } else {
+      throw InputError(place + ".class_name",
+                       "layer \"" + l.class_name +
+                           "\" is not supported; fitbench has InputLayer, Dense, Activation and "
+                           "Dropout");
+    }
+  }
+}
+
+void Network::build(int64_t input_units) {
+  if (declared_input_ && *declared_input_ != input_units)
+    throw InputError("model", "the model's input has " + std::to_string(*declared_input_) +
+                                  " features but the data has " + std::to_string(input_units));
+  if (input_units < 1) throw InputError("model", "the input needs at least one feature");
+  input_units_ = input_units;
+  units_.clear();
+  variables_.clear();
+  first_var_.assign(1, 0);
+  int64_t in = input_units;
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    const Layer& layer = *layers_[l];
+    for (auto& def : layer.variable_defs(in)) {
+      variables_.push_back({name_ + "/" + layer.name() + "/" + def.name, def.shape,
+                            def.initializer, def.regularizer, layer.spec().trainable,
+                            static_cast<int>(l)});
+    }
+    first_var_.push_back(variables_.size());
+    in = layer.output_units(in);
+    units_.push_back(in);
+  }
+}
+
+void Network::reserve(Workspace& ws, Index rows) const {
+  if (ws.capacity >= rows && ws.outputs.size() == layers_.size()) return;
+  ws.capacity = rows;
+  ws.outputs.resize(layers_.size());
+  ws.caches.resize(layers_.size());
+  ws.grads.resize(layers_.size());
+  int64_t in = input_units_;
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    ws.outputs[l].resize(rows, units_[l]);
+    ws.grads[l].resize(rows, units_[l]);
+    ws.caches[l].resize(rows, layers_[l]->cache_units(in));
+    in = units_[l];
+  }
+}
+
+void Network::forward(std::span<const Matrix* const> params, ConstMatrixRef x, Workspace& ws,
+                      const ForwardContext& ctx) const {
+  const Index n = x.rows();
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    const Layer& layer = *layers_[l];
+    auto p = params.subspan(first_var_[l], variable_count(l));
+    auto y = ws.outputs[l].topRows(n);
+    auto cache = ws.caches[l].topRows(n);
+    if (l == 0)
+      layer.forward(p, x, y, cache, ctx);
+    else
+      layer.forward(p, ws.outputs[l - 1].topRows(n), y, cache, ctx);
+  }
+}
+
+ConstMatrixRef Network::output(const Workspace& ws, Index n) const {
+  return static_cast<const Matrix&>(ws.outputs.back()).topRows(n);
+}
+
+MatrixRef Network::output_grad(Workspace& ws, Index n) const {
+  return ws.grads.back().topRows(n);
+}
+
+void Network::backward(std::span<const Matrix* const> params, ConstMatrixRef x, Workspace& ws,
+                       Index n, std::span<Matrix* const> grads) const {
+  for (size_t l = layers_.size(); l-- > 0;) {
+    const Layer& layer = *layers_[l];
+    auto p = params.subspan(first_var_[l], variable_count(l));
+    auto g = grads.subspan(first_var_[l], variable_count(l));
+    const bool want_dx = l > 0;
+    auto dx = want_dx ? ws.grads[l - 1].topRows(n) : ws.grads[l].topRows(0);
+    if (l == 0)
+      layer.backward(p, x, ws.outputs[l].topRows(n), ws.caches[l].topRows(n),
+                     ws.grads[l].topRows(n), false, dx, g);
+    else
+      layer.backward(p, ws.outputs[l - 1].topRows(n), ws.outputs[l].topRows(n),
+                     ws.caches[l].topRows(n), ws.grads[l].topRows(n), want_dx, dx, g);
+  }
+}
+
+double Network::regularization_loss(std::span<const Matrix* const> params) const {
+  double total = 0.0;
+  for (size_t i = 0; i < variables_.size(); ++i) {
+    const auto& r = variables_[i].regularizer;
+    if (!r.active()) continue;
+    if (r.l1 != 0.0) total += r.l1 * static_cast<double>(params[i]->cwiseAbs().sum());
+    if (r.l2 != 0.0) total += r.l2 * static_cast<double>(params[i]->squaredNorm());
+  }
+  return total;
+}
+
+void Network::add_regularization_gradient(std::span<const Matrix* const> params,
+                                          std::span<Matrix* const> grads) const {
+  for (size_t i = 0; i < variables_.size(); ++i) {
+    const auto& r = variables_[i].regularizer;
+    if (!r.active() || !grads[i]) continue;
+    const float l1 = static_cast<float>(r.l1), l2x2 = static_cast<float>(2.0 * r.l2);
+    grads[i]->array() += l1 * params[i]->array().sign() + l2x2 * params[i]->array();
+  }
+}
+
+}  // namespace fitbench

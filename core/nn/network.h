@@ -1,0 +1,87 @@
+// The computation of a Sequential model: its layers in order, their shapes once built, and
+// forward/backward over a block of rows using caller-owned parameters and a caller-owned
+// Workspace. A Network is immutable after build() and may be used by many replicas at once.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/nn/layer.h"
+#include "core/nn/layer_spec.h"
+#include "core/tensor.h"
+
+namespace fitbench {
+
+// Per-replica buffers of one forward/backward pass, sized for up to `capacity` rows; a call with
+// fewer rows uses the top rows, so the steady state allocates nothing.
+struct Workspace {
+  Index capacity = 0;
+  std::vector<Matrix> outputs;  // per layer: (capacity, units)
+  std::vector<Matrix> caches;   // per layer: (capacity, cache units) or empty
+  std::vector<Matrix> grads;    // per layer: dL/d(output), (capacity, units)
+};
+
+// A variable of the built network: full Keras path, shape, initializer, regularizer, and layer.
+struct NetworkVariable {
+  std::string path;
+  Shape shape;
+  InitializerSpec initializer;
+  RegularizerSpec regularizer;
+  bool trainable = true;
+  int layer = 0;
+};
+
+class Network {
+ public:
+  // Validates the spec and names unnamed layers as Keras does (dense, dense_1, ...). Throws
+  // InputError with places like "model.config.layers[1].config.units".
+  explicit Network(const ModelSpec& spec);
+
+  const std::string& name() const { return name_; }
+  const std::vector<std::unique_ptr<Layer>>& layers() const { return layers_; }
+  // The input width an InputLayer declares, if any.
+  std::optional<int64_t> declared_input_units() const { return declared_input_; }
+
+  // Fixes the input width and so every shape. Throws InputError if it contradicts the InputLayer.
+  void build(int64_t input_units);
+  bool built() const { return input_units_ > 0; }
+  int64_t input_units() const { return input_units_; }
+  int64_t output_units() const { return units_.empty() ? input_units_ : units_.back(); }
+  int64_t layer_units(size_t layer) const { return units_[layer]; }
+  const std::vector<NetworkVariable>& variables() const { return variables_; }
+  // Index of layer l's first variable and how many it has.
+  size_t first_variable(size_t layer) const { return first_var_[layer]; }
+  size_t variable_count(size_t layer) const { return first_var_[layer + 1] - first_var_[layer]; }
+
+  void reserve(Workspace& ws, Index rows) const;
+
+  // Runs every layer on x (n rows, n <= ws.capacity). params: one per variable, in order.
+  void forward(std::span<const Matrix* const> params, ConstMatrixRef x, Workspace& ws,
+               const ForwardContext& ctx) const;
+  // The output block of the last forward, and the buffer the loss writes dL/d(output) into.
+  ConstMatrixRef output(const Workspace& ws, Index n) const;
+  MatrixRef output_grad(Workspace& ws, Index n) const;
+  // Backpropagates from output_grad into grads (one per variable; null entries are skipped).
+  void backward(std::span<const Matrix* const> params, ConstMatrixRef x, Workspace& ws, Index n,
+                std::span<Matrix* const> grads) const;
+
+  // Sum of the variables' regularization penalties (Keras: l1 * sum|w| + l2 * sum w^2).
+  double regularization_loss(std::span<const Matrix* const> params) const;
+  // grads += d(regularization)/d(params) for trainable regularized variables.
+  void add_regularization_gradient(std::span<const Matrix* const> params,
+                                   std::span<Matrix* const> grads) const;
+
+ private:
+  std::string name_;
+  std::optional<int64_t> declared_input_;
+  std::vector<std::unique_ptr<Layer>> layers_;
+  int64_t input_units_ = 0;
+  std::vector<int64_t> units_;
+  std::vector<NetworkVariable> variables_;
+  std::vector<size_t> first_var_;
+};
+
+}  // namespace fitbench

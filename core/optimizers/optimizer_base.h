@@ -1,0 +1,77 @@
+// The part every Keras 3 optimizer shares (keras/src/optimizers/base_optimizer.py): learning rate
+// or schedule, iteration count, gradient clipping and decoupled weight decay around a per-variable
+// update rule. Owns its slot variables; not thread-safe (one instance per replica).
+#pragma once
+
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "core/optimizers/optimizer.h"
+
+namespace fitbench {
+
+class OptimizerBase : public Optimizer {
+ public:
+  void build(std::span<Matrix* const> variables) final;
+  void apply(std::span<Matrix* const> variables, std::span<Matrix* const> gradients) final;
+
+  double learning_rate() const final;
+  void set_learning_rate(double lr) final;
+  bool has_schedule() const final { return schedule_.has_value(); }
+  int64_t iterations() const final { return iterations_; }
+
+ protected:
+  // `spec` has passed make_optimizer's validation; `default_learning_rate` is Keras's default for
+  // the class, used when spec.learning_rate is unset.
+  OptimizerBase(const OptimizerSpec& spec, double default_learning_rate);
+
+  // What one update step needs besides the gradient, in the variables' float32.
+  struct Step {
+    float learning_rate;  // the schedule's value at iterations(), or the constant rate
+    float weight_decay;   // 0 when disabled
+    int64_t local_step;   // iterations() + 1, as Keras's bias corrections count
+  };
+
+  // Creates the rule's slot variables for `variables` (called once).
+  virtual void build_slots(std::span<Matrix* const> variables) = 0;
+  // Updates variables[index] in place from its clipped gradient; starts each block with
+  // decay_block() so that weight decay precedes the rule as in Keras.
+  virtual void update(size_t index, Matrix& variable, const Matrix& gradient, const Step& step) = 0;
+
+  using ArrayMap = Eigen::Map<Eigen::ArrayXf>;
+  using ConstArrayMap = Eigen::Map<const Eigen::ArrayXf>;
+
+  // Runs f(offset, length) over [0, size) in blocks small enough that the several passes of a rule
+  // (one fused expression per slot) find their operands in the L1 cache.
+  template <class F>
+  static void for_each_block(Index size, F&& f) {
+    constexpr Index kBlock = 1024;
+    for (Index offset = 0; offset < size; offset += kBlock)
+      f(offset, std::min(kBlock, size - offset));
+  }
+  static ArrayMap block(Matrix& m, Index offset, Index length) {
+    return ArrayMap(m.data() + offset, length);
+  }
+  static ConstArrayMap block(const Matrix& m, Index offset, Index length) {
+    return ConstArrayMap(m.data() + offset, length);
+  }
+  // base_optimizer.py _apply_weight_decay: variable -= variable * weight_decay * learning_rate.
+  static void decay_block(ArrayMap w, const Step& step) {
+    if (step.weight_decay != 0.0f) w -= w * step.weight_decay * step.learning_rate;
+  }
+
+ private:
+  void clip_gradients(std::span<Matrix* const> gradients) const;
+
+  double learning_rate_;                  // constant rate, used when schedule_ is unset
+  std::optional<ScheduleSpec> schedule_;  // learning rate as a function of iterations_
+  std::optional<double> weight_decay_;
+  std::optional<double> clipnorm_;
+  std::optional<double> clipvalue_;
+  std::optional<double> global_clipnorm_;
+  int64_t iterations_ = 0;
+  bool built_ = false;
+};
+
+}  // namespace fitbench

@@ -1,0 +1,37 @@
+#include "core/optimizers/sgd.h"
+
+namespace fitbench {
+
+SGD::SGD(const OptimizerSpec& spec)
+    : OptimizerBase(spec, 0.01),
+      momentum_(static_cast<float>(spec.momentum)),
+      nesterov_(spec.nesterov) {}
+
+void SGD::build_slots(std::span<Matrix* const> variables) {
+  if (momentum_ == 0.0f) return;
+  for (const Matrix* v : variables) momentums_.push_back(Matrix::Zero(v->rows(), v->cols()));
+}
+
+// keras/src/optimizers/sgd.py: m = m * momentum - g * lr; w += m (Nesterov: w += m * momentum -
+// g * lr); without momentum w -= g * lr.
+void SGD::update(size_t index, Matrix& variable, const Matrix& gradient, const Step& step) {
+  const float lr = step.learning_rate;
+  const float mu = momentum_;
+  for_each_block(variable.size(), [&](Index o, Index n) {
+    ArrayMap w = block(variable, o, n);
+    const ConstArrayMap g = block(gradient, o, n);
+    decay_block(w, step);
+    if (momentums_.empty()) {
+      w -= g * lr;
+      return;
+    }
+    ArrayMap m = block(momentums_[index], o, n);
+    m = m * mu - g * lr;
+    if (nesterov_)
+      w += m * mu - g * lr;
+    else
+      w += m;
+  });
+}
+
+}  // namespace fitbench

@@ -1,0 +1,25 @@
+// Turns an ExperimentSpec into what fit() needs: the data (loaded, standardized on its training
+// part), a built and compiled Sequential with its initial weights. Shared by the CLI and the
+// GUI's training worker. A prepared run is owned by one thread at a time.
+#pragma once
+
+#include <filesystem>
+#include <memory>
+
+#include "core/data/dataset.h"
+#include "core/io/experiment.h"
+#include "core/training/sequential.h"
+
+namespace fitbench {
+
+struct PreparedRun {
+  ExperimentSpec spec;
+  Dataset data;  // every sample; fit() takes validation_split from its end
+  std::unique_ptr<Sequential> model;
+};
+
+// Seeds the global sequence with spec.seed (set_random_seed), loads the data, builds and
+// compiles the model and loads spec.initial_weights. Throws InputError naming the place.
+PreparedRun prepare_run(const ExperimentSpec& spec);
+
+}  // namespace fitbench

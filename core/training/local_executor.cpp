@@ -1,0 +1,56 @@
+#include "core/training/step_executor.h"
+
+namespace fitbench {
+
+std::vector<Matrix*> variable_values(std::vector<Variable>& variables) {
+  std::vector<Matrix*> out;
+  out.reserve(variables.size());
+  for (auto& v : variables) out.push_back(&v.value);
+  return out;
+}
+
+void apply_update(const Network& network, Optimizer& optimizer, std::span<Matrix* const> params,
+                  std::span<const Matrix* const> const_params, std::span<Matrix* const> grads,
+                  std::vector<Matrix*>& trainable_vars, std::vector<Matrix*>& trainable_grads) {
+  network.add_regularization_gradient(const_params, grads);
+  trainable_vars.clear();
+  trainable_grads.clear();
+  for (size_t i = 0; i < grads.size(); ++i) {
+    if (!grads[i]) continue;
+    trainable_vars.push_back(params[i]);
+    trainable_grads.push_back(grads[i]);
+  }
+  optimizer.apply(trainable_vars, trainable_grads);
+}
+
+LocalExecutor::LocalExecutor(const ExecutorContext& ctx)
+    : ctx_(ctx), replica_(ctx.graph, variable_values(*ctx.variables)) {
+  trainable_vars_.reserve(ctx.variables->size());
+  trainable_grads_.reserve(ctx.variables->size());
+}
+
+void LocalExecutor::prepare(Index max_rows) { replica_.reserve(max_rows); }
+
+void LocalExecutor::train_step(ConstMatrixRef x, ConstMatrixRef y, uint64_t step,
+                               StepTotals& totals) {
+  const Network& net = *ctx_.graph.network;
+  const Index n = x.rows();
+  const double reg = net.regularization_loss(replica_.const_params());
+  totals.reg_weighted += reg * static_cast<double>(n);
+  replica_.train_block(x, y, 0, step, ctx_.dropout_seed, 1.0f / static_cast<float>(n), totals);
+  apply_update(net, *ctx_.optimizer, replica_.params(), replica_.const_params(), replica_.grads(),
+               trainable_vars_, trainable_grads_);
+}
+
+void LocalExecutor::test_step(ConstMatrixRef x, ConstMatrixRef y, StepTotals& totals) {
+  const Network& net = *ctx_.graph.network;
+  const double reg = net.regularization_loss(replica_.const_params());
+  totals.reg_weighted += reg * static_cast<double>(x.rows());
+  replica_.test_block(x, y, totals);
+}
+
+void LocalExecutor::predict_step(ConstMatrixRef x, MatrixRef out) {
+  replica_.predict_block(x, out);
+}
+
+}  // namespace fitbench

@@ -1,0 +1,385 @@
+#include "core/training/sequential.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <iostream>
+
+#include "core/error.h"
+#include "core/nn/initializers.h"
+#include "core/random.h"
+#include "core/training/callbacks.h"
+#include "core/training/progbar_logger.h"
+
+namespace fitbench {
+namespace {
+
+// Records epoch logs into a History (keras.callbacks.History).
+class HistoryRecorder : public Callback {
+ public:
+  explicit HistoryRecorder(History& h) : h_(h) {}
+  void on_epoch_end(int epoch, Logs& logs) override {
+    h_.epoch.push_back(epoch);
+    for (const auto& [k, v] : logs) h_.history[k].push_back(v);
+  }
+
+ private:
+  History& h_;
+};
+
+struct CallbackList {
+  std::vector<Callback*> list;
+  void set(Sequential* m, const CallbackParams& p) {
+    for (auto* c : list) {
+      c->set_model(m);
+      c->set_params(p);
+    }
+  }
+};
+
+std::function<double()> steady_clock_or(const std::function<double()>& clock) {
+  if (clock) return clock;
+  return [] {
+    using namespace std::chrono;
+    return duration<double>(steady_clock::now().time_since_epoch()).count();
+  };
+}
+
+}  // namespace
+
+double History::last(const std::string& key) const {
+  auto it = history.find(key);
+  if (it == history.end() || it->second.empty()) return std::nan("");
+  return it->second.back();
+}
+
+Sequential::Sequential(const ModelSpec& spec) : spec_(spec), network_(spec) {
+  executor_factory_ = [](const ExecutorContext& ctx) {
+    return std::make_unique<LocalExecutor>(ctx);
+  };
+  if (network_.declared_input_units()) build(*network_.declared_input_units());
+}
+
+Sequential::~Sequential() = default;
+
+void Sequential::build(int64_t input_units) {
+  network_.build(input_units);
+  variables_.clear();
+  for (const auto& nv : network_.variables()) {
+    Variable v;
+    v.path = nv.path;
+    v.shape = nv.shape;
+    v.trainable = nv.trainable;
+    v.regularizer = nv.regularizer;
+    const Index rows = nv.shape.size() == 1 ? 1 : nv.shape[0];
+    const Index cols = nv.shape.size() == 1 ? nv.shape[0] : nv.shape[1];
+    v.value.resize(rows, cols);
+    Rng rng(nv.initializer.seed ? *nv.initializer.seed : next_seed());
+    initialize(nv.initializer, nv.shape, rng, v.value);
+    variables_.push_back(std::move(v));
+  }
+  optimizer_built_ = false;
+}
+
+void Sequential::compile(const CompileOptions& options) {
+  loss_ = make_loss(options.loss);
+  optimizer_ = make_optimizer(options.optimizer, "compile.optimizer");
+  optimizer_built_ = false;
+  compile_options_ = options;
+  metrics_.clear();
+  dropout_seed_ = next_seed();
+  shuffle_seed_ = next_seed();
+  if (built()) {
+    for (size_t i = 0; i < options.metrics.size(); ++i)
+      metrics_.push_back(make_metric(options.metrics[i], options.loss, network_.output_units(),
+                                     "compile.metrics[" + std::to_string(i) + "]"));
+  }
+}
+
+void Sequential::ensure_ready(const Matrix& x, const Matrix& y, const char* what) {
+  if (!compiled())
+    throw InputError("compile", std::string("the model must be compiled before ") + what);
+  if (!built()) build(x.cols());
+  if (x.cols() != network_.input_units())
+    throw InputError("data", "the data has " + std::to_string(x.cols()) +
+                                 " feature column(s) but the model expects " +
+                                 std::to_string(network_.input_units()));
+  if (metrics_.size() != compile_options_.metrics.size()) {
+    metrics_.clear();
+    for (size_t i = 0; i < compile_options_.metrics.size(); ++i)
+      metrics_.push_back(make_metric(compile_options_.metrics[i], compile_options_.loss,
+                                     network_.output_units(),
+                                     "compile.metrics[" + std::to_string(i) + "]"));
+  }
+  if (y.rows() != x.rows())
+    throw InputError("data", "x has " + std::to_string(x.rows()) + " rows but y has " +
+                                 std::to_string(y.rows()));
+  const int64_t units = network_.output_units();
+  const bool sparse = compile_options_.loss.name == "sparse_categorical_crossentropy";
+  if (sparse ? y.cols() != 1 : y.cols() != units) {
+    throw InputError(
+        "model",
+        "the last layer has " + std::to_string(units) + " unit(s) but the targets have " +
+            std::to_string(y.cols()) + " column(s)" +
+            (sparse ? "; sparse_categorical_crossentropy expects one column of class indices"
+                    : "; with " + compile_options_.loss.name +
+                          " the last layer needs one unit per target column"));
+  }
+  if (!optimizer_built_) {
+    auto values = variable_values(variables_);
+    std::vector<Matrix*> trainable;
+    for (size_t i = 0; i < variables_.size(); ++i)
+      if (variables_[i].trainable) trainable.push_back(values[i]);
+    optimizer_->build(trainable);
+    optimizer_built_ = true;
+  }
+}
+
+ExecutorContext Sequential::executor_context() {
+  ExecutorContext ctx;
+  ctx.graph.network = &network_;
+  ctx.graph.loss = loss_.get();
+  for (const auto& m : metrics_) ctx.graph.metrics.push_back(m.get());
+  ctx.variables = &variables_;
+  ctx.optimizer = optimizer_.get();
+  ctx.dropout_seed = dropout_seed_;
+  return ctx;
+}
+
+Logs Sequential::totals_to_logs(const StepTotals& totals, const std::string& prefix) const {
+  Logs logs;
+  const double n = totals.samples > 0 ? totals.samples : 1.0;
+  logs[prefix + "loss"] = (totals.loss_sum + totals.reg_weighted) / n;
+  const double* state = totals.metric_states.data();
+  for (const auto& m : metrics_) {
+    logs[prefix + m->name()] = m->result(state);
+    state += m->state_size();
+  }
+  return logs;
+}
+
+Logs Sequential::run_test(StepExecutor& exec, const Matrix& x, const Matrix& y, int batch_size,
+                          const std::vector<Callback*>& callbacks, bool inside_fit) {
+  StepTotals totals;
+  totals.reset(executor_context().graph.metric_state_size());
+  const Index n = x.rows();
+  const Index b = std::max<Index>(1, batch_size);
+  Logs empty;
+  for (auto* c : callbacks) c->on_test_begin(empty);
+  int batch = 0;
+  for (Index start = 0; start < n; start += b, ++batch) {
+    const Index rows = std::min(b, n - start);
+    exec.test_step(x.middleRows(start, rows), y.middleRows(start, rows), totals);
+    if (!inside_fit || !callbacks.empty()) {
+      const Logs logs = totals_to_logs(totals, "");
+      for (auto* c : callbacks) c->on_test_batch_end(batch, logs);
+    }
+  }
+  Logs logs = totals_to_logs(totals, "");
+  for (auto* c : callbacks) c->on_test_end(logs);
+  return logs;
+}
+
+History Sequential::fit(const Matrix& x_all, const Matrix& y_all, const FitOptions& o,
+                        const RunOptions& run) {
+  if (o.epochs < 1) throw InputError("fit.epochs", "must be a positive integer");
+  if (o.batch_size < 1) throw InputError("fit.batch_size", "must be a positive integer");
+  if (o.initial_epoch < 0 || o.initial_epoch >= o.epochs)
+    throw InputError("fit.initial_epoch", "must be in [0, epochs)");
+  if (!(o.validation_split >= 0.0 && o.validation_split < 1.0))
+    throw InputError("fit.validation_split", "must be in [0, 1)");
+  if (o.verbose < 0 || o.verbose > 2) throw InputError("fit.verbose", "must be 0, 1 or 2");
+  if (x_all.rows() < 1) throw InputError("data", "there are no samples to train on");
+  ensure_ready(x_all, y_all, "fit()");
+
+  // Validation data: explicit, else the last fraction of the samples (before shuffling).
+  Index n_train = x_all.rows();
+  Matrix split_vx, split_vy;
+  const Matrix* vx = run.validation_x;
+  const Matrix* vy = run.validation_y;
+  if (vx && vy) {
+    if (vx->cols() != x_all.cols() || vy->cols() != y_all.cols() || vx->rows() != vy->rows())
+      throw InputError("validation_data", "must have the same columns as the training data");
+  } else if (o.validation_split > 0.0) {
+    n_train = static_cast<Index>(std::floor(x_all.rows() * (1.0 - o.validation_split)));
+    if (n_train < 1 || n_train >= x_all.rows())
+      throw InputError("fit.validation_split", "leaves no training or no validation samples for " +
+                                                   std::to_string(x_all.rows()) + " samples");
+    split_vx = x_all.bottomRows(x_all.rows() - n_train);
+    split_vy = y_all.bottomRows(y_all.rows() - n_train);
+    vx = &split_vx;
+    vy = &split_vy;
+  }
+  const auto x = x_all.topRows(n_train);
+  const auto y = y_all.topRows(n_train);
+
+  const auto clock = steady_clock_or(run.clock);
+  History history;
+  history.params_verbose = o.verbose;
+  history.params_epochs = o.epochs;
+  const Index batch = std::min<Index>(o.batch_size, n_train);
+  const int steps = static_cast<int>((n_train + batch - 1) / batch);
+  history.params_steps = steps;
+
+  // Callbacks in Keras's order: the user's, then History, then the progress printer.
+  std::vector<std::unique_ptr<Callback>> owned = make_callbacks(o.callbacks, clock);
+  HistoryRecorder recorder(history);
+  ProgbarLogger progbar(run.out ? *run.out : std::cout, run.interactive, clock);
+  CallbackList cbs;
+  for (auto& c : owned) cbs.list.push_back(c.get());
+  for (auto* c : run.callbacks) cbs.list.push_back(c);
+  cbs.list.push_back(&recorder);
+  if (o.verbose > 0) cbs.list.push_back(&progbar);
+  cbs.set(this, CallbackParams{o.epochs, steps, o.verbose});
+
+  auto exec = executor_factory_(executor_context());
+  exec->prepare(std::max<Index>(batch, vx ? std::min<Index>(o.batch_size, vx->rows()) : 0));
+
+  // Shuffled batches are gathered into these buffers; unshuffled ones are views.
+  std::vector<Index> perm(static_cast<size_t>(n_train));
+  Matrix xb(batch, x.cols()), yb(batch, y.cols());
+  StepTotals totals;
+  const size_t state_size = executor_context().graph.metric_state_size();
+  Logs logs, empty;
+
+  stop_training = false;
+  stop_reason.clear();
+  for (auto* c : cbs.list) c->on_train_begin(empty);
+  Logs epoch_logs;
+  for (int epoch = o.initial_epoch; epoch < o.epochs; ++epoch) {
+    totals.reset(state_size);
+    for (auto* c : cbs.list) c->on_epoch_begin(epoch, empty);
+    exec->pull_from_model();
+    for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<Index>(i);
+    if (o.shuffle) {
+      Rng rng(hash_words({shuffle_seed_, static_cast<uint64_t>(epoch)}));
+      for (size_t i = perm.size(); i > 1; --i) std::swap(perm[i - 1], perm[rng.below(i)]);
+    }
+    for (int step = 0; step < steps; ++step) {
+      if (run.control && !run.control->wait_for_next_batch()) {
+        stop_training = true;
+        break;
+      }
+      for (auto* c : cbs.list) c->on_train_batch_begin(step, empty);
+      const Index start = static_cast<Index>(step) * batch;
+      const Index rows = std::min<Index>(batch, n_train - start);
+      if (o.shuffle) {
+        for (Index r = 0; r < rows; ++r) {
+          xb.row(r) = x.row(perm[static_cast<size_t>(start + r)]);
+          yb.row(r) = y.row(perm[static_cast<size_t>(start + r)]);
+        }
+        exec->train_step(xb.topRows(rows), yb.topRows(rows), train_step_++, totals);
+      } else {
+        exec->train_step(x.middleRows(start, rows), y.middleRows(start, rows), train_step_++,
+                         totals);
+      }
+      // Running means since the epoch began, as Keras's metrics report them per batch. The map's
+      // nodes exist after the first batch, so this assigns values without allocating.
+      const double n = totals.samples;
+      logs["loss"] = (totals.loss_sum + totals.reg_weighted) / n;
+      const double* state = totals.metric_states.data();
+      for (const auto& m : metrics_) {
+        logs[m->name()] = m->result(state);
+        state += m->state_size();
+      }
+      for (auto* c : cbs.list) c->on_train_batch_end(step, logs);
+      if (stop_training) break;
+    }
+    exec->push_to_model();
+    epoch_logs = totals_to_logs(totals, "");
+    if (vx && vy && vx->rows() > 0) {
+      const Logs val = run_test(*exec, *vx, *vy, o.batch_size, cbs.list, true);
+      for (const auto& [k, v] : val) epoch_logs["val_" + k] = v;
+    }
+    for (auto* c : cbs.list) c->on_epoch_end(epoch, epoch_logs);
+    if (stop_training) break;
+  }
+  for (auto* c : cbs.list) c->on_train_end(epoch_logs);
+  exec->push_to_model();
+  return history;
+}
+
+Logs Sequential::evaluate(const Matrix& x, const Matrix& y, int batch_size, int verbose,
+                          const RunOptions& run) {
+  if (batch_size < 1) throw InputError("batch_size", "must be a positive integer");
+  ensure_ready(x, y, "evaluate()");
+  const auto clock = steady_clock_or(run.clock);
+  const Index b = std::min<Index>(batch_size, std::max<Index>(1, x.rows()));
+  const int steps = static_cast<int>((x.rows() + b - 1) / b);
+  ProgbarLogger progbar(run.out ? *run.out : std::cout, run.interactive, clock);
+  CallbackList cbs;
+  for (auto* c : run.callbacks) cbs.list.push_back(c);
+  if (verbose > 0) cbs.list.push_back(&progbar);
+  cbs.set(this, CallbackParams{1, steps, verbose});
+  auto exec = executor_factory_(executor_context());
+  exec->prepare(b);
+  exec->pull_from_model();
+  return run_test(*exec, x, y, static_cast<int>(b), cbs.list, false);
+}
+
+Matrix Sequential::predict(const Matrix& x, int batch_size, int verbose, const RunOptions& run) {
+  if (batch_size < 1) throw InputError("batch_size", "must be a positive integer");
+  if (!built()) build(x.cols());
+  if (x.cols() != network_.input_units())
+    throw InputError("data", "the data has " + std::to_string(x.cols()) +
+                                 " feature column(s) but the model expects " +
+                                 std::to_string(network_.input_units()));
+  const auto clock = steady_clock_or(run.clock);
+  const Index b = std::min<Index>(batch_size, std::max<Index>(1, x.rows()));
+  const int steps = static_cast<int>((x.rows() + b - 1) / b);
+  ProgbarLogger progbar(run.out ? *run.out : std::cout, run.interactive, clock);
+  CallbackList cbs;
+  for (auto* c : run.callbacks) cbs.list.push_back(c);
+  if (verbose > 0) cbs.list.push_back(&progbar);
+  cbs.set(this, CallbackParams{1, steps, verbose});
+  ExecutorContext ctx = executor_context();
+  auto exec = executor_factory_(ctx);
+  exec->prepare(b);
+  exec->pull_from_model();
+  Matrix out(x.rows(), network_.output_units());
+  Logs empty;
+  for (auto* c : cbs.list) c->on_predict_begin(empty);
+  int batch = 0;
+  for (Index start = 0; start < x.rows(); start += b, ++batch) {
+    const Index rows = std::min(b, x.rows() - start);
+    exec->predict_step(x.middleRows(start, rows), out.middleRows(start, rows));
+    for (auto* c : cbs.list) c->on_predict_batch_end(batch, empty);
+  }
+  for (auto* c : cbs.list) c->on_predict_end(empty);
+  return out;
+}
+
+int64_t Sequential::count_params(bool trainable) const {
+  int64_t n = 0;
+  for (const auto& v : variables_)
+    if (v.trainable == trainable) n += v.size();
+  return n;
+}
+
+std::vector<NamedWeight> Sequential::get_weights() const {
+  std::vector<NamedWeight> out;
+  for (const auto& v : variables_)
+    out.push_back({v.path, v.shape, std::vector<float>(v.value.data(), v.value.data() + v.size())});
+  return out;
+}
+
+void Sequential::set_weights(const std::vector<NamedWeight>& weights, const std::string& source) {
+  if (!built())
+    throw InputError(source, "the model has no input shape yet; add an InputLayer to its config");
+  for (auto& v : variables_) {
+    auto it = std::find_if(weights.begin(), weights.end(),
+                           [&](const NamedWeight& w) { return w.path == v.path; });
+    if (it == weights.end())
+      throw InputError(source, "has no weights for variable \"" + v.path + "\"");
+    if (it->shape != v.shape || static_cast<int64_t>(it->values.size()) != v.size())
+      throw InputError(source, "weights \"" + v.path + "\" have the wrong shape for this model");
+    std::copy(it->values.begin(), it->values.end(), v.value.data());
+  }
+  for (const auto& w : weights) {
+    if (std::none_of(variables_.begin(), variables_.end(),
+                     [&](const Variable& v) { return v.path == w.path; }))
+      throw InputError(source, "has weights \"" + w.path + "\" that the model does not have");
+  }
+}
+
+}  // namespace fitbench

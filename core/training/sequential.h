@@ -1,0 +1,112 @@
+// keras.Sequential: a stack of layers with its variables, compile() state (optimizer, loss,
+// metrics), fit(), evaluate(), predict(), summary() and weight access. A Sequential is used by
+// one thread at a time (the thread that calls fit() owns it until fit() returns); fit() may be
+// stopped or paused from another thread through a TrainingControl.
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/io/model_file.h"
+#include "core/losses/loss.h"
+#include "core/metrics/metric.h"
+#include "core/nn/network.h"
+#include "core/nn/variable.h"
+#include "core/optimizers/optimizer.h"
+#include "core/training/callback.h"
+#include "core/training/fit_options.h"
+#include "core/training/history.h"
+#include "core/training/step_executor.h"
+#include "core/training/training_control.h"
+
+namespace fitbench {
+
+// Where fit()/evaluate()/predict() print and what else they are given.
+struct RunOptions {
+  std::ostream* out = nullptr;         // progress text; null: std::cout
+  bool interactive = false;            // out is a terminal: verbose=1 draws the live bar
+  std::vector<Callback*> callbacks;    // in addition to those of FitOptions (not owned)
+  TrainingControl* control = nullptr;  // stop / pause from another thread
+  std::function<double()> clock;       // seconds; null: steady clock (tests inject one)
+  // Validation data (Keras's validation_data); takes precedence over validation_split.
+  const Matrix* validation_x = nullptr;
+  const Matrix* validation_y = nullptr;
+};
+
+// Makes the executor fit() uses; the default is LocalExecutor. Distribution installs its own.
+using ExecutorFactory = std::function<std::unique_ptr<StepExecutor>(const ExecutorContext&)>;
+
+class Sequential {
+ public:
+  explicit Sequential(const ModelSpec& spec);
+  ~Sequential();
+  Sequential(const Sequential&) = delete;
+  Sequential& operator=(const Sequential&) = delete;
+
+  const ModelSpec& spec() const { return spec_; }
+  const Network& network() const { return network_; }
+  const std::string& name() const { return network_.name(); }
+
+  // Creates the variables for `input_units` features and initializes them, drawing seeds from
+  // the global sequence (set_random_seed). Called by fit() on first use when not built.
+  void build(int64_t input_units);
+  bool built() const { return network_.built(); }
+
+  void compile(const CompileOptions& options);
+  bool compiled() const { return loss_ != nullptr; }
+  const CompileOptions& compile_options() const { return compile_options_; }
+
+  History fit(const Matrix& x, const Matrix& y, const FitOptions& options,
+              const RunOptions& run = {});
+  // Loss and metrics over (x, y); keys as in fit's logs.
+  Logs evaluate(const Matrix& x, const Matrix& y, int batch_size = 32, int verbose = 0,
+                const RunOptions& run = {});
+  Matrix predict(const Matrix& x, int batch_size = 32, int verbose = 0, const RunOptions& run = {});
+
+  // Keras's summary() text.
+  std::string summary() const;
+
+  std::vector<Variable>& variables() { return variables_; }
+  const std::vector<Variable>& variables() const { return variables_; }
+  int64_t count_params(bool trainable) const;
+  // Weights by Keras path, and setting them back (shapes must match; errors name the path).
+  std::vector<NamedWeight> get_weights() const;
+  void set_weights(const std::vector<NamedWeight>& weights, const std::string& source);
+
+  Optimizer* optimizer() { return optimizer_.get(); }
+  const std::vector<std::unique_ptr<Metric>>& metrics() const { return metrics_; }
+
+  // Set by callbacks (EarlyStopping, TerminateOnNaN) to end fit() after the current batch.
+  bool stop_training = false;
+  // Why the last fit() stopped early: "" (it ran every epoch or was stopped by a
+  // TrainingControl), "early_stopping", or "invalid_loss" (TerminateOnNaN).
+  std::string stop_reason;
+
+  void set_executor_factory(ExecutorFactory factory) { executor_factory_ = std::move(factory); }
+
+ private:
+  ExecutorContext executor_context();
+  void ensure_ready(const Matrix& x, const Matrix& y, const char* what);
+  Logs totals_to_logs(const StepTotals& totals, const std::string& prefix) const;
+  Logs run_test(StepExecutor& exec, const Matrix& x, const Matrix& y, int batch_size,
+                const std::vector<Callback*>& callbacks, bool inside_fit);
+
+  ModelSpec spec_;
+  Network network_;
+  std::vector<Variable> variables_;
+  CompileOptions compile_options_;
+  std::unique_ptr<Loss> loss_;
+  std::vector<std::unique_ptr<Metric>> metrics_;
+  std::unique_ptr<Optimizer> optimizer_;
+  bool optimizer_built_ = false;
+  uint64_t dropout_seed_ = 0;
+  uint64_t shuffle_seed_ = 0;
+  uint64_t train_step_ = 0;
+  ExecutorFactory executor_factory_;
+};
+
+}  // namespace fitbench

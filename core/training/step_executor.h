@@ -1,0 +1,69 @@
+// How fit(), evaluate() and predict() run one batch. The local executor computes on the calling
+// thread with the model's own variables; distributed executors (core/distribution) split each
+// batch across device workers and reduce. An executor is driven by one thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/nn/variable.h"
+#include "core/optimizers/optimizer.h"
+#include "core/training/replica.h"
+
+namespace fitbench {
+
+// What an executor works on; owned by the model, valid while the executor lives.
+struct ExecutorContext {
+  ComputeGraph graph;
+  std::vector<Variable>* variables = nullptr;
+  Optimizer* optimizer = nullptr;  // null for evaluate/predict-only use
+  uint64_t dropout_seed = 0;
+};
+
+class StepExecutor {
+ public:
+  virtual ~StepExecutor() = default;
+
+  // Sizes every buffer for batches of up to max_rows rows (allocation happens here only).
+  virtual void prepare(Index max_rows) = 0;
+  // Forward, loss, backward, gradient reduction and optimizer update for one batch; adds the
+  // batch's sums to totals (reg_weighted = rows * regularization loss before the update).
+  virtual void train_step(ConstMatrixRef x, ConstMatrixRef y, uint64_t step,
+                          StepTotals& totals) = 0;
+  virtual void test_step(ConstMatrixRef x, ConstMatrixRef y, StepTotals& totals) = 0;
+  virtual void predict_step(ConstMatrixRef x, MatrixRef out) = 0;
+  // The model's variables or learning rate were changed from outside (callbacks): take them.
+  virtual void pull_from_model() {}
+  // Make the model's variables current (before callbacks read them).
+  virtual void push_to_model() {}
+};
+
+// Runs every step on the calling thread, on the model's variables.
+class LocalExecutor : public StepExecutor {
+ public:
+  explicit LocalExecutor(const ExecutorContext& ctx);
+
+  void prepare(Index max_rows) override;
+  void train_step(ConstMatrixRef x, ConstMatrixRef y, uint64_t step, StepTotals& totals) override;
+  void test_step(ConstMatrixRef x, ConstMatrixRef y, StepTotals& totals) override;
+  void predict_step(ConstMatrixRef x, MatrixRef out) override;
+
+ private:
+  ExecutorContext ctx_;
+  Replica replica_;
+  std::vector<Matrix*> trainable_vars_;
+  std::vector<Matrix*> trainable_grads_;
+};
+
+// The params pointers of a model's variables.
+std::vector<Matrix*> variable_values(std::vector<Variable>& variables);
+
+// Applies the optimizer to the trainable subset: adds the regularization gradient, then updates.
+// Shared by every executor so the update rule lives in one place.
+// trainable_vars/grads are scratch vectors with capacity for every variable (no allocation).
+void apply_update(const Network& network, Optimizer& optimizer, std::span<Matrix* const> params,
+                  std::span<const Matrix* const> const_params, std::span<Matrix* const> grads,
+                  std::vector<Matrix*>& trainable_vars, std::vector<Matrix*>& trainable_grads);
+
+}  // namespace fitbench

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Quick start 1: installs what is missing, builds fitbench (Release) and runs it: the seed
+# example on two simulated devices through fitbench-cli. Arguments are passed to `fitbench-cli
+# run` (e.g. --epochs 10).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$root/scripts/deps.sh"
+fitbench_install_deps
+build="${FITBENCH_BUILD_DIR:-$root/build}"
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build "$build" -j2 --target fitbench-cli
+exec "$build/app/fitbench-cli" run "$root/resources/examples/seed.json" "$@"

@@ -1,0 +1,303 @@
+// fit() as Keras runs it: determinism, sample-weighted epoch logs with a partial last batch, the
+// validation split, callbacks and stopping.
+#include <QTemporaryDir>
+#include <QTest>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "core/error.h"
+#include "core/random.h"
+#include "core/training/callbacks.h"
+#include "core/training/sequential.h"
+
+using namespace fitbench;
+
+namespace {
+
+ModelSpec mlp(const std::string& hidden_activation = "tanh") {
+  ModelSpec spec;
+  LayerSpec in;
+  in.class_name = "InputLayer";
+  in.shape = {3};
+  LayerSpec h;
+  h.class_name = "Dense";
+  h.units = 6;
+  h.activation = hidden_activation;
+  LayerSpec d;
+  d.class_name = "Dropout";
+  d.rate = 0.2;
+  LayerSpec out;
+  out.class_name = "Dense";
+  out.units = 1;
+  out.activation = "sigmoid";
+  spec.layers = {in, h, d, out};
+  return spec;
+}
+
+CompileOptions bce(const std::string& optimizer = "Adam", double lr = 0.01) {
+  CompileOptions c;
+  c.optimizer.class_name = optimizer;
+  c.optimizer.learning_rate = lr;
+  c.loss.name = "binary_crossentropy";
+  c.metrics = {"accuracy"};
+  return c;
+}
+
+void make_data(Index n, Matrix& x, Matrix& y, uint64_t seed = 1) {
+  Rng rng(seed);
+  x.resize(n, 3);
+  y.resize(n, 1);
+  for (Index i = 0; i < n; ++i) {
+    for (Index j = 0; j < 3; ++j) x(i, j) = static_cast<float>(rng.normal());
+    y(i, 0) = x(i, 0) + 0.5f * x(i, 1) > 0 ? 1.0f : 0.0f;
+  }
+}
+
+struct StopAfter : Callback {
+  TrainingControl* control;
+  int after;
+  int seen = 0;
+  void on_train_batch_end(int, const Logs&) override {
+    if (++seen == after) control->request_stop();
+  }
+};
+
+}  // namespace
+
+class TestFit : public QObject {
+  Q_OBJECT
+ private slots:
+  void same_seed_same_run();
+  void epoch_logs_are_sample_weighted();
+  void validation_split_from_the_end();
+  void learns();
+  void early_stopping();
+  void reduce_lr_on_plateau();
+  void csv_logger();
+  void terminate_on_nan();
+  void training_control_stops_within_a_batch();
+  void initial_epoch();
+  void shape_errors();
+};
+
+void TestFit::same_seed_same_run() {
+  Matrix x, y;
+  make_data(70, x, y);
+  auto run = [&](uint64_t seed) {
+    set_random_seed(seed);
+    Sequential m(mlp());
+    m.compile(bce());
+    FitOptions o{.epochs = 3, .batch_size = 16, .verbose = 0};
+    const History h = m.fit(x, y, o);
+    return std::make_pair(h.history, m.get_weights());
+  };
+  const auto a = run(7), b = run(7), c = run(8);
+  QVERIFY(a.first == b.first);  // bitwise-identical logs
+  for (size_t i = 0; i < a.second.size(); ++i) QVERIFY(a.second[i].values == b.second[i].values);
+  QVERIFY(a.second[0].values != c.second[0].values);
+}
+
+void TestFit::epoch_logs_are_sample_weighted() {
+  // With a zero learning rate the weights never move, so the epoch loss must equal the loss over
+  // all samples at once; an unweighted mean of batch means would differ (50 = 3 x 16 + 2).
+  Matrix x, y;
+  make_data(50, x, y);
+  set_random_seed(3);
+  ModelSpec spec = mlp();
+  spec.layers.erase(spec.layers.begin() + 2);  // no dropout
+  Sequential m(spec);
+  m.compile(bce("SGD", 0.0));
+  const History h = m.fit(x, y, FitOptions{.epochs = 1, .batch_size = 16, .verbose = 0});
+  const Logs all = m.evaluate(x, y, 50);
+  QVERIFY(std::abs(h.last("loss") - all.at("loss")) < 1e-6);
+  QVERIFY(std::abs(h.last("accuracy") - all.at("accuracy")) < 1e-12);
+  QCOMPARE(h.params_steps, 4);
+}
+
+void TestFit::validation_split_from_the_end() {
+  Matrix x, y;
+  make_data(40, x, y);
+  set_random_seed(3);
+  Sequential m(mlp());
+  m.compile(bce("SGD", 0.0));
+  const History h = m.fit(
+      x, y, FitOptions{.epochs = 1, .batch_size = 8, .validation_split = 0.25, .verbose = 0});
+  // The last 10 rows validate (floor(40 * 0.75) = 30 train).
+  const Logs last = m.evaluate(x.bottomRows(10), y.bottomRows(10), 32);
+  QVERIFY(std::abs(h.last("val_loss") - last.at("loss")) < 1e-6);
+  QCOMPARE(h.params_steps, 4);
+}
+
+void TestFit::learns() {
+  Matrix x, y;
+  make_data(256, x, y);
+  set_random_seed(1);
+  Sequential m(mlp("relu"));
+  m.compile(bce("Adam", 0.02));
+  const History h = m.fit(x, y, FitOptions{.epochs = 20, .batch_size = 32, .verbose = 0});
+  QVERIFY2(h.last("accuracy") > 0.93, qPrintable(QString::number(h.last("accuracy"))));
+  QVERIFY(h.history.at("loss").front() > h.history.at("loss").back());
+}
+
+void TestFit::early_stopping() {
+  Matrix x, y;
+  make_data(32, x, y);
+  set_random_seed(3);
+  Sequential m(mlp());
+  m.compile(bce("SGD", 0.0));
+  CallbackSpec es;
+  es.class_name = "EarlyStopping";
+  es.monitor = "loss";
+  es.patience_set = 2;
+  FitOptions o{.epochs = 10, .batch_size = 8, .shuffle = false, .verbose = 0, .callbacks = {es}};
+  // Dropout makes the loss vary a little; with min_delta large nothing counts as improvement.
+  o.callbacks[0].min_delta_set = 10.0;
+  const History h = m.fit(x, y, o);
+  // Epoch 0 sets the best; epochs 1 and 2 do not improve; stop at epoch 2.
+  QCOMPARE(h.epoch.size(), size_t(3));
+  QCOMPARE(m.stop_reason, std::string("early_stopping"));
+}
+
+void TestFit::reduce_lr_on_plateau() {
+  Matrix x, y;
+  make_data(32, x, y);
+  set_random_seed(3);
+  Sequential m(mlp());
+  m.compile(bce("SGD", 0.0));
+  CallbackSpec r;
+  r.class_name = "ReduceLROnPlateau";
+  r.monitor = "loss";
+  r.patience_set = 1;
+  r.min_delta_set = 10.0;
+  r.factor = 0.5;
+  // A zero rate cannot shrink, so start from a positive rate on a model that learns slowly.
+  CompileOptions c = bce("SGD", 1e-6);
+  m.compile(c);
+  const History h = m.fit(
+      x, y, FitOptions{.epochs = 4, .batch_size = 8, .verbose = 0, .callbacks = {r}});
+  const auto& lr = h.history.at("learning_rate");
+  QCOMPARE(lr.size(), size_t(4));
+  // Logged before that epoch's reduction: epoch 0 sets the best, epoch 1 does not improve and
+  // halves the rate (logged 1e-6), epochs 2 and 3 log the halved rates.
+  const double expected[] = {1e-6, 1e-6, 0.5e-6, 0.25e-6};
+  for (int i = 0; i < 4; ++i)
+    QVERIFY2(std::abs(lr[i] - expected[i]) < 1e-6 * expected[i], qPrintable(QString::number(lr[i])));
+}
+
+void TestFit::csv_logger() {
+  QTemporaryDir dir;
+  const std::string file = dir.filePath("log.csv").toStdString();
+  Matrix x, y;
+  make_data(20, x, y);
+  set_random_seed(3);
+  Sequential m(mlp());
+  m.compile(bce());
+  CallbackSpec c;
+  c.class_name = "CSVLogger";
+  c.filepath = file;
+  const History h = m.fit(
+      x, y,
+      FitOptions{.epochs = 3, .batch_size = 8, .validation_split = 0.2, .verbose = 0,
+                 .callbacks = {c}});
+  std::ifstream in(file);
+  std::string header, line;
+  std::getline(in, header);
+  QCOMPARE(header, std::string("epoch,accuracy,loss,val_accuracy,val_loss"));
+  int rows = 0;
+  while (std::getline(in, line)) {
+    QCOMPARE(line.substr(0, 2), std::to_string(rows) + ",");
+    ++rows;
+  }
+  QCOMPARE(rows, 3);
+}
+
+void TestFit::terminate_on_nan() {
+  Matrix x, y;
+  make_data(64, x, y);
+  x *= 1e30f;
+  set_random_seed(3);
+  ModelSpec spec = mlp("linear");
+  spec.layers.back().activation = "linear";
+  Sequential m(spec);
+  CompileOptions c = bce("SGD", 1e10);
+  c.loss.name = "mean_squared_error";
+  c.metrics.clear();
+  m.compile(c);
+  CallbackSpec t;
+  t.class_name = "TerminateOnNaN";
+  const History h = m.fit(
+      x, y, FitOptions{.epochs = 5, .batch_size = 8, .verbose = 0, .callbacks = {t}});
+  QCOMPARE(m.stop_reason, std::string("invalid_loss"));
+  QCOMPARE(h.epoch.size(), size_t(1));
+}
+
+void TestFit::training_control_stops_within_a_batch() {
+  Matrix x, y;
+  make_data(400, x, y);
+  set_random_seed(3);
+  Sequential m(mlp());
+  m.compile(bce());
+  TrainingControl control;
+  StopAfter stop;
+  stop.control = &control;
+  stop.after = 5;
+  RunOptions run;
+  run.control = &control;
+  run.callbacks = {&stop};
+  const History h = m.fit(x, y, FitOptions{.epochs = 50, .batch_size = 10, .verbose = 0}, run);
+  QCOMPARE(stop.seen, 5);  // no batch ran after the request
+  QCOMPARE(h.epoch.size(), size_t(1));
+
+  // Pause from another thread, then step once, then stop: exactly one batch runs while paused.
+  control.reset();
+  stop.after = -1;
+  stop.seen = 0;
+  control.pause();
+  std::thread t([&] {
+    control.step_once();
+    while (stop.seen < 1) std::this_thread::yield();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    control.request_stop();
+  });
+  m.fit(x, y, FitOptions{.epochs = 50, .batch_size = 10, .verbose = 0}, run);
+  t.join();
+  QCOMPARE(stop.seen, 1);
+}
+
+void TestFit::initial_epoch() {
+  Matrix x, y;
+  make_data(20, x, y);
+  Sequential m(mlp());
+  m.compile(bce());
+  std::ostringstream out;
+  RunOptions run;
+  run.out = &out;
+  const History h =
+      m.fit(x, y, FitOptions{.epochs = 4, .batch_size = 10, .verbose = 2, .initial_epoch = 2},
+            run);
+  QCOMPARE(h.epoch, (std::vector<int>{2, 3}));
+  QVERIFY(out.str().rfind("Epoch 3/4\n2/2 - ", 0) == 0);
+  QVERIFY(out.str().find("Epoch 4/4\n2/2 - ") != std::string::npos);
+}
+
+void TestFit::shape_errors() {
+  Matrix x, y;
+  make_data(20, x, y);
+  Sequential m(mlp());
+  m.compile(bce());
+  Matrix y2 = Matrix::Zero(20, 2);
+  try {
+    m.fit(x, y2, FitOptions{.verbose = 0});
+    QFAIL("expected an error");
+  } catch (const InputError& e) {
+    QCOMPARE(e.place(), std::string("model"));
+    QVERIFY(std::string(e.what()).find("1 unit(s) but the targets have 2 column(s)") !=
+            std::string::npos);
+  }
+  Matrix x4 = Matrix::Zero(20, 4);
+  QVERIFY_THROWS_EXCEPTION(InputError, m.fit(x4, y, FitOptions{.verbose = 0}));
+}
+
+QTEST_GUILESS_MAIN(TestFit)
+#include "tst_fit.moc"
