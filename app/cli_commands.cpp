@@ -30,7 +30,12 @@ int parse(QCommandLineParser& parser, const QStringList& args, int positionals,
     return 2;
   }
   if (parser.isSet("help")) {
-    std::cout << parser.helpText().toStdString();
+    // QCommandLineParser names the executable's full path; show the command as typed.
+    QString help = parser.helpText();
+    const qsizetype eol = help.indexOf('\n');
+    const QString usage = help.left(eol);
+    help = "Usage: " + args[0] + usage.mid(usage.indexOf(" [options]")) + help.mid(eol);
+    std::cout << help.toStdString();
     return 0;
   }
   if (parser.positionalArguments().size() != positionals) {
@@ -122,10 +127,19 @@ int run_command(const QStringList& args) {
                                          "\" devices are not available: fitbench simulates CPU "
                                          "devices only; use \"cpu\"");
 
-  PreparedRun run = prepare_run(spec);
+  const std::string file = p.positionalArguments()[0].toStdString();
   RunOptions options;
   options.interactive = stdout_is_terminal();
-  const History history = run.model->fit(run.data.x, run.data.y, spec.fit, options);
+  PreparedRun run;
+  History history;
+  try {
+    run = prepare_run(spec);
+    history = run.model->fit(run.data.x, run.data.y, spec.fit, options);
+  } catch (const InputError& e) {
+    // Places inside the experiment ("model", "fit.callbacks[0]") are named with the file.
+    if (e.place().rfind(file, 0) == 0) throw;
+    throw e.within(file);
+  }
   std::cout.flush();
 
   if (p.isSet("history")) write_history(history, p.value("history").toStdString());

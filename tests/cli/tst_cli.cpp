@@ -1,0 +1,235 @@
+// fitbench-cli as a user runs it: the seed example's output, history and model files, evaluate
+// and predict, summary, devices, --help, and exit code 2 with one clear line for bad input.
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+
+struct Result {
+  int code;
+  QString out, err;
+};
+
+Result cli(const QStringList& args, const QStringList& env = {}) {
+  QProcess p;
+  QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
+  e.remove("FITBENCH_CPU_DEVICES");
+  e.remove("XLA_FLAGS");
+  for (const QString& kv : env) e.insert(kv.section('=', 0, 0), kv.section('=', 1));
+  p.setProcessEnvironment(e);
+  p.start(FITBENCH_CLI, args);
+  p.waitForFinished(120000);
+  return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
+          QString::fromUtf8(p.readAllStandardError())};
+}
+
+QString example(const char* name) {
+  return QString(FITBENCH_SOURCE_DIR "/resources/examples/") + name;
+}
+
+void write(const QString& path, const QByteArray& text) {
+  QFile f(path);
+  QVERIFY(f.open(QIODevice::WriteOnly));
+  f.write(text);
+}
+
+}  // namespace
+
+class TestCli : public QObject {
+  Q_OBJECT
+ private slots:
+  void seed_example_output();
+  void history_and_model_files();
+  void evaluate_and_predict();
+  void summary();
+  void devices();
+  void help_on_every_command();
+  void bad_input_exits_2();
+  void nan_exits_1();
+};
+
+void TestCli::seed_example_output() {
+  const Result r = cli({"run", example("seed.json")});
+  QCOMPARE(r.code, 0);
+  const QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
+  QCOMPARE(lines.size(), 9);
+  const QRegularExpression epoch_line(
+      R"(^8/8 - \d+s - \d+(us|ms|s)/step - accuracy: \d\.\d{4} - loss: \d\.\d{4}$)");
+  for (int e = 0; e < 4; ++e) {
+    QCOMPARE(lines[2 * e], QString("Epoch %1/4").arg(e + 1));
+    QVERIFY2(epoch_line.match(lines[2 * e + 1]).hasMatch(), qPrintable(lines[2 * e + 1]));
+  }
+  QVERIFY(lines[8].startsWith("Final accuracy: "));
+  // The accuracy rises epoch over epoch on the seed's separable data.
+  double previous = 0.0;
+  for (int e = 0; e < 4; ++e) {
+    const double acc = lines[2 * e + 1].section("accuracy: ", 1).left(6).toDouble();
+    QVERIFY2(acc > previous, qPrintable(lines[2 * e + 1]));
+    previous = acc;
+  }
+  QCOMPARE(lines[8].mid(16).toDouble(), previous);
+  // More epochs reach Keras's figure for this example.
+  const Result longer = cli({"run", example("seed.json"), "--epochs", "8", "--verbose", "0"});
+  QCOMPARE(longer.code, 0);
+  QVERIFY2(longer.out.section("Final accuracy: ", 1).toDouble() >= 0.9, qPrintable(longer.out));
+  // Reruns are identical apart from timings.
+  const Result again = cli({"run", example("seed.json")});
+  QCOMPARE(again.out.section("Final", 1), r.out.section("Final", 1));
+}
+
+void TestCli::history_and_model_files() {
+  QTemporaryDir dir;
+  const QString hist = dir.filePath("h.json"), csv = dir.filePath("h.csv"),
+                model = dir.filePath("m.json");
+  Result r = cli({"run", example("xor.json"), "--epochs", "3", "--verbose", "0", "--history",
+                  hist, "--save-model", model});
+  QCOMPARE(r.code, 0);
+  QFile f(hist);
+  QVERIFY(f.open(QIODevice::ReadOnly));
+  const QJsonObject doc = QJsonDocument::fromJson(f.readAll()).object();
+  QCOMPARE(doc["epoch"].toArray().size(), 3);
+  QCOMPARE(doc["history"].toObject()["loss"].toArray().size(), 3);
+  QCOMPARE(doc["history"].toObject()["accuracy"].toArray().size(), 3);
+  QCOMPARE(doc["params"].toObject()["epochs"].toInt(), 3);
+  r = cli({"run", example("xor.json"), "--epochs", "2", "--verbose", "0", "--history", csv});
+  QCOMPARE(r.code, 0);
+  QFile c(csv);
+  QVERIFY(c.open(QIODevice::ReadOnly));
+  const QStringList rows = QString(c.readAll()).split('\n', Qt::SkipEmptyParts);
+  QCOMPARE(rows.size(), 3);
+  QCOMPARE(rows[0], QString("epoch,accuracy,loss"));
+  // Continuing from the saved weights starts where the first run ended: a lower first loss.
+  r = cli({"run", example("xor.json"), "--epochs", "1", "--verbose", "2", "--load-weights",
+           model});
+  QCOMPARE(r.code, 0);
+  const double first_fresh =
+      doc["history"].toObject()["loss"].toArray().first().toDouble();
+  const double continued = r.out.section("loss: ", 1).left(6).toDouble();
+  QVERIFY2(continued < first_fresh, qPrintable(r.out));
+}
+
+void TestCli::evaluate_and_predict() {
+  QTemporaryDir dir;
+  const QString model = dir.filePath("m.json"), data = dir.filePath("d.csv");
+  QCOMPARE(cli({"run", example("seed.json"), "--epochs", "20", "--verbose", "0",
+                "--save-model", model})
+               .code,
+           0);
+  write(data, "a,b,c,d,label\n1.5,0.2,-0.3,0.1,1\n-2.0,0.4,0.1,-0.2,0\n0.8,-1.0,0.5,0.3,1\n");
+  Result r = cli({"evaluate", model, "--data", data, "--target", "label", "--verbose", "0"});
+  QCOMPARE(r.code, 0);
+  QVERIFY2(r.out.contains(QRegularExpression(R"(^accuracy: 1\.0000\nloss: 0\.\d{4}\n$)")),
+           qPrintable(r.out));
+  r = cli({"predict", model, "--data", data, "--target", "label"});
+  QCOMPARE(r.code, 0);
+  const QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
+  QCOMPARE(lines.size(), 4);
+  QCOMPARE(lines[0], QString("output_0"));
+  QVERIFY(lines[1].toDouble() > 0.5 && lines[2].toDouble() < 0.5 && lines[3].toDouble() > 0.5);
+}
+
+void TestCli::summary() {
+  const Result r = cli({"summary", example("seed.json")});
+  QCOMPARE(r.code, 0);
+  QVERIFY(r.out.startsWith("Model: \"sequential\"\n"));
+  QVERIFY(r.out.contains("│ dense (Dense)                   │ (None, 1)              │             5 │"));
+  QVERIFY(r.out.contains(" Total params: 5 (20.00 B)\n"));
+}
+
+void TestCli::devices() {
+  QCOMPARE(cli({"devices"}).out, QString("['cpu:0']\n"));
+  QCOMPARE(cli({"devices"}, {"XLA_FLAGS=--xla_force_host_platform_device_count=2"}).out,
+           QString("['cpu:0', 'cpu:1']\n"));
+  QCOMPARE(cli({"devices"}, {"FITBENCH_CPU_DEVICES=3"}).out,
+           QString("['cpu:0', 'cpu:1', 'cpu:2']\n"));
+  QCOMPARE(cli({"devices", "--devices", "4"}, {"FITBENCH_CPU_DEVICES=3"}).out,
+           QString("['cpu:0', 'cpu:1', 'cpu:2', 'cpu:3']\n"));
+  QCOMPARE(cli({"devices", "--type", "gpu"}).out, QString("[]\n"));
+  const Result bad = cli({"devices"}, {"FITBENCH_CPU_DEVICES=zero"});
+  QCOMPARE(bad.code, 2);
+  QVERIFY(bad.err.startsWith("fitbench-cli: FITBENCH_CPU_DEVICES: "));
+}
+
+void TestCli::help_on_every_command() {
+  for (const char* c : {"run", "evaluate", "predict", "summary", "devices"}) {
+    const Result r = cli({c, "--help"});
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains("Usage:"), c);
+  }
+  QCOMPARE(cli({"--help"}).code, 0);
+  QCOMPARE(cli({}).code, 2);
+  QCOMPARE(cli({"frobnicate"}).code, 2);
+  QCOMPARE(cli({"run"}).code, 2);
+  QCOMPARE(cli({"run", example("seed.json"), "--epochs", "zero"}).code, 2);
+}
+
+void TestCli::bad_input_exits_2() {
+  QTemporaryDir dir;
+  const QString base = R"({"data": {"generator": "seed", "samples": 32},
+    "model": {"class_name": "Sequential", "config": {"layers": [LAYERS]}},
+    "compile": {"optimizer": "sgd", "loss": "binary_crossentropy"}})";
+  struct Case {
+    const char* name;
+    QString json;
+    const char* expected;  // the start of stderr after the file name
+  };
+  const Case cases[] = {
+      {"units", QString(base).replace("LAYERS", R"({"class_name": "Dense", "config": {"units": -3}})"),
+       "model.config.layers[0].config.units"},
+      {"layer", QString(base).replace("LAYERS", R"({"class_name": "Conv2D", "config": {}})"),
+       "model.config.layers[0].class_name"},
+      {"key", QString(base).replace("LAYERS", R"({"class_name": "Dense", "config": {"units": 1, "unitz": 2}})"),
+       "model.config.layers[0].config.unitz"},
+      {"syntax", "{\"data\": {,}}", ""},
+      {"shape", QString(base).replace("LAYERS", R"({"class_name": "Dense", "config": {"units": 2}})"),
+       "model"},
+  };
+  for (const Case& c : cases) {
+    const QString file = dir.filePath(QString(c.name) + ".json");
+    write(file, c.json.toUtf8());
+    const Result r = cli({"run", file});
+    QCOMPARE(r.code, 2);
+    QCOMPARE(r.err.count('\n'), 1);
+    QVERIFY2(r.err.startsWith("fitbench-cli: "), qPrintable(r.err));
+    QVERIFY2(r.err.contains(c.expected), qPrintable(r.err));
+    QVERIFY2(r.err.contains(QString(c.name) + ".json"),
+             qPrintable(r.err));
+  }
+  const Result missing = cli({"run", dir.filePath("nope.json")});
+  QCOMPARE(missing.code, 2);
+  QVERIFY(missing.err.contains("nope.json"));
+  write(dir.filePath("bad.csv"), "a,label\n1,0\nx,1\n");
+  QTemporaryDir d2;
+  const QString model = d2.filePath("m.json");
+  QCOMPARE(cli({"run", example("seed.json"), "--epochs", "1", "--verbose", "0", "--save-model",
+                model})
+               .code,
+           0);
+  const Result csv = cli({"evaluate", model, "--data", dir.filePath("bad.csv"), "--target",
+                          "label"});
+  QCOMPARE(csv.code, 2);
+  QVERIFY2(csv.err.contains("bad.csv:3:1"), qPrintable(csv.err));
+}
+
+void TestCli::nan_exits_1() {
+  QTemporaryDir dir;
+  const QString file = dir.filePath("nan.json");
+  write(file, R"({"data": {"generator": "sine", "samples": 64, "noise": 0.1},
+    "model": {"class_name": "Sequential", "config": {"layers": [
+      {"class_name": "Dense", "config": {"units": 16, "activation": "relu"}},
+      {"class_name": "Dense", "config": {"units": 1}}]}},
+    "compile": {"optimizer": {"class_name": "SGD", "config": {"learning_rate": 1e6}},
+                "loss": "mse"},
+    "fit": {"epochs": 5, "verbose": 0, "callbacks": [{"class_name": "TerminateOnNaN"}]}})");
+  const Result r = cli({"run", file});
+  QCOMPARE(r.code, 1);
+  QVERIFY2(r.err.contains("not a finite number"), qPrintable(r.err));
+}
+
+QTEST_GUILESS_MAIN(TestCli)
+#include "tst_cli.moc"
