@@ -6,10 +6,12 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <thread>
 #include <nlohmann/json.hpp>
 
 #include "core/data/dataset.h"
 #include "core/distribution/devices.h"
+#include "core/distribution/distribution.h"
 #include "core/error.h"
 #include "core/io/experiment.h"
 #include "core/io/json_file.h"
@@ -114,6 +116,13 @@ int run_command(const QStringList& args) {
   p.addOption({"load-weights", "Start from the weights of this model file.", "MODEL"});
   p.addOption({"save-model", "Write the trained model to this model file.", "MODEL"});
   p.addOption({"history", "Write the History to FILE.json or FILE.csv.", "FILE"});
+  p.addOption({"devices",
+               "Number of simulated CPU devices (default: the experiment's devices.count, "
+               "FITBENCH_CPU_DEVICES, XLA_FLAGS=--xla_force_host_platform_device_count=N, or 1).",
+               "N"});
+  p.addOption({"strategy",
+               "Distribution: none, or data_parallel (default: the experiment's distribution).",
+               "none|data_parallel"});
   if (int code = parse(p, args, 1, "one EXPERIMENT file"); code >= 0) return code;
 
   ExperimentSpec spec = read_experiment(p.positionalArguments()[0].toStdString());
@@ -122,6 +131,20 @@ int run_command(const QStringList& args) {
   if (p.isSet("verbose")) spec.fit.verbose = int_option(p, "verbose", 0, 2);
   if (p.isSet("seed")) spec.seed = static_cast<uint64_t>(int_option(p, "seed", 0, INT32_MAX));
   if (p.isSet("load-weights")) spec.initial_weights = p.value("load-weights").toStdString();
+  if (p.isSet("strategy")) {
+    const QString s = p.value("strategy");
+    if (s == "none") {
+      spec.distribution = DistributionSpec{};
+    } else if (s == "data_parallel") {
+      spec.distribution = DistributionSpec{};
+      spec.distribution.class_name = "DataParallel";
+    } else {
+      throw InputError("--strategy", "must be none or data_parallel, got \"" + s.toStdString() +
+                                         "\" (ModelParallel is not available in this version)");
+    }
+  }
+  std::optional<int> cli_devices;
+  if (p.isSet("devices")) cli_devices = int_option(p, "devices", 1, 64);
   if (spec.devices.type != "cpu")
     throw InputError("devices.type", "\"" + spec.devices.type +
                                          "\" devices are not available: fitbench simulates CPU "
@@ -134,6 +157,17 @@ int run_command(const QStringList& args) {
   History history;
   try {
     run = prepare_run(spec);
+    if (!spec.distribution.class_name.empty()) {
+      const int count = resolve_device_count(cli_devices, spec.devices.count);
+      apply_distribution(*run.model, spec.distribution, count);
+      // What the seed script prints before training.
+      std::cout << "Devices: " << device_list_repr(list_devices("cpu", count)) << "\n"
+                << distribution_line(spec.distribution) << "\n";
+      const unsigned cores = std::thread::hardware_concurrency();
+      if (cores > 0 && static_cast<unsigned>(count) > cores)
+        std::cerr << "fitbench-cli: note: " << count << " devices share " << cores
+                  << " cores; devices take turns, so steps take longer than on real hardware\n";
+    }
     history = run.model->fit(run.data.x, run.data.y, spec.fit, options);
   } catch (const InputError& e) {
     // Places inside the experiment ("model", "fit.callbacks[0]") are named with the file.

@@ -10,6 +10,7 @@
 #include <malloc.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
@@ -341,36 +342,75 @@ Workload mlp_workload(int64_t samples) {
   return w;
 }
 
-// Prints where each traced allocation came from: object + offset through addr2line.
+// "ns::f<T, U>::g" -> "ns::f::g": template arguments make Eigen's frames unreadable.
+std::string strip_templates(const std::string& name) {
+  std::string out;
+  int depth = 0;
+  for (char c : name) {
+    if (c == '<') ++depth;
+    if (depth == 0) out += c;
+    if (c == '>' && depth > 0) --depth;
+  }
+  return out;
+}
+
+// Symbolizes one return address as "function file:line [object+offset]" through addr2line.
+std::string symbolize(void* addr) {
+  Dl_info info{};
+  char buf[64];
+  if (!dladdr(addr, &info) || !info.dli_fname) {
+    std::snprintf(buf, sizeof buf, "%p", addr);
+    return buf;
+  }
+  // A return address points after the call; step back one byte to land on the call's line.
+  const auto offset =
+      reinterpret_cast<uintptr_t>(addr) - reinterpret_cast<uintptr_t>(info.dli_fbase) - 1;
+  std::string cmd = "addr2line -f -C -i -e '" + std::string(info.dli_fname) + "' ";
+  std::snprintf(buf, sizeof buf, "0x%lx", static_cast<unsigned long>(offset));
+  cmd += buf;
+  cmd += " 2>/dev/null";
+  std::string text;
+  if (FILE* p = popen(cmd.c_str(), "r")) {
+    char line[4096];
+    bool function_line = true;  // addr2line alternates "function" and "file:line" lines
+    while (std::fgets(line, sizeof line, p)) {
+      std::string l(line);
+      if (!l.empty() && l.back() == '\n') l.pop_back();
+      if (function_line) {
+        const size_t paren = l.find('(');  // drop the (long) parameter list
+        if (paren != std::string::npos && paren > 0) l = l.substr(0, paren);
+        text += (text.empty() ? "" : "\n        inlined in ") + strip_templates(l);
+      } else {
+        text += " " + l;
+      }
+      function_line = !function_line;
+    }
+    pclose(p);
+  }
+  std::snprintf(buf, sizeof buf, "+0x%lx]", static_cast<unsigned long>(offset));
+  return text + "  [" + info.dli_fname + buf;
+}
+
+// Prints each distinct call stack of the allocations traced inside steady-state steps.
 void print_traces() {
   const int n = std::min(g_trace_count.load(), kMaxTraces);
+  std::vector<bool> printed(static_cast<size_t>(n), false);
   for (int t = 0; t < n; ++t) {
-    std::printf("  allocation %d (%zu bytes) inside a steady-state step:\n", t, g_trace_bytes[t]);
+    if (printed[static_cast<size_t>(t)]) continue;
+    int same = 0;
+    for (int u = t; u < n; ++u) {
+      if (g_trace_depth[u] == g_trace_depth[t] && g_trace_bytes[u] == g_trace_bytes[t] &&
+          std::equal(g_traces[t], g_traces[t] + g_trace_depth[t], g_traces[u])) {
+        printed[static_cast<size_t>(u)] = true;
+        ++same;
+      }
+    }
+    std::printf("  %d of the traced allocations, %zu bytes each, from:\n", same, g_trace_bytes[t]);
+    // Frame 0 is the replaced malloc/new (note_alloc is inlined into it).
     for (int f = 1; f < g_trace_depth[t]; ++f) {
-      Dl_info info{};
-      void* addr = g_traces[t][f];
-      if (!dladdr(addr, &info) || !info.dli_fname) {
-        std::printf("    #%d %p\n", f, addr);
-        continue;
-      }
-      // Return addresses point after the call; step back one byte to land on the call line.
-      const auto offset = reinterpret_cast<uintptr_t>(addr) -
-                          reinterpret_cast<uintptr_t>(info.dli_fbase) - 1;
-      std::string obj = info.dli_fname;
-      if (obj.empty() || obj.find('/') == std::string::npos) obj = "/proc/self/exe";
-      char cmd[1024];
-      std::snprintf(cmd, sizeof cmd, "addr2line -f -C -i -e '%s' 0x%lx 2>/dev/null", obj.c_str(),
-                    static_cast<unsigned long>(offset));
-      std::string text;
-      if (FILE* p = popen(cmd, "r")) {
-        char line[512];
-        while (std::fgets(line, sizeof line, p)) text += line;
-        pclose(p);
-      }
-      for (char& c : text)
-        if (c == '\n') c = ' ';
-      std::printf("    #%d %s  [%s+0x%lx]\n", f, text.c_str(), info.dli_fname,
-                  static_cast<unsigned long>(offset));
+      const std::string where = symbolize(g_traces[t][f]);
+      std::printf("    #%d %s\n", f, where.c_str());
+      if (where.find(" main ") != std::string::npos || where.rfind("main ", 0) == 0) break;
     }
   }
 }
@@ -448,18 +488,15 @@ int main(int argc, char** argv) {
   std::printf("\nHeap allocations during fit(verbose=0), %d epochs (counts of new/malloc calls)\n",
               epochs);
   std::printf("%-34s %-7s %6s %11s %13s %12s %11s %9s %9s\n", "workload", "shuffle", "steps",
-              "first batch", "steady max/st", "in train_st", "epoch bound", "fit total",
-              "traced");
+              "first batch", "steady max/st", "in train_st", "epoch bound", "fit total", "traced");
   bool clean = true;
   for (const Row& r : rows) {
-    std::printf("%-34s %-7s %6d %11llu %13llu %12llu %11llu %9llu %9llu\n", r.name.c_str(),
-                r.shuffle ? "true" : "false", r.steps * r.epochs,
-                static_cast<unsigned long long>(r.first),
-                static_cast<unsigned long long>(r.steady_max),
-                static_cast<unsigned long long>(r.in_step),
-                static_cast<unsigned long long>(r.boundary),
-                static_cast<unsigned long long>(r.total),
-                static_cast<unsigned long long>(r.traced));
+    std::printf(
+        "%-34s %-7s %6d %11llu %13llu %12llu %11llu %9llu %9llu\n", r.name.c_str(),
+        r.shuffle ? "true" : "false", r.steps * r.epochs, static_cast<unsigned long long>(r.first),
+        static_cast<unsigned long long>(r.steady_max), static_cast<unsigned long long>(r.in_step),
+        static_cast<unsigned long long>(r.boundary), static_cast<unsigned long long>(r.total),
+        static_cast<unsigned long long>(r.traced));
     clean = clean && r.steady_max == 0 && r.in_step == 0;
   }
   std::printf(

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Quick start 2: installs what is missing, builds fitbench and runs the whole test suite with
-# ctest, then again under AddressSanitizer + UndefinedBehaviorSanitizer.
-# FITBENCH_QUICK=1 skips the sanitizer pass.
+# ctest, then again under AddressSanitizer + UndefinedBehaviorSanitizer, then the threaded tests
+# (fit, DataParallel) under ThreadSanitizer. FITBENCH_QUICK=1 skips the sanitizer passes.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$root/scripts/deps.sh"
@@ -16,9 +16,19 @@ run_suite() {  # build-dir, extra cmake args...
   ctest --test-dir "$dir" --output-on-failure -j2 --timeout 900
 }
 
+run_threaded_tsan() {
+  local dir="$root/build-tsan"
+  echo "== fitbench: ThreadSanitizer build of the threaded tests in $dir"
+  cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DFITBENCH_TSAN=ON >/dev/null
+  cmake --build "$dir" -j2 --target tst_fit tst_data_parallel
+  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+    ctest --test-dir "$dir" --output-on-failure --timeout 900 -R "tst_fit|tst_data_parallel"
+}
+
 run_suite "${FITBENCH_BUILD_DIR:-$root/build}"
 if [ "${FITBENCH_QUICK:-0}" != "1" ]; then
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     run_suite "$root/build-asan" -DFITBENCH_SANITIZE=ON -DFITBENCH_NATIVE=OFF
+  run_threaded_tsan
 fi
 echo "== fitbench: all test suites passed"

@@ -4,7 +4,15 @@
 #include "core/io/experiment.h"
 
 #include <algorithm>
+// libstdc++ 12's regex compiler trips GCC's -Wmaybe-uninitialized at -O1 with sanitizers.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <regex>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 #include "core/error.h"
 #include "core/io/json_file.h"

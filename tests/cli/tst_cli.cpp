@@ -56,8 +56,10 @@ class TestCli : public QObject {
 void TestCli::seed_example_output() {
   const Result r = cli({"run", example("seed.json")});
   QCOMPARE(r.code, 0);
-  const QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
-  QCOMPARE(lines.size(), 9);
+  QStringList lines = r.out.split('\n', Qt::SkipEmptyParts);
+  QCOMPARE(lines.size(), 11);
+  QCOMPARE(lines.takeFirst(), QString("Devices: ['cpu:0']"));
+  QCOMPARE(lines.takeFirst(), QString("Distribution: DataParallel"));
   const QRegularExpression epoch_line(
       R"(^8/8 - \d+s - \d+(us|ms|s)/step - accuracy: \d\.\d{4} - loss: \d\.\d{4}$)");
   for (int e = 0; e < 4; ++e) {
@@ -77,6 +79,15 @@ void TestCli::seed_example_output() {
   const Result longer = cli({"run", example("seed.json"), "--epochs", "8", "--verbose", "0"});
   QCOMPARE(longer.code, 0);
   QVERIFY2(longer.out.section("Final accuracy: ", 1).toDouble() >= 0.9, qPrintable(longer.out));
+  // The seed's own command line: two devices from XLA_FLAGS, DataParallel from the experiment,
+  // the same numbers as one device.
+  const Result two = cli({"run", example("seed.json")},
+                         {"XLA_FLAGS=--xla_force_host_platform_device_count=2"});
+  QCOMPARE(two.code, 0);
+  QVERIFY(two.out.startsWith("Devices: ['cpu:0', 'cpu:1']\nDistribution: DataParallel\nEpoch 1/4\n"));
+  QCOMPARE(two.out.section("Final", 1), r.out.section("Final", 1));
+  const Result none = cli({"run", example("seed.json"), "--strategy", "none"});
+  QVERIFY(none.out.startsWith("Epoch 1/4\n"));
   // Reruns are identical apart from timings.
   const Result again = cli({"run", example("seed.json")});
   QCOMPARE(again.out.section("Final", 1), r.out.section("Final", 1));

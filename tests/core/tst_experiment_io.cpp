@@ -797,6 +797,8 @@ void TestExperimentIo::errors_data() {
       "compile.loss.config.label_smoothing", "0.1 is not supported by fitbench (only 0 is)");
   row("/fit/verbose", "3", "fit.verbose", "must be 0, 1, 2 or \"auto\", got 3");
   row("/fit/validation_split", "1", "fit.validation_split", "must be a number in [0, 1), got 1");
+  row("/fit/callbacks/0", R"({"class_name": "TerminateOnNaN", "config": {"monitor": "loss"}})",
+      "fit.callbacks[0].config.monitor", "unknown key; this object takes no keys");
   row("/fit/callbacks/0/class_name", R"("TensorBoard")", "fit.callbacks[0].class_name",
       "\"TensorBoard\" is not supported by fitbench; expected one of: EarlyStopping, "
       "ModelCheckpoint, CSVLogger, ReduceLROnPlateau, LearningRateScheduler, TerminateOnNaN");

@@ -1,0 +1,350 @@
+// Training-step speed on one thread: (a) the seed model's StepExecutor::train_step on a 16-row
+// batch and its fit() time per step, with the framework overhead left after the FLOP time;
+// (b) a 784-512-512-10 MLP's samples/s and GFLOP/s through Sequential::fit(verbose=0); (c) this
+// machine's Eigen SGEMM peak on the MLP's shapes and 1024^3, on one thread and on two threads
+// running independent GEMM loops at once (the ceiling of two simulated devices).
+// Usage: bench_step [--repeats N] [--quick]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/data/dataset.h"
+#include "core/random.h"
+#include "core/training/sequential.h"
+
+namespace {
+
+using namespace fitbench;
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string a, b, c;
+  in >> a >> b >> c;
+  return a + " " + b + " " + c;
+}
+
+// Runs body(iterations) with iterations grown until one call takes >= min_seconds, then returns
+// the median over `repeats` calls of the time per iteration.
+double time_per_iteration(const std::function<void(long)>& body, int repeats, double min_seconds) {
+  long iterations = 1;
+  for (;;) {
+    const auto t0 = Clock::now();
+    body(iterations);
+    const double t = seconds_since(t0);
+    if (t >= min_seconds) break;
+    iterations =
+        t > 0.0 ? std::max(iterations * 2, static_cast<long>(iterations * min_seconds / t * 1.2))
+                : iterations * 10;
+  }
+  std::vector<double> per;
+  for (int r = 0; r < repeats; ++r) {
+    const auto t0 = Clock::now();
+    body(iterations);
+    per.push_back(seconds_since(t0) / static_cast<double>(iterations));
+  }
+  return median(per);
+}
+
+Matrix random_matrix(Index rows, Index cols, uint64_t seed) {
+  Rng rng(seed);
+  Matrix m(rows, cols);
+  for (Index i = 0; i < m.size(); ++i) m.data()[i] = static_cast<float>(rng.uniform(-1.0, 1.0));
+  return m;
+}
+
+// ---- (c) SGEMM ----
+
+// C(m,n) = A(m,k) * B(k,n) on row-major matrices, as Dense::forward computes x * kernel.
+struct Gemm {
+  Matrix a, b, c;
+  Gemm(Index m, Index k, Index n, uint64_t seed)
+      : a(random_matrix(m, k, seed)), b(random_matrix(k, n, seed + 1)), c(m, n) {}
+  void run(long iterations) {
+    for (long i = 0; i < iterations; ++i) c.noalias() = a * b;
+  }
+  double flops() const { return 2.0 * a.rows() * a.cols() * b.cols(); }
+};
+
+// One thread's GFLOP/s on an m x k x n product (median of repeats).
+double gemm_gflops_1(Index m, Index k, Index n, int repeats) {
+  Gemm g(m, k, n, 1);
+  const double t = time_per_iteration([&](long it) { g.run(it); }, repeats, 0.25);
+  return g.flops() / t * 1e-9;
+}
+
+// Two threads, each with its own matrices, running the same number of products at once; the
+// aggregate GFLOP/s over the wall time of both (median of repeats).
+double gemm_gflops_2(Index m, Index k, Index n, int repeats) {
+  Gemm g0(m, k, n, 1), g1(m, k, n, 3);
+  long iterations = 1;
+  {
+    const auto t0 = Clock::now();
+    g0.run(1);
+    const double t = seconds_since(t0);
+    iterations = std::max(1L, static_cast<long>(0.3 / std::max(t, 1e-6)));
+  }
+  std::vector<double> rates;
+  for (int r = 0; r < repeats; ++r) {
+    const auto t0 = Clock::now();
+    std::thread other([&] { g1.run(iterations); });
+    g0.run(iterations);
+    other.join();
+    rates.push_back(2.0 * g0.flops() * static_cast<double>(iterations) / seconds_since(t0) * 1e-9);
+  }
+  return median(rates);
+}
+
+// ---- models ----
+
+LayerSpec dense(int64_t units, const std::string& activation) {
+  LayerSpec l;
+  l.class_name = "Dense";
+  l.units = units;
+  l.activation = activation;
+  return l;
+}
+
+LayerSpec input(int64_t units) {
+  LayerSpec l;
+  l.class_name = "InputLayer";
+  l.shape = {units};
+  return l;
+}
+
+ModelSpec seed_spec() {
+  ModelSpec s;
+  s.layers = {input(4), dense(1, "sigmoid")};
+  return s;
+}
+
+CompileOptions seed_compile() {
+  CompileOptions c;
+  c.optimizer.class_name = "SGD";
+  c.optimizer.learning_rate = 0.2;
+  c.loss.name = "binary_crossentropy";
+  c.metrics = {"accuracy"};
+  return c;
+}
+
+ModelSpec mlp_spec() {
+  ModelSpec s;
+  s.layers = {input(784), dense(512, "relu"), dense(512, "relu"), dense(10, "softmax")};
+  return s;
+}
+
+CompileOptions mlp_compile() {
+  CompileOptions c;
+  c.optimizer.class_name = "Adam";
+  c.loss.name = "sparse_categorical_crossentropy";
+  c.metrics = {"accuracy"};
+  return c;
+}
+
+FitOptions quiet_fit(int epochs, int batch_size) {
+  FitOptions o;
+  o.epochs = epochs;
+  o.batch_size = batch_size;
+  o.verbose = 0;
+  o.shuffle = true;
+  return o;
+}
+
+struct SeedResult {
+  double step_us = 0.0;      // LocalExecutor::train_step on 16 rows
+  double fit_step_us = 0.0;  // Sequential::fit wall time per step (128 samples, batch 16)
+  double flops_per_step = 0.0;
+};
+
+// (a) The seed model: the executor's train_step on a fixed 16-row batch, and fit() per step.
+SeedResult bench_seed(int repeats) {
+  DataSpec data;
+  data.generator = "seed";
+  data.samples = 128;
+  const Dataset d = generate_dataset(data);
+  set_random_seed(7);
+  Sequential model(seed_spec());
+  model.compile(seed_compile());
+  ExecutorContext saved;
+  model.set_executor_factory([&saved](const ExecutorContext& ctx) {
+    saved = ctx;
+    return std::make_unique<LocalExecutor>(ctx);
+  });
+  model.fit(d.x, d.y, quiet_fit(1, 16));  // builds the optimizer; saves the executor context
+
+  SeedResult r;
+  {
+    LocalExecutor exec(saved);
+    exec.prepare(16);
+    const Matrix x = d.x.topRows(16), y = d.y.topRows(16);
+    StepTotals totals;
+    totals.reset(saved.graph.metric_state_size());
+    uint64_t step = 0;
+    r.step_us = 1e6 * time_per_iteration(
+                          [&](long it) {
+                            for (long i = 0; i < it; ++i) exec.train_step(x, y, step++, totals);
+                          },
+                          repeats, 0.2);
+  }
+  {
+    const int epochs = 250;  // 2000 steps per fit()
+    std::vector<double> per;
+    for (int rep = 0; rep < repeats; ++rep) {
+      const auto t0 = Clock::now();
+      model.fit(d.x, d.y, quiet_fit(epochs, 16));
+      per.push_back(seconds_since(t0) / (epochs * 8.0));
+    }
+    r.fit_step_us = 1e6 * median(per);
+  }
+  r.flops_per_step = 6.0 * static_cast<double>(model.count_params(true)) * 16.0;
+  return r;
+}
+
+struct MlpResult {
+  double samples_per_s = 0.0;
+  double flops_per_sample = 0.0;         // 6 * params: 2 forward + 4 backward per weight
+  double gemm_flops_per_sample = 0.0;    // the GEMMs a step runs (no dx for the first layer)
+  double gemm_only_samples_per_s = 0.0;  // the step's 8 products alone, same shapes
+};
+
+// The eight products of one MLP step at batch b, written as Dense computes them.
+struct MlpGemms {
+  Matrix x, w1, w2, w3, h1, h2, out, d3, d2, d1, g1, g2, g3;
+  explicit MlpGemms(Index b)
+      : x(random_matrix(b, 784, 5)),
+        w1(random_matrix(784, 512, 6)),
+        w2(random_matrix(512, 512, 7)),
+        w3(random_matrix(512, 10, 8)),
+        h1(b, 512),
+        h2(b, 512),
+        out(b, 10),
+        d3(random_matrix(b, 10, 9)),
+        d2(b, 512),
+        d1(b, 512),
+        g1(784, 512),
+        g2(512, 512),
+        g3(512, 10) {}
+  void run(long iterations) {
+    for (long i = 0; i < iterations; ++i) {
+      h1.noalias() = x * w1;
+      h2.noalias() = h1 * w2;
+      out.noalias() = h2 * w3;
+      g3.noalias() = h2.transpose() * d3;
+      d2.noalias() = d3 * w3.transpose();
+      g2.noalias() = h1.transpose() * d2;
+      d1.noalias() = d2 * w2.transpose();
+      g1.noalias() = x.transpose() * d1;
+    }
+  }
+};
+
+// (b) The MLP through fit(): samples/s over whole epochs of 4096 synthetic samples.
+MlpResult bench_mlp(int repeats, int samples) {
+  const Index n = samples;
+  Matrix x = random_matrix(n, 784, 21);
+  Matrix y(n, 1);
+  Rng rng(22);
+  for (Index i = 0; i < n; ++i) y(i, 0) = static_cast<float>(rng.below(10));
+  set_random_seed(7);
+  Sequential model(mlp_spec());
+  model.compile(mlp_compile());
+  model.fit(x, y, quiet_fit(1, 256));  // warm-up: optimizer slots, caches, page faults
+  std::vector<double> rates;
+  for (int rep = 0; rep < repeats; ++rep) {
+    const auto t0 = Clock::now();
+    model.fit(x, y, quiet_fit(1, 256));
+    rates.push_back(static_cast<double>(n) / seconds_since(t0));
+  }
+  MlpResult r;
+  r.samples_per_s = median(rates);
+  r.flops_per_sample = 6.0 * static_cast<double>(model.count_params(true));
+  const double dims[] = {784, 512, 512, 10};
+  for (int l = 0; l < 3; ++l)
+    r.gemm_flops_per_sample += (l == 0 ? 4.0 : 6.0) * dims[l] * dims[l + 1];
+  MlpGemms g(256);
+  const double t = time_per_iteration([&](long it) { g.run(it); }, repeats, 0.3);
+  r.gemm_only_samples_per_s = 256.0 / t;
+  return r;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int repeats = 7;
+  int mlp_samples = 4096;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--repeats") == 0 && i + 1 < argc)
+      repeats = std::max(5, std::atoi(argv[++i]));
+    else if (std::strcmp(argv[i], "--quick") == 0)
+      mlp_samples = 1024;
+  }
+  std::printf("bench_step: Eigen %d.%d.%d, SIMD %s, %d repeats (medians), load avg %s\n",
+              EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION, EIGEN_MINOR_VERSION,
+              Eigen::SimdInstructionSetsInUse(), repeats, load_average().c_str());
+
+  const double peak_mlp_1 = gemm_gflops_1(256, 784, 512, repeats);
+  const double peak_mlp_2 = gemm_gflops_2(256, 784, 512, repeats);
+  const double peak_cube_1 = gemm_gflops_1(1024, 1024, 1024, repeats);
+  const double peak_cube_2 = gemm_gflops_2(1024, 1024, 1024, repeats);
+  const SeedResult seed = bench_seed(repeats);
+  const MlpResult mlp = bench_mlp(repeats, mlp_samples);
+
+  const double flop_us = seed.flops_per_step / (peak_mlp_1 * 1e9) * 1e6;
+  const double mlp_gflops = mlp.samples_per_s * mlp.flops_per_sample * 1e-9;
+  const double mlp_gemm_gflops = mlp.samples_per_s * mlp.gemm_flops_per_sample * 1e-9;
+
+  std::printf("\n%-52s %14s\n", "measurement", "median");
+  std::printf("%-52s %11.1f GF/s\n", "(c) SGEMM 256x784x512, 1 thread", peak_mlp_1);
+  std::printf("%-52s %11.1f GF/s\n", "(c) SGEMM 256x784x512, 2 threads (independent)", peak_mlp_2);
+  std::printf("%-52s %11.1f GF/s\n", "(c) SGEMM 1024^3, 1 thread", peak_cube_1);
+  std::printf("%-52s %11.1f GF/s\n", "(c) SGEMM 1024^3, 2 threads (independent)", peak_cube_2);
+  std::printf("%-52s %11.2f us\n", "(a) seed train_step, 16 rows (LocalExecutor)", seed.step_us);
+  std::printf("%-52s %11.2f us\n", "(a) seed fit() per step, 128 samples, batch 16",
+              seed.fit_step_us);
+  std::printf("%-52s %11.4f us\n", "(a) seed FLOP time per step (6*params*16 @ 1T peak)", flop_us);
+  std::printf("%-52s %11.2f us\n", "(a) seed framework overhead per train_step",
+              seed.step_us - flop_us);
+  std::printf("%-52s %9.0f samp/s\n", "(b) MLP fit(), Adam, batch 256, 1 thread",
+              mlp.samples_per_s);
+  std::printf("%-52s %11.1f GF/s\n", "(b) MLP fit() model FLOP rate (6*params/sample)", mlp_gflops);
+  std::printf("%-52s %11.1f GF/s\n", "(b) MLP fit() GEMM FLOP rate (FLOPs actually run)",
+              mlp_gemm_gflops);
+  std::printf("%-52s %9.0f samp/s\n", "(b) MLP step's 8 GEMMs alone (ceiling), 1 thread",
+              mlp.gemm_only_samples_per_s);
+  std::printf("\nratios\n");
+  std::printf("%-52s %11.2f\n", "SGEMM 2 threads / 1 thread, 256x784x512", peak_mlp_2 / peak_mlp_1);
+  std::printf("%-52s %11.2f\n", "SGEMM 2 threads / 1 thread, 1024^3", peak_cube_2 / peak_cube_1);
+  std::printf("%-52s %11.2f\n", "MLP fit GEMM GF/s / SGEMM 256x784x512 1T",
+              mlp_gemm_gflops / peak_mlp_1);
+  std::printf("%-52s %11.2f\n", "MLP fit samples/s / its GEMMs alone",
+              mlp.samples_per_s / mlp.gemm_only_samples_per_s);
+  std::printf("%-52s %11.2f\n", "seed fit() per step / train_step",
+              seed.fit_step_us / seed.step_us);
+  std::printf("load avg at end: %s\n", load_average().c_str());
+  // One machine-readable line for bench/run_all.sh.
+  std::printf(
+      "SUMMARY seed_step_us=%.2f seed_fit_step_us=%.2f mlp_samples_per_s=%.0f mlp_gflops=%.1f "
+      "mlp_gemm_gflops=%.1f "
+      "mlp_gemm_only_samples_per_s=%.0f sgemm_mlp_1t=%.1f sgemm_mlp_2t=%.1f sgemm_1024_1t=%.1f "
+      "sgemm_1024_2t=%.1f simd=\"%s\"\n",
+      seed.step_us, seed.fit_step_us, mlp.samples_per_s, mlp_gflops, mlp_gemm_gflops,
+      mlp.gemm_only_samples_per_s, peak_mlp_1, peak_mlp_2, peak_cube_1, peak_cube_2,
+      Eigen::SimdInstructionSetsInUse());
+  return 0;
+}
