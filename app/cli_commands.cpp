@@ -1,13 +1,12 @@
 #include "app/cli_commands.h"
 
 #include <QCommandLineParser>
-
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
-#include <thread>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "core/data/dataset.h"
 #include "core/distribution/devices.h"
@@ -41,8 +40,7 @@ int parse(QCommandLineParser& parser, const QStringList& args, int positionals,
     return 0;
   }
   if (parser.positionalArguments().size() != positionals) {
-    std::cerr << args[0].toStdString() << ": expected " << positional_name
-              << " (see --help)\n";
+    std::cerr << args[0].toStdString() << ": expected " << positional_name << " (see --help)\n";
     return 2;
   }
   return -1;
@@ -85,9 +83,8 @@ void write_history(const History& h, const std::string& file) {
     doc["epoch"] = h.epoch;
     doc["history"] = nlohmann::ordered_json::object();
     for (const auto& [k, v] : h.history) doc["history"][k] = v;
-    doc["params"] = {{"verbose", h.params_verbose},
-                     {"epochs", h.params_epochs},
-                     {"steps", h.params_steps}};
+    doc["params"] = {
+        {"verbose", h.params_verbose}, {"epochs", h.params_epochs}, {"steps", h.params_steps}};
     text = doc.dump(2) + "\n";
   }
   json_io::write_file_atomically(file, text);
@@ -110,8 +107,8 @@ int run_command(const QStringList& args) {
   p.addPositionalArgument("EXPERIMENT", "The experiment file (JSON).");
   p.addOption({"epochs", "Override fit.epochs.", "N"});
   p.addOption({"batch-size", "Override fit.batch_size.", "N"});
-  p.addOption({"verbose", "Override fit.verbose: 0 silent, 1 progress bar, 2 a line per epoch.",
-               "0|1|2"});
+  p.addOption(
+      {"verbose", "Override fit.verbose: 0 silent, 1 progress bar, 2 a line per epoch.", "0|1|2"});
   p.addOption({"seed", "Override the experiment's seed (keras.utils.set_random_seed).", "N"});
   p.addOption({"load-weights", "Start from the weights of this model file.", "MODEL"});
   p.addOption({"save-model", "Write the trained model to this model file.", "MODEL"});
@@ -254,8 +251,7 @@ int predict_command(const QStringList& args) {
   if (!model.built()) model.build(x.cols());
   model.set_weights(file.weights, model_path);
   const Matrix out = model.predict(x, int_option(p, "batch-size", 1, 1 << 24), 0);
-  for (Index c = 0; c < out.cols(); ++c)
-    std::cout << (c ? "," : "") << "output_" << c;
+  for (Index c = 0; c < out.cols(); ++c) std::cout << (c ? "," : "") << "output_" << c;
   std::cout << "\n";
   char buf[32];
   for (Index r = 0; r < out.rows(); ++r) {
@@ -296,8 +292,10 @@ int devices_command(const QStringList& args) {
       "from --devices, FITBENCH_CPU_DEVICES or "
       "XLA_FLAGS=--xla_force_host_platform_device_count=N (default 1).");
   p.addOption({"devices", "The number of simulated CPU devices.", "N"});
-  p.addOption({"type", "Device type: cpu (gpu and tpu list nothing: only CPU devices are "
-                       "simulated).", "TYPE", "cpu"});
+  p.addOption({"type",
+               "Device type: cpu (gpu and tpu list nothing: only CPU devices are "
+               "simulated).",
+               "TYPE", "cpu"});
   if (int code = parse(p, args, 0, "no positional arguments"); code >= 0) return code;
   std::optional<int> count;
   if (p.isSet("devices")) count = int_option(p, "devices", 1, 64);

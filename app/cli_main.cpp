@@ -1,8 +1,7 @@
 // fitbench-cli: the engine without a window. Subcommands run, evaluate, predict, summary and
 // devices; argument parsing and wiring only, the work is in core/.
-#include <QCoreApplication>
 #include <QCommandLineParser>
-
+#include <QCoreApplication>
 #include <cmath>
 #include <cstdio>
 #include <fstream>

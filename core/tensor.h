@@ -14,7 +14,8 @@ using MatrixRef = Eigen::Ref<Matrix>;
 using ConstMatrixRef = Eigen::Ref<const Matrix>;
 using Index = Eigen::Index;
 
-// A Keras-style shape without the batch dimension's None, e.g. {4, 1} for a kernel or {1} for a bias.
+// A Keras-style shape without the batch dimension's None, e.g. {4, 1} for a kernel or {1} for a
+// bias.
 using Shape = std::vector<int64_t>;
 
 }  // namespace fitbench

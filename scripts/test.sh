@@ -21,7 +21,7 @@ run_threaded_tsan() {
   echo "== fitbench: ThreadSanitizer build of the threaded tests in $dir"
   cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DFITBENCH_TSAN=ON >/dev/null
   cmake --build "$dir" -j2 --target tst_fit tst_data_parallel
-  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$root/tests/tsan.supp" \
     ctest --test-dir "$dir" --output-on-failure --timeout 900 -R "tst_fit|tst_data_parallel"
 }
 

@@ -92,11 +92,15 @@ void DataParallelExecutor::device_step(int d) {
     }
   };
   if (phase_ == Phase::kPredict) {
-    guarded([&] { dev.replica->predict_block(x_->middleRows(off, rows), out_->middleRows(off, rows)); });
+    guarded([&] {
+      dev.replica->predict_block(x_->middleRows(off, rows), out_->middleRows(off, rows));
+    });
     return;
   }
   if (phase_ == Phase::kTest) {
-    guarded([&] { dev.replica->test_block(x_->middleRows(off, rows), y_->middleRows(off, rows), dev.totals); });
+    guarded([&] {
+      dev.replica->test_block(x_->middleRows(off, rows), y_->middleRows(off, rows), dev.totals);
+    });
     return;
   }
   // Forward and backward on this device's shard.
@@ -140,19 +144,22 @@ void DataParallelExecutor::device_step(int d) {
   });
 }
 
-void DataParallelExecutor::train_step(ConstMatrixRef x, ConstMatrixRef y, uint64_t step,
-                                      StepTotals& totals) {
+void DataParallelExecutor::run(Phase phase, const ConstMatrixRef& x, const ConstMatrixRef* y,
+                               MatrixRef* out, StepTotals* totals) {
   const Index n = x.rows();
   shard_rows(n, pool_.size(), offsets_, sizes_);
-  totals.reg_weighted +=
-      ctx_.graph.network->regularization_loss(devices_[0]->replica->const_params()) *
-      static_cast<double>(n);
-  for (auto& d : devices_) d->totals.reset(totals.metric_states.size());
-  phase_ = Phase::kTrain;
+  if (totals) {
+    // The regularization loss is computed once, on device 0's (identical) replica.
+    totals->reg_weighted +=
+        ctx_.graph.network->regularization_loss(devices_[0]->replica->const_params()) *
+        static_cast<double>(n);
+    for (auto& d : devices_) d->totals.reset(totals->metric_states.size());
+  }
+  phase_ = phase;
   x_ = &x;
-  y_ = &y;
-  step_ = step;
-  scale_ = 1.0f / static_cast<float>(n);
+  y_ = y;
+  out_ = out;
+  scale_ = 1.0f / static_cast<float>(std::max<Index>(n, 1));
   failed_.store(false);
   pool_.dispatch(&DataParallelExecutor::run_device, this);
   for (auto& d : devices_) {
@@ -161,45 +168,23 @@ void DataParallelExecutor::train_step(ConstMatrixRef x, ConstMatrixRef y, uint64
       for (auto& other : devices_) other->error = nullptr;
       std::rethrow_exception(e);
     }
-    totals.add(d->totals);
   }
+  if (totals)
+    for (auto& d : devices_) totals->add(d->totals);
+}
+
+void DataParallelExecutor::train_step(ConstMatrixRef x, ConstMatrixRef y, uint64_t step,
+                                      StepTotals& totals) {
+  step_ = step;
+  run(Phase::kTrain, x, &y, nullptr, &totals);
 }
 
 void DataParallelExecutor::test_step(ConstMatrixRef x, ConstMatrixRef y, StepTotals& totals) {
-  const Index n = x.rows();
-  shard_rows(n, pool_.size(), offsets_, sizes_);
-  totals.reg_weighted +=
-      ctx_.graph.network->regularization_loss(devices_[0]->replica->const_params()) *
-      static_cast<double>(n);
-  for (auto& d : devices_) d->totals.reset(totals.metric_states.size());
-  phase_ = Phase::kTest;
-  x_ = &x;
-  y_ = &y;
-  failed_.store(false);
-  pool_.dispatch(&DataParallelExecutor::run_device, this);
-  for (auto& d : devices_) {
-    if (d->error) {
-      std::exception_ptr e = d->error;
-      for (auto& other : devices_) other->error = nullptr;
-      std::rethrow_exception(e);
-    }
-    totals.add(d->totals);
-  }
+  run(Phase::kTest, x, &y, nullptr, &totals);
 }
 
 void DataParallelExecutor::predict_step(ConstMatrixRef x, MatrixRef out) {
-  shard_rows(x.rows(), pool_.size(), offsets_, sizes_);
-  phase_ = Phase::kPredict;
-  x_ = &x;
-  out_ = &out;
-  failed_.store(false);
-  pool_.dispatch(&DataParallelExecutor::run_device, this);
-  for (auto& d : devices_)
-    if (d->error) {
-      std::exception_ptr e = d->error;
-      for (auto& other : devices_) other->error = nullptr;
-      std::rethrow_exception(e);
-    }
+  run(Phase::kPredict, x, nullptr, &out, nullptr);
 }
 
 }  // namespace fitbench

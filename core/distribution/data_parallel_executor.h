@@ -37,6 +37,9 @@ class DataParallelExecutor : public StepExecutor {
  private:
   struct Device;
   enum class Phase { kTrain, kTest, kPredict };
+  // Runs one phase on every device and gathers errors and totals.
+  void run(Phase phase, const ConstMatrixRef& x, const ConstMatrixRef* y, MatrixRef* out,
+           StepTotals* totals);
   static void run_device(void* self, int device);
   void device_step(int d);
 

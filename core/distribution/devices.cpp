@@ -14,8 +14,7 @@ constexpr int kMaxDevices = 64;
 int parse_count(const std::string& text, const std::string& place) {
   int value = 0;
   auto r = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (r.ec != std::errc() || r.ptr != text.data() + text.size() || value < 1 ||
-      value > kMaxDevices)
+  if (r.ec != std::errc() || r.ptr != text.data() + text.size() || value < 1 || value > kMaxDevices)
     throw InputError(place, "must be a whole number of devices from 1 to " +
                                 std::to_string(kMaxDevices) + ", got \"" + text + "\"");
   return value;

@@ -18,12 +18,18 @@ struct NamedActivation {
   Activation value;
 };
 constexpr NamedActivation kNames[] = {
-    {"linear", Activation::kLinear},       {"relu", Activation::kRelu},
-    {"sigmoid", Activation::kSigmoid},     {"tanh", Activation::kTanh},
-    {"softmax", Activation::kSoftmax},     {"elu", Activation::kElu},
-    {"selu", Activation::kSelu},           {"gelu", Activation::kGelu},
-    {"leaky_relu", Activation::kLeakyRelu}, {"softplus", Activation::kSoftplus},
-    {"silu", Activation::kSilu},           {"swish", Activation::kSilu},
+    {"linear", Activation::kLinear},
+    {"relu", Activation::kRelu},
+    {"sigmoid", Activation::kSigmoid},
+    {"tanh", Activation::kTanh},
+    {"softmax", Activation::kSoftmax},
+    {"elu", Activation::kElu},
+    {"selu", Activation::kSelu},
+    {"gelu", Activation::kGelu},
+    {"leaky_relu", Activation::kLeakyRelu},
+    {"softplus", Activation::kSoftplus},
+    {"silu", Activation::kSilu},
+    {"swish", Activation::kSilu},
 };
 
 inline float sigmoid(float x) {
@@ -39,8 +45,8 @@ Activation parse_activation(const std::string& name, const std::string& place) {
   if (name.empty() || name == "None") return Activation::kLinear;
   for (const auto& n : kNames)
     if (name == n.name) return n.value;
-  throw InputError(place, "unknown activation \"" + name + "\"; expected one of: " +
-                              activation_names());
+  throw InputError(place,
+                   "unknown activation \"" + name + "\"; expected one of: " + activation_names());
 }
 
 std::string activation_name(Activation a) {

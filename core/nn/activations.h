@@ -8,8 +8,19 @@
 
 namespace fitbench {
 
-enum class Activation { kLinear, kRelu, kSigmoid, kTanh, kSoftmax, kElu, kSelu, kGelu, kLeakyRelu,
-                        kSoftplus, kSilu };
+enum class Activation {
+  kLinear,
+  kRelu,
+  kSigmoid,
+  kTanh,
+  kSoftmax,
+  kElu,
+  kSelu,
+  kGelu,
+  kLeakyRelu,
+  kSoftplus,
+  kSilu
+};
 
 // Parses a Keras activation name ("swish" is silu); throws InputError(place, ...) if unknown.
 Activation parse_activation(const std::string& name, const std::string& place);

@@ -7,7 +7,9 @@ Dense::Dense(LayerSpec spec)
 
 std::vector<VariableDef> Dense::variable_defs(int64_t input_units) const {
   std::vector<VariableDef> defs;
-  defs.push_back({"kernel", {input_units, spec().units}, spec().kernel_initializer,
+  defs.push_back({"kernel",
+                  {input_units, spec().units},
+                  spec().kernel_initializer,
                   spec().kernel_regularizer});
   if (spec().use_bias)
     defs.push_back({"bias", {spec().units}, spec().bias_initializer, spec().bias_regularizer});

@@ -38,10 +38,9 @@ void variance_scaling(double scale, Mode mode, bool uniform, const Shape& shape,
 }
 
 bool known(const std::string& n) {
-  static const char* names[] = {"glorot_uniform", "glorot_normal",  "he_uniform",
-                                "he_normal",      "lecun_uniform",  "lecun_normal",
-                                "random_normal",  "random_uniform", "zeros",
-                                "ones"};
+  static const char* names[] = {
+      "glorot_uniform", "glorot_normal", "he_uniform",     "he_normal", "lecun_uniform",
+      "lecun_normal",   "random_normal", "random_uniform", "zeros",     "ones"};
   for (const char* k : names)
     if (n == k) return true;
   return false;

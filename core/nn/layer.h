@@ -16,9 +16,9 @@ namespace fitbench {
 // What a layer needs to know about the current call.
 struct ForwardContext {
   bool training = false;
-  uint64_t step = 0;       // global training step (dropout masks)
-  Index row_offset = 0;    // first row of this block within the global batch (dropout masks)
-  uint64_t seed = 0;       // the run's dropout seed
+  uint64_t step = 0;     // global training step (dropout masks)
+  Index row_offset = 0;  // first row of this block within the global batch (dropout masks)
+  uint64_t seed = 0;     // the run's dropout seed
 };
 
 // A variable a layer creates when built: name within the layer ("kernel"), Keras shape, init.

@@ -88,9 +88,8 @@ void Network::build(int64_t input_units) {
   for (size_t l = 0; l < layers_.size(); ++l) {
     const Layer& layer = *layers_[l];
     for (auto& def : layer.variable_defs(in)) {
-      variables_.push_back({name_ + "/" + layer.name() + "/" + def.name, def.shape,
-                            def.initializer, def.regularizer, layer.spec().trainable,
-                            static_cast<int>(l)});
+      variables_.push_back({name_ + "/" + layer.name() + "/" + def.name, def.shape, def.initializer,
+                            def.regularizer, layer.spec().trainable, static_cast<int>(l)});
     }
     first_var_.push_back(variables_.size());
     in = layer.output_units(in);
@@ -132,9 +131,7 @@ ConstMatrixRef Network::output(const Workspace& ws, Index n) const {
   return static_cast<const Matrix&>(ws.outputs.back()).topRows(n);
 }
 
-MatrixRef Network::output_grad(Workspace& ws, Index n) const {
-  return ws.grads.back().topRows(n);
-}
+MatrixRef Network::output_grad(Workspace& ws, Index n) const { return ws.grads.back().topRows(n); }
 
 void Network::backward(std::span<const Matrix* const> params, ConstMatrixRef x, Workspace& ws,
                        Index n, std::span<Matrix* const> grads) const {

@@ -16,9 +16,9 @@ PreparedRun prepare_run(const ExperimentSpec& spec) {
   run.data = load_dataset(spec.data, std::filesystem::current_path());
   if (spec.data.standardize) {
     const double split = spec.fit.validation_split;
-    const Index train_rows =
-        split > 0.0 ? static_cast<Index>(std::floor(run.data.size() * (1.0 - split)))
-                    : run.data.size();
+    const Index train_rows = split > 0.0
+                                 ? static_cast<Index>(std::floor(run.data.size() * (1.0 - split)))
+                                 : run.data.size();
     if (train_rows > 0) {
       const Standardizer s = Standardizer::fit(run.data.x.topRows(train_rows));
       s.apply(run.data.x);

@@ -14,7 +14,8 @@ namespace fitbench {
 struct CompileOptions {
   OptimizerSpec optimizer{};
   LossSpec loss{};
-  std::vector<std::string> metrics;  // as given: "accuracy", "binary_accuracy", "mse", "precision"...
+  std::vector<std::string>
+      metrics;  // as given: "accuracy", "binary_accuracy", "mse", "precision"...
 };
 
 // keras.callbacks.*; the fields a callback does not use are ignored.
@@ -25,18 +26,18 @@ struct CallbackSpec {
   std::string mode = "auto";         // "auto", "min", "max"
   double min_delta = 0.0;            // EarlyStopping (0), ReduceLROnPlateau (1e-4 when unset)
   std::optional<double> min_delta_set;
-  int patience = 0;                  // EarlyStopping 0, ReduceLROnPlateau 10
+  int patience = 0;  // EarlyStopping 0, ReduceLROnPlateau 10
   std::optional<int> patience_set;
-  bool restore_best_weights = false;  // EarlyStopping
-  int start_from_epoch = 0;           // EarlyStopping
-  std::optional<double> baseline;     // EarlyStopping
-  std::string filepath;               // ModelCheckpoint (a model file), CSVLogger (filename)
-  bool save_best_only = false;        // ModelCheckpoint
-  std::string separator = ",";        // CSVLogger
-  bool append = false;                // CSVLogger
-  double factor = 0.1;                // ReduceLROnPlateau
-  int cooldown = 0;                   // ReduceLROnPlateau
-  double min_lr = 0.0;                // ReduceLROnPlateau
+  bool restore_best_weights = false;     // EarlyStopping
+  int start_from_epoch = 0;              // EarlyStopping
+  std::optional<double> baseline;        // EarlyStopping
+  std::string filepath;                  // ModelCheckpoint (a model file), CSVLogger (filename)
+  bool save_best_only = false;           // ModelCheckpoint
+  std::string separator = ",";           // CSVLogger
+  bool append = false;                   // CSVLogger
+  double factor = 0.1;                   // ReduceLROnPlateau
+  int cooldown = 0;                      // ReduceLROnPlateau
+  double min_lr = 0.0;                   // ReduceLROnPlateau
   std::optional<ScheduleSpec> schedule;  // LearningRateScheduler: lr(epoch) = schedule(epoch)
 };
 
@@ -45,7 +46,7 @@ struct FitOptions {
   int batch_size = 32;
   double validation_split = 0.0;  // fraction taken from the end, before shuffling
   bool shuffle = true;
-  int verbose = 1;                // 0 silent, 1 progress bar, 2 one line per epoch
+  int verbose = 1;  // 0 silent, 1 progress bar, 2 one line per epoch
   int initial_epoch = 0;
   std::vector<CallbackSpec> callbacks;
 };

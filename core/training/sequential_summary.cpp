@@ -36,8 +36,8 @@ std::string Sequential::summary() const {
   std::optional<int64_t> optimizer_params;
   if (optimizer_ && optimizer_built_) {
     const OptimizerSpec& o = compile_options_.optimizer;
-    optimizer_params = 1 + (optimizer_->has_schedule() ? 0 : 1) +
-                       slots_per_variable(o) * count_params(true);
+    optimizer_params =
+        1 + (optimizer_->has_schedule() ? 0 : 1) + slots_per_variable(o) * count_params(true);
   }
   return format_summary(name(), rows, count_params(true), count_params(false), optimizer_params);
 }

@@ -81,10 +81,11 @@ void TestCli::seed_example_output() {
   QVERIFY2(longer.out.section("Final accuracy: ", 1).toDouble() >= 0.9, qPrintable(longer.out));
   // The seed's own command line: two devices from XLA_FLAGS, DataParallel from the experiment,
   // the same numbers as one device.
-  const Result two = cli({"run", example("seed.json")},
-                         {"XLA_FLAGS=--xla_force_host_platform_device_count=2"});
+  const Result two =
+      cli({"run", example("seed.json")}, {"XLA_FLAGS=--xla_force_host_platform_device_count=2"});
   QCOMPARE(two.code, 0);
-  QVERIFY(two.out.startsWith("Devices: ['cpu:0', 'cpu:1']\nDistribution: DataParallel\nEpoch 1/4\n"));
+  QVERIFY(
+      two.out.startsWith("Devices: ['cpu:0', 'cpu:1']\nDistribution: DataParallel\nEpoch 1/4\n"));
   QCOMPARE(two.out.section("Final", 1), r.out.section("Final", 1));
   const Result none = cli({"run", example("seed.json"), "--strategy", "none"});
   QVERIFY(none.out.startsWith("Epoch 1/4\n"));
@@ -97,8 +98,8 @@ void TestCli::history_and_model_files() {
   QTemporaryDir dir;
   const QString hist = dir.filePath("h.json"), csv = dir.filePath("h.csv"),
                 model = dir.filePath("m.json");
-  Result r = cli({"run", example("xor.json"), "--epochs", "3", "--verbose", "0", "--history",
-                  hist, "--save-model", model});
+  Result r = cli({"run", example("xor.json"), "--epochs", "3", "--verbose", "0", "--history", hist,
+                  "--save-model", model});
   QCOMPARE(r.code, 0);
   QFile f(hist);
   QVERIFY(f.open(QIODevice::ReadOnly));
@@ -115,11 +116,9 @@ void TestCli::history_and_model_files() {
   QCOMPARE(rows.size(), 3);
   QCOMPARE(rows[0], QString("epoch,accuracy,loss"));
   // Continuing from the saved weights starts where the first run ended: a lower first loss.
-  r = cli({"run", example("xor.json"), "--epochs", "1", "--verbose", "2", "--load-weights",
-           model});
+  r = cli({"run", example("xor.json"), "--epochs", "1", "--verbose", "2", "--load-weights", model});
   QCOMPARE(r.code, 0);
-  const double first_fresh =
-      doc["history"].toObject()["loss"].toArray().first().toDouble();
+  const double first_fresh = doc["history"].toObject()["loss"].toArray().first().toDouble();
   const double continued = r.out.section("loss: ", 1).left(6).toDouble();
   QVERIFY2(continued < first_fresh, qPrintable(r.out));
 }
@@ -127,10 +126,10 @@ void TestCli::history_and_model_files() {
 void TestCli::evaluate_and_predict() {
   QTemporaryDir dir;
   const QString model = dir.filePath("m.json"), data = dir.filePath("d.csv");
-  QCOMPARE(cli({"run", example("seed.json"), "--epochs", "20", "--verbose", "0",
-                "--save-model", model})
-               .code,
-           0);
+  QCOMPARE(
+      cli({"run", example("seed.json"), "--epochs", "20", "--verbose", "0", "--save-model", model})
+          .code,
+      0);
   write(data, "a,b,c,d,label\n1.5,0.2,-0.3,0.1,1\n-2.0,0.4,0.1,-0.2,0\n0.8,-1.0,0.5,0.3,1\n");
   Result r = cli({"evaluate", model, "--data", data, "--target", "label", "--verbose", "0"});
   QCOMPARE(r.code, 0);
@@ -148,7 +147,8 @@ void TestCli::summary() {
   const Result r = cli({"summary", example("seed.json")});
   QCOMPARE(r.code, 0);
   QVERIFY(r.out.startsWith("Model: \"sequential\"\n"));
-  QVERIFY(r.out.contains("│ dense (Dense)                   │ (None, 1)              │             5 │"));
+  QVERIFY(r.out.contains(
+      "│ dense (Dense)                   │ (None, 1)              │             5 │"));
   QVERIFY(r.out.contains(" Total params: 5 (20.00 B)\n"));
 }
 
@@ -190,14 +190,18 @@ void TestCli::bad_input_exits_2() {
     const char* expected;  // the start of stderr after the file name
   };
   const Case cases[] = {
-      {"units", QString(base).replace("LAYERS", R"({"class_name": "Dense", "config": {"units": -3}})"),
+      {"units",
+       QString(base).replace("LAYERS", R"({"class_name": "Dense", "config": {"units": -3}})"),
        "model.config.layers[0].config.units"},
       {"layer", QString(base).replace("LAYERS", R"({"class_name": "Conv2D", "config": {}})"),
        "model.config.layers[0].class_name"},
-      {"key", QString(base).replace("LAYERS", R"({"class_name": "Dense", "config": {"units": 1, "unitz": 2}})"),
+      {"key",
+       QString(base).replace("LAYERS",
+                             R"({"class_name": "Dense", "config": {"units": 1, "unitz": 2}})"),
        "model.config.layers[0].config.unitz"},
       {"syntax", "{\"data\": {,}}", ""},
-      {"shape", QString(base).replace("LAYERS", R"({"class_name": "Dense", "config": {"units": 2}})"),
+      {"shape",
+       QString(base).replace("LAYERS", R"({"class_name": "Dense", "config": {"units": 2}})"),
        "model"},
   };
   for (const Case& c : cases) {
@@ -208,8 +212,7 @@ void TestCli::bad_input_exits_2() {
     QCOMPARE(r.err.count('\n'), 1);
     QVERIFY2(r.err.startsWith("fitbench-cli: "), qPrintable(r.err));
     QVERIFY2(r.err.contains(c.expected), qPrintable(r.err));
-    QVERIFY2(r.err.contains(QString(c.name) + ".json"),
-             qPrintable(r.err));
+    QVERIFY2(r.err.contains(QString(c.name) + ".json"), qPrintable(r.err));
   }
   const Result missing = cli({"run", dir.filePath("nope.json")});
   QCOMPARE(missing.code, 2);
@@ -217,12 +220,12 @@ void TestCli::bad_input_exits_2() {
   write(dir.filePath("bad.csv"), "a,label\n1,0\nx,1\n");
   QTemporaryDir d2;
   const QString model = d2.filePath("m.json");
-  QCOMPARE(cli({"run", example("seed.json"), "--epochs", "1", "--verbose", "0", "--save-model",
-                model})
-               .code,
-           0);
-  const Result csv = cli({"evaluate", model, "--data", dir.filePath("bad.csv"), "--target",
-                          "label"});
+  QCOMPARE(
+      cli({"run", example("seed.json"), "--epochs", "1", "--verbose", "0", "--save-model", model})
+          .code,
+      0);
+  const Result csv =
+      cli({"evaluate", model, "--data", dir.filePath("bad.csv"), "--target", "label"});
   QCOMPARE(csv.code, 2);
   QVERIFY2(csv.err.contains("bad.csv:3:1"), qPrintable(csv.err));
 }

@@ -64,8 +64,8 @@ Run train(const OptimizerSpec& opt, int devices, bool shuffle = true) {
   // batch 10: shards of 10 on 3 devices are 4/3/3; on 8 devices 2/2/1/1/1/1/1/1; the last batch
   // of 1 row (61 = 6 x 10 + 1) leaves all but one device without rows.
   Run r;
-  r.history = m.fit(x, y, FitOptions{.epochs = 3, .batch_size = 10, .shuffle = shuffle,
-                                     .verbose = 0});
+  r.history =
+      m.fit(x, y, FitOptions{.epochs = 3, .batch_size = 10, .shuffle = shuffle, .verbose = 0});
   r.weights = m.get_weights();
   return r;
 }
@@ -113,7 +113,8 @@ void TestDataParallel::equals_one_device_data() {
   QTest::addColumn<int>("devices");
   const char* names[] = {"sgd", "momentum", "nesterov", "adam", "adamw", "rmsprop", "adagrad"};
   for (const char* n : names)
-    for (int d : {1, 2, 3, 4, 8}) QTest::addRow("%s/%d", n, d) << QString(n) << d;
+    for (int d : {1, 2, 3, 4, 8})
+      QTest::newRow(qPrintable(QString("%1/%2").arg(n).arg(d))) << QString(n) << d;
 }
 
 void TestDataParallel::equals_one_device() {

@@ -2,6 +2,7 @@
 // validation split, callbacks and stopping.
 #include <QTemporaryDir>
 #include <QTest>
+#include <atomic>
 #include <fstream>
 #include <sstream>
 #include <thread>
@@ -57,7 +58,7 @@ void make_data(Index n, Matrix& x, Matrix& y, uint64_t seed = 1) {
 struct StopAfter : Callback {
   TrainingControl* control;
   int after;
-  int seen = 0;
+  std::atomic<int> seen{0};  // read by the controlling thread
   void on_train_batch_end(int, const Logs&) override {
     if (++seen == after) control->request_stop();
   }
@@ -121,8 +122,8 @@ void TestFit::validation_split_from_the_end() {
   set_random_seed(3);
   Sequential m(mlp());
   m.compile(bce("SGD", 0.0));
-  const History h = m.fit(
-      x, y, FitOptions{.epochs = 1, .batch_size = 8, .validation_split = 0.25, .verbose = 0});
+  const History h =
+      m.fit(x, y, FitOptions{.epochs = 1, .batch_size = 8, .validation_split = 0.25, .verbose = 0});
   // The last 10 rows validate (floor(40 * 0.75) = 30 train).
   const Logs last = m.evaluate(x.bottomRows(10), y.bottomRows(10), 32);
   QVERIFY(std::abs(h.last("val_loss") - last.at("loss")) < 1e-6);
@@ -174,15 +175,16 @@ void TestFit::reduce_lr_on_plateau() {
   // A zero rate cannot shrink, so start from a positive rate on a model that learns slowly.
   CompileOptions c = bce("SGD", 1e-6);
   m.compile(c);
-  const History h = m.fit(
-      x, y, FitOptions{.epochs = 4, .batch_size = 8, .verbose = 0, .callbacks = {r}});
+  const History h =
+      m.fit(x, y, FitOptions{.epochs = 4, .batch_size = 8, .verbose = 0, .callbacks = {r}});
   const auto& lr = h.history.at("learning_rate");
   QCOMPARE(lr.size(), size_t(4));
   // Logged before that epoch's reduction: epoch 0 sets the best, epoch 1 does not improve and
   // halves the rate (logged 1e-6), epochs 2 and 3 log the halved rates.
   const double expected[] = {1e-6, 1e-6, 0.5e-6, 0.25e-6};
   for (int i = 0; i < 4; ++i)
-    QVERIFY2(std::abs(lr[i] - expected[i]) < 1e-6 * expected[i], qPrintable(QString::number(lr[i])));
+    QVERIFY2(std::abs(lr[i] - expected[i]) < 1e-6 * expected[i],
+             qPrintable(QString::number(lr[i])));
 }
 
 void TestFit::csv_logger() {
@@ -198,8 +200,8 @@ void TestFit::csv_logger() {
   c.filepath = file;
   const History h = m.fit(
       x, y,
-      FitOptions{.epochs = 3, .batch_size = 8, .validation_split = 0.2, .verbose = 0,
-                 .callbacks = {c}});
+      FitOptions{
+          .epochs = 3, .batch_size = 8, .validation_split = 0.2, .verbose = 0, .callbacks = {c}});
   std::ifstream in(file);
   std::string header, line;
   std::getline(in, header);
@@ -226,8 +228,8 @@ void TestFit::terminate_on_nan() {
   m.compile(c);
   CallbackSpec t;
   t.class_name = "TerminateOnNaN";
-  const History h = m.fit(
-      x, y, FitOptions{.epochs = 5, .batch_size = 8, .verbose = 0, .callbacks = {t}});
+  const History h =
+      m.fit(x, y, FitOptions{.epochs = 5, .batch_size = 8, .verbose = 0, .callbacks = {t}});
   QCOMPARE(m.stop_reason, std::string("invalid_loss"));
   QCOMPARE(h.epoch.size(), size_t(1));
 }
@@ -246,7 +248,7 @@ void TestFit::training_control_stops_within_a_batch() {
   run.control = &control;
   run.callbacks = {&stop};
   const History h = m.fit(x, y, FitOptions{.epochs = 50, .batch_size = 10, .verbose = 0}, run);
-  QCOMPARE(stop.seen, 5);  // no batch ran after the request
+  QCOMPARE(stop.seen.load(), 5);  // no batch ran after the request
   QCOMPARE(h.epoch.size(), size_t(1));
 
   // Pause from another thread, then step once, then stop: exactly one batch runs while paused.
@@ -262,7 +264,7 @@ void TestFit::training_control_stops_within_a_batch() {
   });
   m.fit(x, y, FitOptions{.epochs = 50, .batch_size = 10, .verbose = 0}, run);
   t.join();
-  QCOMPARE(stop.seen, 1);
+  QCOMPARE(stop.seen.load(), 1);
 }
 
 void TestFit::initial_epoch() {
@@ -274,8 +276,7 @@ void TestFit::initial_epoch() {
   RunOptions run;
   run.out = &out;
   const History h =
-      m.fit(x, y, FitOptions{.epochs = 4, .batch_size = 10, .verbose = 2, .initial_epoch = 2},
-            run);
+      m.fit(x, y, FitOptions{.epochs = 4, .batch_size = 10, .verbose = 2, .initial_epoch = 2}, run);
   QCOMPARE(h.epoch, (std::vector<int>{2, 3}));
   QVERIFY(out.str().rfind("Epoch 3/4\n2/2 - ", 0) == 0);
   QVERIFY(out.str().find("Epoch 4/4\n2/2 - ") != std::string::npos);

@@ -243,11 +243,11 @@ void TestLayers::activation_values() {
   };
   check(Activation::kSelu, {1.0507009873554805 * 1.6732632423543772 * (std::exp(-1.0) - 1),
                             1.0507009873554805 * 0.5, 1.0507009873554805 * 2});
-  check(Activation::kGelu, {-1 * 0.15865525393145707, 0.5 * 0.6914624612740131,
-                            2 * 0.9772498680518208});
+  check(Activation::kGelu,
+        {-1 * 0.15865525393145707, 0.5 * 0.6914624612740131, 2 * 0.9772498680518208});
   check(Activation::kLeakyRelu, {-0.2, 0.5, 2.0});
-  check(Activation::kSoftplus, {std::log1p(std::exp(-1.0)), std::log1p(std::exp(0.5)),
-                                std::log1p(std::exp(2.0))});
+  check(Activation::kSoftplus,
+        {std::log1p(std::exp(-1.0)), std::log1p(std::exp(0.5)), std::log1p(std::exp(2.0))});
   const double s = std::exp(-1.0) + std::exp(0.5) + std::exp(2.0);
   check(Activation::kSoftmax, {std::exp(-1.0) / s, std::exp(0.5) / s, std::exp(2.0) / s});
   check(Activation::kElu, {std::exp(-1.0) - 1, 0.5, 2.0});
