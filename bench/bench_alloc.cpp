@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/data/dataset.h"
+#include "core/distribution/data_parallel_executor.h"
 #include "core/random.h"
 #include "core/training/sequential.h"
 
@@ -256,29 +257,32 @@ class AllocProbe : public Callback {
   std::vector<uint64_t> step_allocs_, step_bytes_, boundaries_;
 };
 
-// Delegates to the local executor and counts what its train_step alone allocates.
+// Delegates to the executor fit() would use (local, or DataParallel over `devices` devices) and
+// counts what its train_step alone allocates, on every thread.
 class CountingExecutor : public StepExecutor {
  public:
-  explicit CountingExecutor(const ExecutorContext& ctx) : inner_(ctx) {}
-  void prepare(Index max_rows) override { inner_.prepare(max_rows); }
+  CountingExecutor(const ExecutorContext& ctx, int devices)
+      : inner_(devices > 0 ? std::unique_ptr<StepExecutor>(new DataParallelExecutor(ctx, devices))
+                           : std::unique_ptr<StepExecutor>(new LocalExecutor(ctx))) {}
+  void prepare(Index max_rows) override { inner_->prepare(max_rows); }
   void train_step(ConstMatrixRef x, ConstMatrixRef y, uint64_t step, StepTotals& totals) override {
     const uint64_t before = allocs();
-    inner_.train_step(x, y, step, totals);
+    inner_->train_step(x, y, step, totals);
     const uint64_t n = allocs() - before;
     if (calls_++ > 0) max_after_first_ = std::max(max_after_first_, n);
   }
   void test_step(ConstMatrixRef x, ConstMatrixRef y, StepTotals& totals) override {
-    inner_.test_step(x, y, totals);
+    inner_->test_step(x, y, totals);
   }
-  void predict_step(ConstMatrixRef x, MatrixRef out) override { inner_.predict_step(x, out); }
-  void pull_from_model() override { inner_.pull_from_model(); }
-  void push_to_model() override { inner_.push_to_model(); }
+  void predict_step(ConstMatrixRef x, MatrixRef out) override { inner_->predict_step(x, out); }
+  void pull_from_model() override { inner_->pull_from_model(); }
+  void push_to_model() override { inner_->push_to_model(); }
 
   static uint64_t max_after_first_;
   static uint64_t calls_;
 
  private:
-  LocalExecutor inner_;
+  std::unique_ptr<StepExecutor> inner_;
 };
 uint64_t CountingExecutor::max_after_first_ = 0;
 uint64_t CountingExecutor::calls_ = 0;
@@ -417,17 +421,20 @@ void print_traces() {
 
 struct Row {
   std::string name;
+  int devices;
   bool shuffle;
   int steps, epochs;
   uint64_t first, steady_max, steady_bytes, in_step, boundary, total, traced;
 };
 
-Row run(const Workload& w, bool shuffle, int epochs) {
+// devices 0: the local executor; N: DataParallel over N simulated devices (worker threads).
+Row run(const Workload& w, bool shuffle, int epochs, int devices) {
   set_random_seed(7);
   Sequential model(w.spec);
   model.compile(w.compile);
-  model.set_executor_factory(
-      [](const ExecutorContext& ctx) { return std::make_unique<CountingExecutor>(ctx); });
+  model.set_executor_factory([devices](const ExecutorContext& ctx) {
+    return std::make_unique<CountingExecutor>(ctx, devices);
+  });
   CountingExecutor::max_after_first_ = 0;
   CountingExecutor::calls_ = 0;
   g_trace_count.store(0);
@@ -445,6 +452,7 @@ Row run(const Workload& w, bool shuffle, int epochs) {
   model.fit(w.x, w.y, o, r);
   const uint64_t total = allocs() - before;
   Row row{w.name,
+          devices,
           shuffle,
           steps,
           epochs,
@@ -456,8 +464,8 @@ Row run(const Workload& w, bool shuffle, int epochs) {
           total,
           static_cast<uint64_t>(g_trace_count.load())};
   if (row.traced > 0) {
-    std::printf("%s, shuffle=%s: %llu allocation(s) in steady-state steps; first %d traced:\n",
-                w.name.c_str(), shuffle ? "true" : "false",
+    std::printf("%s, %s, shuffle=%s: %llu allocation(s) in steady-state steps; first %d traced:\n",
+                w.name.c_str(), devices > 0 ? "DataParallel" : "local", shuffle ? "true" : "false",
                 static_cast<unsigned long long>(row.traced),
                 static_cast<int>(std::min<uint64_t>(row.traced, kMaxTraces)));
     print_traces();
@@ -478,25 +486,28 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   for (int64_t samples : {128, 120}) {
     const Workload w = seed_workload(samples);
-    for (bool shuffle : {false, true}) rows.push_back(run(w, shuffle, epochs));
+    for (bool shuffle : {false, true}) rows.push_back(run(w, shuffle, epochs, 0));
   }
-  {
-    const Workload w = mlp_workload(2000);  // 7 full batches of 256 and one of 208
-    for (bool shuffle : {false, true}) rows.push_back(run(w, shuffle, epochs));
-  }
+  const Workload mlp = mlp_workload(2000);  // 7 full batches of 256 and one of 208
+  for (bool shuffle : {false, true}) rows.push_back(run(mlp, shuffle, epochs, 0));
+  // The same through DataParallel on 2 simulated devices (one worker thread each).
+  rows.push_back(run(seed_workload(120), true, epochs, 2));
+  rows.push_back(run(mlp, true, epochs, 2));
 
   std::printf("\nHeap allocations during fit(verbose=0), %d epochs (counts of new/malloc calls)\n",
               epochs);
-  std::printf("%-34s %-7s %6s %11s %13s %12s %11s %9s %9s\n", "workload", "shuffle", "steps",
-              "first batch", "steady max/st", "in train_st", "epoch bound", "fit total", "traced");
+  std::printf("%-34s %-7s %-7s %6s %11s %13s %12s %11s %9s %9s\n", "workload", "devices", "shuffle",
+              "steps", "first batch", "steady max/st", "in train_st", "epoch bound", "fit total",
+              "traced");
   bool clean = true;
   for (const Row& r : rows) {
+    const std::string devices = r.devices > 0 ? "DP x" + std::to_string(r.devices) : "local";
     std::printf(
-        "%-34s %-7s %6d %11llu %13llu %12llu %11llu %9llu %9llu\n", r.name.c_str(),
-        r.shuffle ? "true" : "false", r.steps * r.epochs, static_cast<unsigned long long>(r.first),
-        static_cast<unsigned long long>(r.steady_max), static_cast<unsigned long long>(r.in_step),
-        static_cast<unsigned long long>(r.boundary), static_cast<unsigned long long>(r.total),
-        static_cast<unsigned long long>(r.traced));
+        "%-34s %-7s %-7s %6d %11llu %13llu %12llu %11llu %9llu %9llu\n", r.name.c_str(),
+        devices.c_str(), r.shuffle ? "true" : "false", r.steps * r.epochs,
+        static_cast<unsigned long long>(r.first), static_cast<unsigned long long>(r.steady_max),
+        static_cast<unsigned long long>(r.in_step), static_cast<unsigned long long>(r.boundary),
+        static_cast<unsigned long long>(r.total), static_cast<unsigned long long>(r.traced));
     clean = clean && r.steady_max == 0 && r.in_step == 0;
   }
   std::printf(
@@ -504,7 +515,14 @@ int main(int argc, char** argv) {
       "batch;\nin train_st: max inside StepExecutor::train_step after its first call; epoch "
       "bound: max between\nthe last batch of an epoch and the first of the next (on_epoch_end, "
       "History, epoch logs).\n");
-  std::printf("RESULT steady-state training step allocations: %s\n",
-              clean ? "0 (none)" : "NONZERO (see traces above)");
+  std::string result = clean ? "0 (none)" : "";
+  for (const Row& r : rows) {
+    if (r.steady_max == 0 && r.in_step == 0) continue;
+    if (!result.empty()) result += "; ";
+    result += std::to_string(std::max(r.steady_max, r.in_step)) + " in " + r.name +
+              (r.devices > 0 ? " DP x" + std::to_string(r.devices) : " local") +
+              (r.shuffle ? " shuffled" : "");
+  }
+  std::printf("RESULT steady-state training step allocations (max per step): %s\n", result.c_str());
   return 0;
 }

@@ -1,8 +1,9 @@
-// Training-step speed on one thread: (a) the seed model's StepExecutor::train_step on a 16-row
-// batch and its fit() time per step, with the framework overhead left after the FLOP time;
-// (b) a 784-512-512-10 MLP's samples/s and GFLOP/s through Sequential::fit(verbose=0); (c) this
-// machine's Eigen SGEMM peak on the MLP's shapes and 1024^3, on one thread and on two threads
-// running independent GEMM loops at once (the ceiling of two simulated devices).
+// Training-step speed: (a) the seed model's StepExecutor::train_step on a 16-row batch and its
+// fit() time per step, with the framework overhead left after the FLOP time; (b) a 784-512-512-10
+// MLP's samples/s and GFLOP/s through Sequential::fit(verbose=0); (a) and (b) also with
+// DataParallel on 2 simulated devices; (c) this machine's Eigen SGEMM peak on the MLP's shapes and
+// 1024^3, on one thread and on two threads running independent GEMM loops at once (the ceiling of
+// two simulated devices).
 // Usage: bench_step [--repeats N] [--quick]
 #include <algorithm>
 #include <chrono>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "core/data/dataset.h"
+#include "core/distribution/distribution.h"
 #include "core/random.h"
 #include "core/training/sequential.h"
 
@@ -22,6 +24,20 @@ namespace {
 
 using namespace fitbench;
 using Clock = std::chrono::steady_clock;
+
+// The vector instructions this binary was compiled for (Eigen's own string does not list AVX2/FMA
+// for an AVX2 build).
+const char* isa() {
+#if defined(__AVX512F__)
+  return "AVX-512F+FMA";
+#elif defined(__AVX2__) && defined(__FMA__)
+  return "AVX2+FMA";
+#elif defined(__AVX__)
+  return "AVX";
+#else
+  return "SSE2";
+#endif
+}
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
@@ -167,10 +183,25 @@ FitOptions quiet_fit(int epochs, int batch_size) {
 }
 
 struct SeedResult {
-  double step_us = 0.0;      // LocalExecutor::train_step on 16 rows
-  double fit_step_us = 0.0;  // Sequential::fit wall time per step (128 samples, batch 16)
+  double step_us = 0.0;          // LocalExecutor::train_step on 16 rows
+  double fit_step_us = 0.0;      // Sequential::fit wall time per step (128 samples, batch 16)
+  double fit_step_us_dp2 = 0.0;  // the same with DataParallel on 2 simulated devices
   double flops_per_step = 0.0;
 };
+
+// fit() wall time per step of the seed model on d (batch 16), median of repeats.
+double seed_fit_step_us(Sequential& model, const Dataset& d, int repeats) {
+  const int epochs = 250;  // 2000 steps per fit()
+  const double steps = epochs * static_cast<double>((d.x.rows() + 15) / 16);
+  model.fit(d.x, d.y, quiet_fit(1, 16));  // warm-up: optimizer slots, device threads
+  std::vector<double> per;
+  for (int rep = 0; rep < repeats; ++rep) {
+    const auto t0 = Clock::now();
+    model.fit(d.x, d.y, quiet_fit(epochs, 16));
+    per.push_back(seconds_since(t0) / steps);
+  }
+  return 1e6 * median(per);
+}
 
 // (a) The seed model: the executor's train_step on a fixed 16-row batch, and fit() per step.
 SeedResult bench_seed(int repeats) {
@@ -202,15 +233,13 @@ SeedResult bench_seed(int repeats) {
                           },
                           repeats, 0.2);
   }
+  r.fit_step_us = seed_fit_step_us(model, d, repeats);
   {
-    const int epochs = 250;  // 2000 steps per fit()
-    std::vector<double> per;
-    for (int rep = 0; rep < repeats; ++rep) {
-      const auto t0 = Clock::now();
-      model.fit(d.x, d.y, quiet_fit(epochs, 16));
-      per.push_back(seconds_since(t0) / (epochs * 8.0));
-    }
-    r.fit_step_us = 1e6 * median(per);
+    set_random_seed(7);
+    Sequential dp(seed_spec());
+    dp.compile(seed_compile());
+    use_data_parallel(dp, 2);
+    r.fit_step_us_dp2 = seed_fit_step_us(dp, d, repeats);
   }
   r.flops_per_step = 6.0 * static_cast<double>(model.count_params(true)) * 16.0;
   return r;
@@ -218,6 +247,7 @@ SeedResult bench_seed(int repeats) {
 
 struct MlpResult {
   double samples_per_s = 0.0;
+  double samples_per_s_dp2 = 0.0;        // DataParallel on 2 simulated devices
   double flops_per_sample = 0.0;         // 6 * params: 2 forward + 4 backward per weight
   double gemm_flops_per_sample = 0.0;    // the GEMMs a step runs (no dx for the first layer)
   double gemm_only_samples_per_s = 0.0;  // the step's 8 products alone, same shapes
@@ -254,25 +284,34 @@ struct MlpGemms {
   }
 };
 
-// (b) The MLP through fit(): samples/s over whole epochs of 4096 synthetic samples.
+// The MLP's fit() samples/s over whole epochs of x (batch 256), median of repeats; devices > 0
+// trains with DataParallel over that many simulated devices.
+double mlp_samples_per_s(const Matrix& x, const Matrix& y, int repeats, int devices) {
+  set_random_seed(7);
+  Sequential model(mlp_spec());
+  model.compile(mlp_compile());
+  if (devices > 0) use_data_parallel(model, devices);
+  model.fit(x, y, quiet_fit(1, 256));  // warm-up: optimizer slots, caches, page faults
+  std::vector<double> rates;
+  for (int rep = 0; rep < repeats; ++rep) {
+    const auto t0 = Clock::now();
+    model.fit(x, y, quiet_fit(1, 256));
+    rates.push_back(static_cast<double>(x.rows()) / seconds_since(t0));
+  }
+  return median(rates);
+}
+
+// (b) The MLP through fit() on `samples` synthetic samples, and its GEMMs alone.
 MlpResult bench_mlp(int repeats, int samples) {
   const Index n = samples;
   Matrix x = random_matrix(n, 784, 21);
   Matrix y(n, 1);
   Rng rng(22);
   for (Index i = 0; i < n; ++i) y(i, 0) = static_cast<float>(rng.below(10));
-  set_random_seed(7);
-  Sequential model(mlp_spec());
-  model.compile(mlp_compile());
-  model.fit(x, y, quiet_fit(1, 256));  // warm-up: optimizer slots, caches, page faults
-  std::vector<double> rates;
-  for (int rep = 0; rep < repeats; ++rep) {
-    const auto t0 = Clock::now();
-    model.fit(x, y, quiet_fit(1, 256));
-    rates.push_back(static_cast<double>(n) / seconds_since(t0));
-  }
   MlpResult r;
-  r.samples_per_s = median(rates);
+  r.samples_per_s = mlp_samples_per_s(x, y, repeats, 0);
+  r.samples_per_s_dp2 = mlp_samples_per_s(x, y, repeats, 2);
+  Sequential model(mlp_spec());
   r.flops_per_sample = 6.0 * static_cast<double>(model.count_params(true));
   const double dims[] = {784, 512, 512, 10};
   for (int l = 0; l < 3; ++l)
@@ -294,9 +333,11 @@ int main(int argc, char** argv) {
     else if (std::strcmp(argv[i], "--quick") == 0)
       mlp_samples = 1024;
   }
-  std::printf("bench_step: Eigen %d.%d.%d, SIMD %s, %d repeats (medians), load avg %s\n",
-              EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION, EIGEN_MINOR_VERSION,
-              Eigen::SimdInstructionSetsInUse(), repeats, load_average().c_str());
+  std::printf(
+      "bench_step: Eigen %d.%d.%d, compiled for %s (Eigen: %s), %d repeats (medians), "
+      "load avg %s\n",
+      EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION, EIGEN_MINOR_VERSION, isa(),
+      Eigen::SimdInstructionSetsInUse(), repeats, load_average().c_str());
 
   const double peak_mlp_1 = gemm_gflops_1(256, 784, 512, repeats);
   const double peak_mlp_2 = gemm_gflops_2(256, 784, 512, repeats);
@@ -317,11 +358,15 @@ int main(int argc, char** argv) {
   std::printf("%-52s %11.2f us\n", "(a) seed train_step, 16 rows (LocalExecutor)", seed.step_us);
   std::printf("%-52s %11.2f us\n", "(a) seed fit() per step, 128 samples, batch 16",
               seed.fit_step_us);
+  std::printf("%-52s %11.2f us\n", "(a) seed fit() per step, DataParallel 2 devices",
+              seed.fit_step_us_dp2);
   std::printf("%-52s %11.4f us\n", "(a) seed FLOP time per step (6*params*16 @ 1T peak)", flop_us);
   std::printf("%-52s %11.2f us\n", "(a) seed framework overhead per train_step",
               seed.step_us - flop_us);
   std::printf("%-52s %9.0f samp/s\n", "(b) MLP fit(), Adam, batch 256, 1 thread",
               mlp.samples_per_s);
+  std::printf("%-52s %9.0f samp/s\n", "(b) MLP fit(), DataParallel 2 devices",
+              mlp.samples_per_s_dp2);
   std::printf("%-52s %11.1f GF/s\n", "(b) MLP fit() model FLOP rate (6*params/sample)", mlp_gflops);
   std::printf("%-52s %11.1f GF/s\n", "(b) MLP fit() GEMM FLOP rate (FLOPs actually run)",
               mlp_gemm_gflops);
@@ -334,17 +379,19 @@ int main(int argc, char** argv) {
               mlp_gemm_gflops / peak_mlp_1);
   std::printf("%-52s %11.2f\n", "MLP fit samples/s / its GEMMs alone",
               mlp.samples_per_s / mlp.gemm_only_samples_per_s);
+  std::printf("%-52s %11.2f\n", "MLP fit DataParallel 2 devices / 1 device",
+              mlp.samples_per_s_dp2 / mlp.samples_per_s);
   std::printf("%-52s %11.2f\n", "seed fit() per step / train_step",
               seed.fit_step_us / seed.step_us);
   std::printf("load avg at end: %s\n", load_average().c_str());
   // One machine-readable line for bench/run_all.sh.
   std::printf(
       "SUMMARY seed_step_us=%.2f seed_fit_step_us=%.2f mlp_samples_per_s=%.0f mlp_gflops=%.1f "
-      "mlp_gemm_gflops=%.1f "
-      "mlp_gemm_only_samples_per_s=%.0f sgemm_mlp_1t=%.1f sgemm_mlp_2t=%.1f sgemm_1024_1t=%.1f "
-      "sgemm_1024_2t=%.1f simd=\"%s\"\n",
+      "mlp_gemm_gflops=%.1f mlp_gemm_only_samples_per_s=%.0f sgemm_mlp_1t=%.1f sgemm_mlp_2t=%.1f "
+      "sgemm_1024_1t=%.1f "
+      "sgemm_1024_2t=%.1f seed_fit_step_us_dp2=%.2f mlp_samples_per_s_dp2=%.0f simd=%s\n",
       seed.step_us, seed.fit_step_us, mlp.samples_per_s, mlp_gflops, mlp_gemm_gflops,
       mlp.gemm_only_samples_per_s, peak_mlp_1, peak_mlp_2, peak_cube_1, peak_cube_2,
-      Eigen::SimdInstructionSetsInUse());
+      seed.fit_step_us_dp2, mlp.samples_per_s_dp2, isa());
   return 0;
 }

@@ -14,7 +14,7 @@ BUILD_DIR="${BUILD_DIR:-$ROOT/build-bench}"
 BUILD_V3="${BUILD_DIR}-v3"
 JOBS="${JOBS:-1}"
 OUT="${OUT:-$BUILD_DIR/bench-results}"
-QUIET_LOAD="${QUIET_LOAD:-1.0}"
+QUIET_LOAD="${QUIET_LOAD:-0.3}"
 QUIET_WAIT="${QUIET_WAIT:-600}"
 V3=0
 TORCH=1
@@ -37,17 +37,31 @@ build() {  # build DIR [extra cmake args...]
   cmake --build "$dir" --target bench_alloc bench_step -j"$JOBS"
 }
 
-wait_for_quiet() {  # waits until the 1-minute load is below QUIET_LOAD or QUIET_WAIT runs out
-  local waited=0
-  while awk -v limit="$QUIET_LOAD" '{ exit !($1 >= limit) }' /proc/loadavg; do
-    if (( waited >= QUIET_WAIT )); then
-      echo "(load still $(cut -d' ' -f1-3 /proc/loadavg) after ${QUIET_WAIT}s; measuring anyway)"
+busy_cpus() {  # CPUs kept busy by others over the next 3 seconds (from /proc/stat idle time)
+  local a b
+  a=($(head -1 /proc/stat))
+  sleep 3
+  b=($(head -1 /proc/stat))
+  local total=0 i
+  for i in 1 2 3 4 5 6 7 8; do total=$((total + b[i] - a[i])); done
+  local idle=$((b[4] - a[4] + b[5] - a[5]))
+  awk -v t="$total" -v i="$idle" -v n="$(nproc)" 'BEGIN { printf "%.2f", (t > 0 ? n * (t - i) / t : 0) }'
+}
+
+wait_for_quiet() {  # waits until others keep < QUIET_LOAD CPUs busy, or QUIET_WAIT runs out
+  local waited=0 busy
+  while :; do
+    busy="$(busy_cpus)"
+    if awk -v b="$busy" -v limit="$QUIET_LOAD" 'BEGIN { exit !(b < limit) }'; then
+      echo "(${busy} CPUs busy with other work, load $(cut -d' ' -f1-3 /proc/loadavg), when starting)"
       return
     fi
-    sleep 10
-    waited=$((waited + 10))
+    if (( waited >= QUIET_WAIT )); then
+      echo "(still ${busy} CPUs busy, load $(cut -d' ' -f1-3 /proc/loadavg), after ${QUIET_WAIT}s; measuring anyway)"
+      return
+    fi
+    waited=$((waited + 3))
   done
-  echo "(load $(cut -d' ' -f1-3 /proc/loadavg) when starting)"
 }
 
 mkdir -p "$OUT"
@@ -91,7 +105,10 @@ if (( TORCH )); then
         for t in 1 2; do
           echo "== torch_peer (OpenBLAS, $t thread(s))"
           wait_for_quiet
-          OPENBLAS_NUM_THREADS=$t LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+          # PyTorch's OpenMP threads spin after each parallel region and starve OpenBLAS's own
+          # threads (2 threads measured at half the 1-thread speed): let them sleep instead.
+          OMP_WAIT_POLICY=PASSIVE OPENBLAS_NUM_THREADS=$t \
+            LD_LIBRARY_PATH="$lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
             /usr/bin/python3 "$ROOT/bench/torch_peer.py" --repeats "$REPEATS" --threads "$t" |
             tee "$OUT/torch_openblas_$t.txt"
         done

@@ -62,7 +62,9 @@ def main():
     rows = [
         ("seed train step, 16 rows (us)", "seed_step_us", "seed_step_us"),
         ("seed per step via fit() (us)", "seed_fit_step_us", "seed_fit_step_us"),
+        ("seed per step via fit(), DataParallel x2 (us)", "seed_fit_step_us_dp2", None),
         ("MLP 784-512-512-10 Adam b256 (samples/s)", "mlp_samples_per_s", "mlp_samples_per_s"),
+        ("MLP DataParallel x2 (samples/s)", "mlp_samples_per_s_dp2", None),
         ("MLP model FLOP rate, 6*params (GF/s)", "mlp_gflops", "mlp_gflops"),
         ("MLP GEMM FLOP rate, FLOPs run (GF/s)", "mlp_gemm_gflops", "mlp_gemm_gflops"),
         ("MLP step's GEMMs alone (samples/s)", "mlp_gemm_only_samples_per_s", None),
@@ -79,8 +81,8 @@ def main():
             cells.append(values.get(f"t{t}_{torch_key}", "-") if torch_key else "-")
         cells.append(REFERENCE.get(key, ""))
         print(f"{label:<{width}}" + "".join(f"{c:>20}" for c in cells))
-    print(f"{'widest SIMD in use':<{width}}" +
-          "".join(f"{b.get('simd', '-').split(',')[0]:>20}" for _, b in builds))
+    print(f"{'compiled for':<{width}}" +
+          "".join(f"{b.get('simd', '-'):>20}" for _, b in builds))
     print(f"steady-state heap allocations per training step: "
           f"{alloc_result(os.path.join(out, 'alloc.txt'))}")
 
