@@ -13,10 +13,10 @@ struct DataSpec {
   // Empty when `csv` is set.
   std::string generator = "seed";
   int64_t samples = 128;
-  double noise = 0.0;     // the Playground sets: its noise slider / 100 (0 to 0.5)
-  uint64_t seed = 7;      // the generator's own seed
-  int64_t features = 4;   // "seed" and "blobs" (the Playground sets and "plane" have 2)
-  int64_t classes = 3;    // "blobs"
+  double noise = 0.0;    // the Playground sets: its noise slider / 100 (0 to 0.5)
+  uint64_t seed = 7;     // the generator's own seed
+  int64_t features = 4;  // "seed" and "blobs" (the Playground sets and "plane" have 2)
+  int64_t classes = 3;   // "blobs"
 
   // CSV: path (relative to the experiment file, resolved by core/io), target column(s), optional
   // feature columns (empty: every column that is not a target), delimiter.

@@ -15,8 +15,8 @@
 namespace fitbench {
 
 struct NamedWeight {
-  std::string path;  // e.g. "sequential/dense/kernel"
-  Shape shape;       // e.g. {4, 1}; a bias is {units}
+  std::string path;           // e.g. "sequential/dense/kernel"
+  Shape shape;                // e.g. {4, 1}; a bias is {units}
   std::vector<float> values;  // row-major, product(shape) values
 };
 
