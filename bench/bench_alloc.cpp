@@ -3,12 +3,10 @@
 // aligned_malloc ends in std::malloc) are replaced by counting versions that forward to glibc's
 // __libc_* functions. A Callback snapshots the counter at on_train_batch_begin/end, and a wrapping
 // StepExecutor counts inside train_step alone. Allocations inside a steady-state step are traced
-// with backtrace() and symbolized with addr2line (configure with RelWithDebInfo for source lines).
-// Usage: bench_alloc [--epochs N]
+// with backtrace() and symbolized with addr2line (configure with -DCMAKE_CXX_FLAGS=-g for
+// file:line). Usage: bench_alloc [--epochs N]
 #include <dlfcn.h>
 #include <execinfo.h>
-#include <malloc.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -39,7 +37,6 @@ namespace {
 
 std::atomic<uint64_t> g_allocs{0};  // successful or attempted allocations of any kind
 std::atomic<uint64_t> g_bytes{0};   // bytes requested by them
-std::atomic<uint64_t> g_frees{0};   // non-null frees and deletes
 
 // Backtraces of allocations made while armed (inside a steady-state step).
 constexpr int kMaxTraces = 16;
@@ -65,9 +62,7 @@ void note_alloc(size_t bytes) {
   }
 }
 
-void note_free(void* p) {
-  if (p) g_frees.fetch_add(1, std::memory_order_relaxed);
-}
+void counted_free(void* p) { __libc_free(p); }
 
 void* counted_new(size_t n) {
   note_alloc(n);
@@ -91,10 +86,7 @@ void* malloc(size_t n) noexcept {
   note_alloc(n);
   return __libc_malloc(n);
 }
-void free(void* p) noexcept {
-  note_free(p);
-  __libc_free(p);
-}
+void free(void* p) noexcept { counted_free(p); }
 void* calloc(size_t n, size_t size) noexcept {
   note_alloc(n * size);
   return __libc_calloc(n, size);
@@ -150,53 +142,19 @@ void* operator new[](size_t n, std::align_val_t a, const std::nothrow_t&) noexce
   note_alloc(n);
   return __libc_memalign(static_cast<size_t>(a), n ? n : 1);
 }
-void operator delete(void* p) noexcept {
-  note_free(p);
-  __libc_free(p);
-}
-void operator delete[](void* p) noexcept {
-  note_free(p);
-  __libc_free(p);
-}
-void operator delete(void* p, size_t) noexcept {
-  note_free(p);
-  __libc_free(p);
-}
-void operator delete[](void* p, size_t) noexcept {
-  note_free(p);
-  __libc_free(p);
-}
-void operator delete(void* p, const std::nothrow_t&) noexcept {
-  note_free(p);
-  __libc_free(p);
-}
-void operator delete[](void* p, const std::nothrow_t&) noexcept {
-  note_free(p);
-  __libc_free(p);
-}
-void operator delete(void* p, std::align_val_t) noexcept {
-  note_free(p);
-  __libc_free(p);
-}
-void operator delete[](void* p, std::align_val_t) noexcept {
-  note_free(p);
-  __libc_free(p);
-}
-void operator delete(void* p, size_t, std::align_val_t) noexcept {
-  note_free(p);
-  __libc_free(p);
-}
-void operator delete[](void* p, size_t, std::align_val_t) noexcept {
-  note_free(p);
-  __libc_free(p);
-}
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept {
-  note_free(p);
-  __libc_free(p);
-}
+void operator delete(void* p) noexcept { counted_free(p); }
+void operator delete[](void* p) noexcept { counted_free(p); }
+void operator delete(void* p, size_t) noexcept { counted_free(p); }
+void operator delete[](void* p, size_t) noexcept { counted_free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { counted_free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { counted_free(p); }
+void operator delete(void* p, std::align_val_t) noexcept { counted_free(p); }
+void operator delete[](void* p, std::align_val_t) noexcept { counted_free(p); }
+void operator delete(void* p, size_t, std::align_val_t) noexcept { counted_free(p); }
+void operator delete[](void* p, size_t, std::align_val_t) noexcept { counted_free(p); }
+void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept { counted_free(p); }
 void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept {
-  note_free(p);
-  __libc_free(p);
+  counted_free(p);
 }
 
 namespace {
@@ -381,8 +339,11 @@ std::string symbolize(void* addr) {
       std::string l(line);
       if (!l.empty() && l.back() == '\n') l.pop_back();
       if (function_line) {
-        const size_t paren = l.find('(');  // drop the (long) parameter list
-        if (paren != std::string::npos && paren > 0) l = l.substr(0, paren);
+        // Drop the (long) parameter list, not "(anonymous namespace)".
+        size_t paren = l.find('(');
+        while (paren != std::string::npos && l.compare(paren, 21, "(anonymous namespace)") == 0)
+          paren = l.find('(', paren + 1);
+        if (paren != std::string::npos) l = l.substr(0, paren);
         text += (text.empty() ? "" : "\n        inlined in ") + strip_templates(l);
       } else {
         text += " " + l;
