@@ -9,8 +9,10 @@
 #include <thread>
 
 #include "core/data/dataset.h"
+#include "core/distribution/chrome_trace.h"
 #include "core/distribution/devices.h"
 #include "core/distribution/distribution.h"
+#include "core/distribution/layout_map.h"
 #include "core/error.h"
 #include "core/io/experiment.h"
 #include "core/io/json_file.h"
@@ -90,6 +92,31 @@ void write_history(const History& h, const std::string& file) {
   json_io::write_file_atomically(file, text);
 }
 
+double number_option(const QCommandLineParser& p, const QString& name, const std::string& what) {
+  bool ok = false;
+  const double v = p.value(name).toDouble(&ok);
+  if (!ok || !(v >= 0.0) || !std::isfinite(v))
+    throw InputError("--" + name.toStdString(),
+                     "must be " + what + ", got \"" + p.value(name).toStdString() + "\"");
+  return v;
+}
+
+// "1,0.5" -> {1, 0.5}, each in (0, 1].
+std::vector<double> speed_list(const QString& text) {
+  std::vector<double> out;
+  for (const QString& part : text.split(',')) {
+    bool ok = false;
+    const double v = part.trimmed().toDouble(&ok);
+    if (!ok || !(v > 0.0 && v <= 1.0))
+      throw InputError("--device-speed",
+                       "must list one relative speed per device, each greater than 0 and at "
+                       "most 1 (e.g. 1,0.5), got \"" +
+                           text.toStdString() + "\"");
+    out.push_back(v);
+  }
+  return out;
+}
+
 Dataset read_features(const std::string& csv, const std::string& target, char delimiter) {
   DataSpec spec;
   spec.generator.clear();
@@ -118,8 +145,37 @@ int run_command(const QStringList& args) {
                "FITBENCH_CPU_DEVICES, XLA_FLAGS=--xla_force_host_platform_device_count=N, or 1).",
                "N"});
   p.addOption({"strategy",
-               "Distribution: none, or data_parallel (default: the experiment's distribution).",
-               "none|data_parallel"});
+               "Distribution: none, data_parallel or model_parallel (default: the experiment's "
+               "distribution).",
+               "none|data_parallel|model_parallel"});
+  p.addOption({"mesh",
+               "ModelParallel's device mesh, batch x model (e.g. 2x2; default 1xN). Without a "
+               "layout map, every Dense kernel whose units divide by the model axis is split by "
+               "its output units; the rest is replicated.",
+               "RxC"});
+  p.addOption({"allreduce",
+               "How DataParallel all-reduces the gradients: ring (reduce-scatter then all-gather "
+               "in N chunks) or naive (device 0 sums and sends back) (default: the experiment's "
+               "devices.allreduce, else ring).",
+               "ring|naive"});
+  p.addOption({"device-speed",
+               "Rehearsal: each device's relative speed, one per device, in (0, 1]; a device "
+               "at 0.5 takes twice as long for forward, backward and update (default: the "
+               "experiment's devices.speed, else all 1).",
+               "S0,S1,..."});
+  p.addOption({"link-latency-us",
+               "Rehearsal: microseconds added to every message of a collective (default: the "
+               "experiment's devices.link_latency_us, else 0).",
+               "X"});
+  p.addOption({"link-gbps",
+               "Rehearsal: link bandwidth in GB/s; a message of B bytes takes B / bandwidth on "
+               "top of the latency (default: the experiment's devices.link_gbps, else 0 = "
+               "unlimited).",
+               "Y"});
+  p.addOption({"trace",
+               "Write every step's per-device spans to FILE.json in the Chrome trace event "
+               "format (open it in Perfetto or chrome://tracing). Needs a distribution.",
+               "FILE.json"});
   if (int code = parse(p, args, 1, "one EXPERIMENT file"); code >= 0) return code;
 
   ExperimentSpec spec = read_experiment(p.positionalArguments()[0].toStdString());
@@ -135,13 +191,66 @@ int run_command(const QStringList& args) {
     } else if (s == "data_parallel") {
       spec.distribution = DistributionSpec{};
       spec.distribution.class_name = "DataParallel";
+    } else if (s == "model_parallel") {
+      if (spec.distribution.class_name != "ModelParallel") {
+        spec.distribution = DistributionSpec{};
+        spec.distribution.class_name = "ModelParallel";
+      }
     } else {
-      throw InputError("--strategy", "must be none or data_parallel, got \"" + s.toStdString() +
-                                         "\" (ModelParallel is not available in this version)");
+      throw InputError("--strategy", "must be none, data_parallel or model_parallel, got \"" +
+                                         s.toStdString() + "\"");
     }
   }
   std::optional<int> cli_devices;
   if (p.isSet("devices")) cli_devices = int_option(p, "devices", 1, 64);
+  if (p.isSet("mesh") && spec.distribution.class_name != "ModelParallel")
+    throw InputError("--mesh",
+                     "needs ModelParallel: the experiment's, or --strategy "
+                     "model_parallel");
+  if (spec.distribution.class_name == "ModelParallel") {
+    if (p.isSet("mesh")) {
+      const QStringList parts = p.value("mesh").toLower().split('x');
+      bool ok0 = false, ok1 = false;
+      const int r = parts.size() == 2 ? parts[0].toInt(&ok0) : 0;
+      const int c = parts.size() == 2 ? parts[1].toInt(&ok1) : 0;
+      if (!ok0 || !ok1 || r < 1 || c < 1)
+        throw InputError("--mesh",
+                         "must be RxC with two positive integers (batch x model), got \"" +
+                             p.value("mesh").toStdString() + "\"");
+      spec.distribution.mesh_shape = {r, c};
+      if (spec.distribution.axis_names.size() != 2)
+        spec.distribution.axis_names = {"batch", "model"};
+      if (!cli_devices && !spec.devices.count) cli_devices = r * c;
+    } else if (spec.distribution.mesh_shape.empty()) {
+      spec.distribution.mesh_shape = {1, resolve_device_count(cli_devices, spec.devices.count)};
+      spec.distribution.axis_names = {"batch", "model"};
+    }
+  }
+  // The rehearsal knobs and the trace need devices to act on.
+  for (const char* flag : {"allreduce", "device-speed", "link-latency-us", "link-gbps", "trace"}) {
+    if (p.isSet(flag) && spec.distribution.class_name.empty())
+      throw InputError(std::string("--") + flag,
+                       "needs a distribution: the experiment's, or --strategy data_parallel");
+    if (p.isSet(flag) && spec.distribution.class_name == "ModelParallel")
+      throw InputError(std::string("--") + flag, "applies to DataParallel only in this version");
+  }
+  if (p.isSet("allreduce")) {
+    spec.devices.allreduce = p.value("allreduce").toStdString();
+    parse_algorithm(spec.devices.allreduce, "--allreduce");
+  }
+  if (p.isSet("device-speed")) {
+    spec.devices.speed = speed_list(p.value("device-speed"));
+    const int count = resolve_device_count(cli_devices, spec.devices.count);
+    if (static_cast<int>(spec.devices.speed.size()) != count)
+      throw InputError("--device-speed", "lists " + std::to_string(spec.devices.speed.size()) +
+                                             " speed(s) but there are " + std::to_string(count) +
+                                             " devices; give one speed per device");
+  }
+  if (p.isSet("link-latency-us"))
+    spec.devices.link_latency_us =
+        number_option(p, "link-latency-us", "a number of microseconds >= 0");
+  if (p.isSet("link-gbps"))
+    spec.devices.link_gbps = number_option(p, "link-gbps", "a bandwidth in GB/s >= 0");
   if (spec.devices.type != "cpu")
     throw InputError("devices.type", "\"" + spec.devices.type +
                                          "\" devices are not available: fitbench simulates CPU "
@@ -152,11 +261,19 @@ int run_command(const QStringList& args) {
   options.interactive = stdout_is_terminal();
   PreparedRun run;
   History history;
+  TraceRecorder recorder;  // every step's spans, for --trace and the per-device summary
   try {
     run = prepare_run(spec);
     if (!spec.distribution.class_name.empty()) {
       const int count = resolve_device_count(cli_devices, spec.devices.count);
-      apply_distribution(*run.model, spec.distribution, count);
+      if (spec.distribution.class_name == "ModelParallel" && spec.distribution.layout_map.empty()) {
+        spec.distribution.layout_map = default_layout_map(
+            model_variables(spec.model, run.data.x.cols()),
+            spec.distribution.axis_names.size() == 2 ? spec.distribution.axis_names[1] : "model",
+            spec.distribution.mesh_shape.size() == 2 ? spec.distribution.mesh_shape[1] : 1);
+      }
+      apply_distribution(*run.model, spec.distribution, count, spec.devices);
+      options.callbacks.push_back(&recorder);
       // What the seed script prints before training.
       std::cout << "Devices: " << device_list_repr(list_devices("cpu", count)) << "\n"
                 << distribution_line(spec.distribution) << "\n";
@@ -172,6 +289,14 @@ int run_command(const QStringList& args) {
     throw e.within(file);
   }
   std::cout.flush();
+  if (p.isSet("trace")) write_chrome_trace(p.value("trace").toStdString(), recorder.trace());
+  // Where each device's time went, last (on stderr, so that stdout stays the Keras script's).
+  auto print_usage = [&] {
+    std::cout.flush();
+    const std::vector<DeviceUsage> usage = summarize(recorder.trace());
+    for (size_t d = 0; d < usage.size(); ++d)
+      std::cerr << usage_line("cpu:" + std::to_string(d), usage[d]) << "\n";
+  };
 
   if (p.isSet("history")) write_history(history, p.value("history").toStdString());
   if (p.isSet("save-model")) {
@@ -181,12 +306,14 @@ int run_command(const QStringList& args) {
   if (run.model->stop_reason == "invalid_loss") {
     std::cerr << "fitbench-cli: training stopped: the loss is not a finite number "
                  "(TerminateOnNaN); try a smaller learning rate\n";
+    print_usage();
     return 1;
   }
   if (history.history.count("accuracy"))
     std::cout << "Final accuracy: " << format4(history.last("accuracy")) << "\n";
   else if (history.history.count("loss"))
     std::cout << "Final loss: " << format4(history.last("loss")) << "\n";
+  print_usage();
   return 0;
 }
 

@@ -3,7 +3,7 @@
 # Sourced by run.sh and test.sh; needs root (or sudo) when something is missing.
 set -euo pipefail
 
-FITBENCH_PACKAGES=(cmake g++ make qt6-base-dev qt6-charts-dev libqt6opengl6-dev libeigen3-dev
+FITBENCH_PACKAGES=(cmake g++ make qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libeigen3-dev
                    libtbb-dev nlohmann-json3-dev xvfb xauth python3-numpy)
 
 fitbench_install_deps() {

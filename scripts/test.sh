@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Quick start 2: installs what is missing, builds fitbench and runs the whole test suite with
 # ctest, then again under AddressSanitizer + UndefinedBehaviorSanitizer, then the threaded tests
-# (fit, DataParallel) under ThreadSanitizer. FITBENCH_QUICK=1 skips the sanitizer passes.
+# (fit, DataParallel, collectives, trace, ModelParallel) under ThreadSanitizer. FITBENCH_QUICK=1 skips the sanitizer passes.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$root/scripts/deps.sh"
@@ -20,9 +20,11 @@ run_threaded_tsan() {
   local dir="$root/build-tsan"
   echo "== fitbench: ThreadSanitizer build of the threaded tests in $dir"
   cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DFITBENCH_TSAN=ON >/dev/null
-  cmake --build "$dir" -j2 --target tst_fit tst_data_parallel
+  cmake --build "$dir" -j2 --target tst_fit tst_data_parallel tst_collectives tst_trace \
+    tst_model_parallel
   TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$root/tests/tsan.supp" \
-    ctest --test-dir "$dir" --output-on-failure --timeout 900 -R "tst_fit|tst_data_parallel"
+    ctest --test-dir "$dir" --output-on-failure --timeout 900 \
+    -R "tst_fit|tst_data_parallel|tst_collectives|tst_trace|tst_model_parallel"
 }
 
 run_suite "${FITBENCH_BUILD_DIR:-$root/build}"

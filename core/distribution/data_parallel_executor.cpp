@@ -1,21 +1,48 @@
 #include "core/distribution/data_parallel_executor.h"
 
-#include <mutex>
+#include <cassert>
 
 namespace fitbench {
+namespace {
+
+// Spans a device records per train step: shard copy, forward, backward, waiting, all_reduce,
+// update.
+constexpr size_t kSpansPerStep = 8;
+
+// Makes m at least rows x cols without shrinking (allocation only when a bigger shard comes).
+void ensure_size(Matrix& m, Index rows, Index cols, Index capacity) {
+  if (m.cols() != cols || m.rows() < rows) m.resize(std::max(rows, capacity), cols);
+}
+
+}  // namespace
 
 struct DataParallelExecutor::Device {
   std::vector<Matrix> own_values;  // empty for device 0, which uses the model's variables
   std::unique_ptr<Optimizer> optimizer;
-  std::unique_ptr<Replica> replica;
+  std::unique_ptr<Replica> replica;  // the parameter pointers and the gradient buffers
+  // The forward/backward buffers (the executor runs the network itself so that forward and
+  // backward are timed apart).
+  Workspace ws;
+  Matrix x, y;  // this device's copy of its shard
   StepTotals totals;
   std::vector<Matrix*> trainable_vars, trainable_grads;
+  std::vector<std::span<float>> grad_pieces;  // the trainable gradients, all-reduced as one buffer
+  std::vector<TraceSpan> spans;               // this step's
+  double speed = 1.0;
   std::exception_ptr error;
 };
 
-DataParallelExecutor::DataParallelExecutor(const ExecutorContext& ctx, int devices)
-    : ctx_(ctx), pool_(devices) {
+DataParallelExecutor::DataParallelExecutor(const ExecutorContext& ctx, int devices,
+                                           const DataParallelOptions& options)
+    : ctx_(ctx),
+      options_(options),
+      pool_(devices),
+      collectives_(make_thread_collectives(devices, options.allreduce, options.link)),
+      start_(Clock::now()) {
+  assert(options_.speed.empty() || static_cast<int>(options_.speed.size()) == devices);
   const size_t state = ctx_.graph.metric_state_size();
+  trace_.shard_rows.resize(static_cast<size_t>(devices));
+  trace_.spans.resize(static_cast<size_t>(devices));
   for (int d = 0; d < devices; ++d) {
     auto dev = std::make_unique<Device>();
     std::vector<Matrix*> params;
@@ -30,6 +57,11 @@ DataParallelExecutor::DataParallelExecutor(const ExecutorContext& ctx, int devic
     dev->totals.reset(state);
     dev->trainable_vars.reserve(params.size());
     dev->trainable_grads.reserve(params.size());
+    for (Matrix* g : dev->replica->grads())
+      if (g) dev->grad_pieces.emplace_back(g->data(), static_cast<size_t>(g->size()));
+    dev->spans.reserve(kSpansPerStep);
+    trace_.spans[static_cast<size_t>(d)].reserve(kSpansPerStep);
+    if (!options_.speed.empty()) dev->speed = options_.speed[static_cast<size_t>(d)];
     devices_.push_back(std::move(dev));
   }
   offsets_.resize(devices);
@@ -50,8 +82,13 @@ void DataParallelExecutor::shard_rows(Index rows, int devices, std::vector<Index
 }
 
 void DataParallelExecutor::prepare(Index max_rows) {
-  const Index per_device = (max_rows + pool_.size() - 1) / pool_.size();
-  for (auto& d : devices_) d->replica->reserve(std::max<Index>(per_device, 1));
+  const Index per_device = std::max<Index>((max_rows + pool_.size() - 1) / pool_.size(), 1);
+  shard_capacity_ = std::max(shard_capacity_, per_device);
+  const Index features = ctx_.graph.network->input_units();
+  for (auto& d : devices_) {
+    ctx_.graph.network->reserve(d->ws, per_device);
+    ensure_size(d->x, per_device, features, shard_capacity_);
+  }
 }
 
 void DataParallelExecutor::pull_from_model() {
@@ -78,10 +115,65 @@ void DataParallelExecutor::run_device(void* self, int device) {
   static_cast<DataParallelExecutor*>(self)->device_step(device);
 }
 
+double DataParallelExecutor::since_start_us(Clock::time_point t) const {
+  return std::chrono::duration<double, std::micro>(t - start_).count();
+}
+
+DataParallelExecutor::Clock::time_point DataParallelExecutor::end_span(Device& dev, SpanKind kind,
+                                                                       Clock::time_point begin) {
+  auto end = Clock::now();
+  if (dev.speed < 1.0 &&
+      (kind == SpanKind::kForward || kind == SpanKind::kBackward || kind == SpanKind::kUpdate)) {
+    // A slower device: the phase lasts 1/speed of what it took, in real time.
+    const auto stretched = std::chrono::duration_cast<Clock::duration>((end - begin) / dev.speed);
+    wait_until(begin + stretched, pool_.oversubscribed());
+    end = Clock::now();
+  }
+  assert(dev.spans.size() < dev.spans.capacity());
+  TraceSpan span;
+  span.kind = kind;
+  span.begin_us = since_start_us(begin);
+  span.duration_us = std::chrono::duration<double, std::micro>(end - begin).count();
+  dev.spans.push_back(span);
+  return end;
+}
+
 void DataParallelExecutor::device_step(int d) {
   Device& dev = *devices_[static_cast<size_t>(d)];
-  const int n_dev = pool_.size();
+  if (phase_ == Phase::kTrain) {
+    train_device(d);
+    return;
+  }
+  if (failed_.load(std::memory_order_acquire)) return;
+  try {
+    const Network& net = *ctx_.graph.network;
+    const Index off = offsets_[d], rows = sizes_[d];
+    const auto x = x_->middleRows(off, rows);
+    net.forward(dev.replica->const_params(), x, dev.ws, ForwardContext{});
+    const auto y_pred = net.output(dev.ws, rows);
+    if (phase_ == Phase::kPredict) {
+      out_->middleRows(off, rows) = y_pred;
+      return;
+    }
+    const auto y = y_->middleRows(off, rows);
+    dev.totals.loss_sum += ctx_.graph.loss->sum(y_pred, y);
+    dev.totals.samples += static_cast<double>(rows);
+    double* state = dev.totals.metric_states.data();
+    for (const Metric* m : ctx_.graph.metrics) {
+      m->accumulate(y_pred, y, state);
+      state += m->state_size();
+    }
+  } catch (...) {
+    dev.error = std::current_exception();
+    failed_.store(true, std::memory_order_release);
+  }
+}
+
+void DataParallelExecutor::train_device(int d) {
+  Device& dev = *devices_[static_cast<size_t>(d)];
+  const Network& net = *ctx_.graph.network;
   const Index off = offsets_[d], rows = sizes_[d];
+  dev.spans.clear();
   auto guarded = [&](auto&& fn) {
     if (failed_.load(std::memory_order_acquire)) return;
     try {
@@ -91,57 +183,60 @@ void DataParallelExecutor::device_step(int d) {
       failed_.store(true, std::memory_order_release);
     }
   };
-  if (phase_ == Phase::kPredict) {
-    guarded([&] {
-      dev.replica->predict_block(x_->middleRows(off, rows), out_->middleRows(off, rows));
-    });
-    return;
-  }
-  if (phase_ == Phase::kTest) {
-    guarded([&] {
-      dev.replica->test_block(x_->middleRows(off, rows), y_->middleRows(off, rows), dev.totals);
-    });
-    return;
-  }
-  // Forward and backward on this device's shard.
+  auto t = Clock::now();
   guarded([&] {
-    dev.replica->train_block(x_->middleRows(off, rows), y_->middleRows(off, rows), off, step_,
-                             ctx_.dropout_seed, scale_, dev.totals);
+    ensure_size(dev.x, rows, x_->cols(), shard_capacity_);
+    ensure_size(dev.y, rows, y_->cols(), shard_capacity_);
+    dev.x.topRows(rows) = x_->middleRows(off, rows);
+    dev.y.topRows(rows) = y_->middleRows(off, rows);
   });
-  pool_.barrier();
-  // All-reduce (reduce-scatter + all-gather through shared memory): device d sums slice d of
-  // every gradient over all devices in device order, then every device copies the reduced
-  // slices. The order of additions is fixed, so every replica gets identical gradients.
+  t = end_span(dev, SpanKind::kShardCopy, t);
+  const auto x = dev.x.topRows(rows);
+  const auto y = dev.y.topRows(rows);
+  // Forward, loss (its gradient scaled by 1 / global batch) and metrics.
   guarded([&] {
-    auto grads0 = devices_[0]->replica->grads();
-    for (size_t v = 0; v < grads0.size(); ++v) {
-      if (!grads0[v]) continue;
-      const Index size = grads0[v]->size();
-      const Index begin = size * d / n_dev, end = size * (d + 1) / n_dev;
-      if (begin == end) continue;
-      // Sum into device 0's buffer for this slice.
-      auto dst = Eigen::Map<Eigen::ArrayXf>(grads0[v]->data() + begin, end - begin);
-      for (int s = 1; s < n_dev; ++s)
-        dst += Eigen::Map<const Eigen::ArrayXf>(
-            devices_[static_cast<size_t>(s)]->replica->grads()[v]->data() + begin, end - begin);
+    const ForwardContext fc{
+        .training = true, .step = step_, .row_offset = off, .seed = ctx_.dropout_seed};
+    net.forward(dev.replica->const_params(), x, dev.ws, fc);
+    const auto y_pred = net.output(dev.ws, rows);
+    dev.totals.loss_sum +=
+        ctx_.graph.loss->sum_and_gradient(y_pred, y, scale_, net.output_grad(dev.ws, rows));
+    dev.totals.samples += static_cast<double>(rows);
+    double* state = dev.totals.metric_states.data();
+    for (const Metric* m : ctx_.graph.metrics) {
+      m->accumulate(y_pred, y, state);
+      state += m->state_size();
     }
   });
-  pool_.barrier();
-  guarded([&] {
-    if (d != 0) {
-      auto mine = dev.replica->grads();
-      auto reduced = devices_[0]->replica->grads();
-      for (size_t v = 0; v < mine.size(); ++v)
-        if (mine[v]) *mine[v] = *reduced[v];
-    }
-  });
-  pool_.barrier();
+  t = end_span(dev, SpanKind::kForward, t);
+  guarded(
+      [&] { net.backward(dev.replica->const_params(), x, dev.ws, rows, dev.replica->grads()); });
+  t = end_span(dev, SpanKind::kBackward, t);
+  // Every device takes part in the all-reduce, even after an error, so that none waits forever.
+  const CollectiveStats stats = collectives_->all_reduce(d, dev.grad_pieces);
+  const auto collective_end = Clock::now();
+  const double begin_us = since_start_us(t);
+  dev.spans.push_back(
+      {.kind = SpanKind::kWaiting, .begin_us = begin_us, .duration_us = stats.wait_us});
+  TraceSpan c;
+  c.kind = SpanKind::kCollective;
+  c.algorithm = collectives_->algorithm();
+  c.begin_us = begin_us + stats.wait_us;
+  c.duration_us = since_start_us(collective_end) - c.begin_us;
+  c.bytes_sent = stats.bytes_sent;
+  c.bytes_received = stats.bytes_received;
+  dev.spans.push_back(c);
+  // An error on any device before the all-reduce is visible to all after it: every device skips
+  // the update, so the replicas stay identical.
+  if (failed_.load(std::memory_order_acquire)) return;
+  t = collective_end;
   // Every replica applies the same update to its own variables.
   guarded([&] {
     Optimizer& opt = d == 0 ? *ctx_.optimizer : *dev.optimizer;
-    apply_update(*ctx_.graph.network, opt, dev.replica->params(), dev.replica->const_params(),
-                 dev.replica->grads(), dev.trainable_vars, dev.trainable_grads);
+    apply_update(net, opt, dev.replica->params(), dev.replica->const_params(), dev.replica->grads(),
+                 dev.trainable_vars, dev.trainable_grads);
   });
+  end_span(dev, SpanKind::kUpdate, t);
 }
 
 void DataParallelExecutor::run(Phase phase, const ConstMatrixRef& x, const ConstMatrixRef* y,
@@ -171,6 +266,14 @@ void DataParallelExecutor::run(Phase phase, const ConstMatrixRef& x, const Const
   }
   if (totals)
     for (auto& d : devices_) totals->add(d->totals);
+  if (phase == Phase::kTrain) {
+    trace_.step = step_;
+    trace_.epoch = trace_.batch = -1;
+    for (size_t d = 0; d < devices_.size(); ++d) {
+      trace_.shard_rows[d] = sizes_[d];
+      trace_.spans[d] = devices_[d]->spans;  // within the reserved capacity: no allocation
+    }
+  }
 }
 
 void DataParallelExecutor::train_step(ConstMatrixRef x, ConstMatrixRef y, uint64_t step,

@@ -1,28 +1,76 @@
 #include "core/distribution/distribution.h"
 
-#include "core/distribution/data_parallel_executor.h"
+#include <cmath>
+#include <cstdio>
+
+#include "core/distribution/model_parallel_executor.h"
 #include "core/error.h"
 
 namespace fitbench {
+namespace {
 
-void use_data_parallel(Sequential& model, int devices) {
-  model.set_executor_factory([devices](const ExecutorContext& ctx) {
-    return std::make_unique<DataParallelExecutor>(ctx, devices);
+std::string number_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", v);
+  return buf;
+}
+
+}  // namespace
+
+void use_data_parallel(Sequential& model, int devices, const DataParallelOptions& options) {
+  model.set_executor_factory([devices, options](const ExecutorContext& ctx) {
+    return std::make_unique<DataParallelExecutor>(ctx, devices, options);
   });
 }
 
-void apply_distribution(Sequential& model, const DistributionSpec& spec, int devices) {
+DataParallelOptions rehearsal_options(const DevicesSpec& spec, int devices) {
+  DataParallelOptions options;
+  options.allreduce = parse_algorithm(spec.allreduce, "devices.allreduce");
+  if (!spec.speed.empty()) {
+    if (static_cast<int>(spec.speed.size()) != devices)
+      throw InputError("devices.speed", "has " + std::to_string(spec.speed.size()) +
+                                            " entries but there are " + std::to_string(devices) +
+                                            " devices; give one speed per device");
+    for (size_t i = 0; i < spec.speed.size(); ++i) {
+      const double s = spec.speed[i];
+      if (!(s > 0.0 && s <= 1.0))
+        throw InputError(
+            "devices.speed[" + std::to_string(i) + "]",
+            "must be a relative speed greater than 0 and at most 1, got " + number_text(s));
+    }
+    options.speed = spec.speed;
+  }
+  if (!(spec.link_latency_us >= 0.0 && std::isfinite(spec.link_latency_us)))
+    throw InputError("devices.link_latency_us", "must be a number of microseconds >= 0, got " +
+                                                    number_text(spec.link_latency_us));
+  if (!(spec.link_gbps >= 0.0 && std::isfinite(spec.link_gbps)))
+    throw InputError("devices.link_gbps", "must be a bandwidth in GB/s >= 0 (0: unlimited), got " +
+                                              number_text(spec.link_gbps));
+  options.link = {spec.link_latency_us, spec.link_gbps};
+  return options;
+}
+
+void apply_distribution(Sequential& model, const DistributionSpec& spec, int devices,
+                        const DevicesSpec& devices_spec) {
   if (spec.class_name.empty()) return;
   if (spec.class_name == "DataParallel") {
-    use_data_parallel(model, devices);
+    use_data_parallel(model, devices, rehearsal_options(devices_spec, devices));
     return;
   }
-  if (spec.class_name == "ModelParallel")
-    throw InputError("distribution.class_name",
-                     "ModelParallel is not available in this version of fitbench; use "
-                     "DataParallel or no distribution");
-  throw InputError("distribution.class_name",
-                   "unknown distribution \"" + spec.class_name + "\"; expected DataParallel");
+  if (spec.class_name == "ModelParallel") {
+    const DataParallelOptions knobs = rehearsal_options(devices_spec, devices);
+    bool slowed = false;
+    for (double s : knobs.speed) slowed = slowed || s != 1.0;
+    if (slowed || devices_spec.link_latency_us > 0.0 || devices_spec.link_gbps > 0.0)
+      throw InputError("devices",
+                       "device speed and link latency/bandwidth apply to DataParallel "
+                       "only in this version; ModelParallel runs every device at full "
+                       "speed, so set them back to their defaults");
+    use_model_parallel(model, spec, devices);
+    return;
+  }
+  throw InputError("distribution.class_name", "unknown distribution \"" + spec.class_name +
+                                                  "\"; expected DataParallel or ModelParallel");
 }
 
 std::string distribution_line(const DistributionSpec& spec) {

@@ -12,6 +12,14 @@ namespace fitbench {
 struct DevicesSpec {
   std::string type = "cpu";  // only "cpu" devices are simulated
   std::optional<int> count;  // none: --devices, FITBENCH_CPU_DEVICES, XLA_FLAGS, else 1
+  // Rehearsal knobs (fitbench's own; Keras has none): how the simulated hardware behaves, in real
+  // time. The defaults cost nothing. Validated by rehearsal_options() (distribution.h).
+  // Relative speed per device in (0, 1] (0.5: its forward, backward and update take twice as
+  // long); one entry per device; empty: all 1.
+  std::vector<double> speed;
+  double link_latency_us = 0.0;    // microseconds added to every message of a collective
+  double link_gbps = 0.0;          // bandwidth per link in GB/s (10^9 bytes/s); 0: unlimited
+  std::string allreduce = "ring";  // gradient all-reduce algorithm: "ring" or "naive"
 };
 
 struct DistributionSpec {

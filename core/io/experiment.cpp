@@ -145,7 +145,8 @@ Json data_to_json(const DataSpec& data) {
 }
 
 DevicesSpec parse_devices(const Json& doc, const std::string& path) {
-  ObjectReader r(doc, path, {"type", "count"});
+  ObjectReader r(doc, path,
+                 {"type", "count", "speed", "link_latency_us", "link_gbps", "allreduce"});
   DevicesSpec devices;
   devices.type = r.string("type", "cpu", "\"cpu\", \"gpu\" or \"tpu\"");
   if (devices.type != "cpu" && devices.type != "gpu" && devices.type != "tpu") {
@@ -154,6 +155,27 @@ DevicesSpec parse_devices(const Json& doc, const std::string& path) {
   if (auto count = r.optional_integer("count", "a positive integer", 1, 1 << 20)) {
     devices.count = static_cast<int>(*count);
   }
+  // Rehearsal knobs (docs/experiment-format.md#devices).
+  if (const Json* speed = r.get_non_null("speed")) {
+    if (!speed->is_array() || speed->empty())
+      fail_expected(r.path_of("speed"), "a list of relative speeds, one per device", *speed);
+    for (size_t i = 0; i < speed->size(); ++i) {
+      devices.speed.push_back(json_io::to_number((*speed)[i], index_path(r.path_of("speed"), i),
+                                                 "a relative speed > 0 and <= 1",
+                                                 {.lo = 0.0, .hi = 1.0, .lo_open = true}));
+    }
+    if (devices.count && static_cast<int>(devices.speed.size()) != *devices.count)
+      fail(r.path_of("speed"), "has " + std::to_string(devices.speed.size()) +
+                                   " entries but devices.count is " +
+                                   std::to_string(*devices.count) + "; give one speed per device");
+  }
+  devices.link_latency_us =
+      r.number("link_latency_us", 0.0, "a number of microseconds >= 0", {.lo = 0.0});
+  devices.link_gbps =
+      r.number("link_gbps", 0.0, "a bandwidth in GB/s >= 0 (0: unlimited)", {.lo = 0.0});
+  devices.allreduce = r.string("allreduce", "ring", "\"ring\" or \"naive\"");
+  if (devices.allreduce != "ring" && devices.allreduce != "naive")
+    fail_expected(r.path_of("allreduce"), "\"ring\" or \"naive\"", *r.get("allreduce"));
   return devices;
 }
 
@@ -316,10 +338,16 @@ Json experiment_to_ordered_json(const ExperimentSpec& spec) {
   doc["name"] = spec.name;
   if (!spec.description.empty()) doc["description"] = spec.description;
   if (spec.seed) doc["seed"] = *spec.seed;
-  if (spec.devices.type != "cpu" || spec.devices.count) {
+  const DevicesSpec& dev = spec.devices;
+  if (dev.type != "cpu" || dev.count || !dev.speed.empty() || dev.link_latency_us != 0.0 ||
+      dev.link_gbps != 0.0 || dev.allreduce != "ring") {
     Json devices = Json::object();
-    devices["type"] = spec.devices.type;
-    if (spec.devices.count) devices["count"] = *spec.devices.count;
+    devices["type"] = dev.type;
+    if (dev.count) devices["count"] = *dev.count;
+    if (!dev.speed.empty()) devices["speed"] = dev.speed;
+    if (dev.link_latency_us != 0.0) devices["link_latency_us"] = dev.link_latency_us;
+    if (dev.link_gbps != 0.0) devices["link_gbps"] = dev.link_gbps;
+    if (dev.allreduce != "ring") devices["allreduce"] = dev.allreduce;
     doc["devices"] = std::move(devices);
   }
   if (!spec.distribution.class_name.empty())

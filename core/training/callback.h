@@ -8,6 +8,7 @@
 namespace fitbench {
 
 class Sequential;
+struct StepTrace;  // core/distribution/trace.h
 
 // keras.callbacks.Callback.params: what the loop that calls the hooks will run.
 struct CallbackParams {
@@ -37,6 +38,9 @@ class Callback {
   virtual void on_predict_begin(const Logs& /*logs*/) {}
   virtual void on_predict_batch_end(int /*batch*/, const Logs& /*logs*/) {}
   virtual void on_predict_end(const Logs& /*logs*/) {}
+  // fitbench's own: after each train step of a distributed fit(), what every device did (spans
+  // with timestamps). Not called when fit() runs on one device without a distribution.
+  virtual void on_step_trace(const StepTrace& /*trace*/) {}
 
  protected:
   Sequential* model_ = nullptr;

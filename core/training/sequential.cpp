@@ -5,6 +5,7 @@
 #include <cmath>
 #include <iostream>
 
+#include "core/distribution/trace.h"
 #include "core/error.h"
 #include "core/nn/initializers.h"
 #include "core/random.h"
@@ -272,6 +273,11 @@ History Sequential::fit(const Matrix& x_all, const Matrix& y_all, const FitOptio
       } else {
         exec->train_step(x.middleRows(start, rows), y.middleRows(start, rows), train_step_++,
                          totals);
+      }
+      if (StepTrace* trace = exec->step_trace()) {
+        trace->epoch = epoch;
+        trace->batch = step;
+        for (auto* c : cbs.list) c->on_step_trace(*trace);
       }
       // Running means since the epoch began, as Keras's metrics report them per batch. The map's
       // nodes exist after the first batch, so this assigns values without allocating.

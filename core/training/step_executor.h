@@ -13,6 +13,8 @@
 
 namespace fitbench {
 
+struct StepTrace;  // core/distribution/trace.h
+
 // What an executor works on; owned by the model, valid while the executor lives.
 struct ExecutorContext {
   ComputeGraph graph;
@@ -37,6 +39,10 @@ class StepExecutor {
   virtual void pull_from_model() {}
   // Make the model's variables current (before callbacks read them).
   virtual void push_to_model() {}
+  // What every device did in the last train_step, or null when the executor records nothing
+  // (one device without a distribution). fit() sets its epoch and batch and passes it to
+  // Callback::on_step_trace.
+  virtual StepTrace* step_trace() { return nullptr; }
 };
 
 // Runs every step on the calling thread, on the model's variables.

@@ -1,12 +1,16 @@
 // DataParallel on N threaded devices equals one device: the same epoch logs and final weights to
 // float32 rounding for every optimizer, with uneven shards (batches that do not divide, a partial
-// last batch, devices with no rows), replicas bitwise identical, and the same run twice bitwise
-// identical.
+// last batch, devices with no rows), with the ring and the naive all-reduce, replicas bitwise
+// identical, and the same run twice bitwise identical. The rehearsal knobs change the time, not
+// the numbers; they are validated with errors that name the place, and read from and written to
+// the experiment file's devices section.
 #include <QTest>
+#include <nlohmann/json.hpp>
 
 #include "core/distribution/data_parallel_executor.h"
 #include "core/distribution/distribution.h"
 #include "core/error.h"
+#include "core/io/experiment.h"
 #include "core/random.h"
 #include "core/training/sequential.h"
 
@@ -50,7 +54,8 @@ struct Run {
   std::vector<NamedWeight> weights;
 };
 
-Run train(const OptimizerSpec& opt, int devices, bool shuffle = true) {
+Run train(const OptimizerSpec& opt, int devices, bool shuffle = true,
+          const DataParallelOptions& options = {}) {
   set_random_seed(11);
   Matrix x, y;
   make_data(x, y);
@@ -60,7 +65,7 @@ Run train(const OptimizerSpec& opt, int devices, bool shuffle = true) {
   c.loss.name = "sparse_categorical_crossentropy";
   c.metrics = {"accuracy"};
   m.compile(c);
-  if (devices > 0) use_data_parallel(m, devices);
+  if (devices > 0) use_data_parallel(m, devices, options);
   // batch 10: shards of 10 on 3 devices are 4/3/3; on 8 devices 2/2/1/1/1/1/1/1; the last batch
   // of 1 row (61 = 6 x 10 + 1) leaves all but one device without rows.
   Run r;
@@ -106,6 +111,14 @@ class TestDataParallel : public QObject {
   void replicas_stay_identical();
   void deterministic();
   void device_error_propagates();
+  void naive_equals_one_device_data();
+  void naive_equals_one_device();
+  void knobs_change_time_not_numbers();
+  void rehearsal_errors_data();
+  void rehearsal_errors();
+  void devices_section_round_trip();
+  void devices_section_errors_data();
+  void devices_section_errors();
 };
 
 void TestDataParallel::equals_one_device_data() {
@@ -207,6 +220,159 @@ void TestDataParallel::device_error_propagates() {
   y(13, 0) = 1.0f;
   const History h = m.fit(x, y, FitOptions{.epochs = 1, .batch_size = 20, .verbose = 0});
   QCOMPARE(h.epoch.size(), size_t(1));
+}
+
+void TestDataParallel::naive_equals_one_device_data() {
+  QTest::addColumn<QString>("optimizer");
+  QTest::addColumn<int>("devices");
+  for (const char* n : {"sgd", "adam"})
+    for (int d : {2, 3, 5, 8})
+      QTest::newRow(qPrintable(QString("%1/%2").arg(n).arg(d))) << QString(n) << d;
+}
+
+void TestDataParallel::naive_equals_one_device() {
+  // The naive all-reduce adds in another order than the ring: it too stays within 1e-5 of one
+  // device, and its replicas are bitwise identical to a rerun.
+  QFETCH(QString, optimizer);
+  QFETCH(int, devices);
+  const OptimizerSpec o = optimizer == "sgd" ? opt("SGD", 0.1) : opt("Adam", 0.01);
+  DataParallelOptions naive;
+  naive.allreduce = CollectiveAlgorithm::kNaive;
+  const Run one = train(o, 0);
+  const Run many = train(o, devices, true, naive);
+  const double diff = max_rel_diff(many, one);
+  QVERIFY2(diff < 1e-5, qPrintable(QString("max relative difference %1").arg(diff)));
+  const Run again = train(o, devices, true, naive);
+  for (size_t i = 0; i < many.weights.size(); ++i)
+    QVERIFY(many.weights[i].values == again.weights[i].values);
+}
+
+void TestDataParallel::knobs_change_time_not_numbers() {
+  // A slow device and a slow link make the run take longer; the weights are the same bits.
+  DataParallelOptions slow;
+  slow.speed = {1.0, 0.5, 0.25};
+  slow.link = {20.0, 0.5};
+  const Run plain = train(opt("Adam", 0.01), 3);
+  const Run rehearsed = train(opt("Adam", 0.01), 3, true, slow);
+  for (size_t i = 0; i < plain.weights.size(); ++i)
+    QVERIFY(plain.weights[i].values == rehearsed.weights[i].values);
+  QVERIFY(plain.history.history == rehearsed.history.history);
+}
+
+void TestDataParallel::rehearsal_errors_data() {
+  QTest::addColumn<QString>("field");
+  QTest::addColumn<QString>("value");
+  QTest::addColumn<QString>("place");
+  QTest::newRow("speed length") << "speed"
+                                << "1,0.5,1"
+                                << "devices.speed";
+  QTest::newRow("speed zero") << "speed"
+                              << "1,0"
+                              << "devices.speed[1]";
+  QTest::newRow("speed above 1") << "speed"
+                                 << "1.5,1"
+                                 << "devices.speed[0]";
+  QTest::newRow("latency") << "latency"
+                           << "-1"
+                           << "devices.link_latency_us";
+  QTest::newRow("bandwidth") << "gbps"
+                             << "-2"
+                             << "devices.link_gbps";
+  QTest::newRow("algorithm") << "allreduce"
+                             << "tree"
+                             << "devices.allreduce";
+}
+
+void TestDataParallel::rehearsal_errors() {
+  QFETCH(QString, field);
+  QFETCH(QString, value);
+  QFETCH(QString, place);
+  DevicesSpec spec;
+  if (field == "speed")
+    for (const QString& v : value.split(',')) spec.speed.push_back(v.toDouble());
+  if (field == "latency") spec.link_latency_us = value.toDouble();
+  if (field == "gbps") spec.link_gbps = value.toDouble();
+  if (field == "allreduce") spec.allreduce = value.toStdString();
+  try {
+    rehearsal_options(spec, 2);
+    QFAIL("no error");
+  } catch (const InputError& e) {
+    QCOMPARE(QString::fromStdString(e.place()), place);
+  }
+  // The defaults are valid and cost nothing.
+  const DataParallelOptions o = rehearsal_options(DevicesSpec{}, 2);
+  QCOMPARE(o.allreduce, CollectiveAlgorithm::kRing);
+  QVERIFY(o.speed.empty());
+  QVERIFY(!o.link.active());
+}
+
+namespace {
+nlohmann::json experiment_with_devices(const nlohmann::json& devices) {
+  return {
+      {"name", "t"},
+      {"devices", devices},
+      {"distribution", {{"class_name", "DataParallel"}}},
+      {"data", {{"generator", "seed"}, {"samples", 32}}},
+      {"model",
+       {{"class_name", "Sequential"},
+        {"config",
+         {{"layers",
+           {{{"class_name", "Dense"}, {"config", {{"units", 1}, {"activation", "sigmoid"}}}}}}}}}},
+      {"compile", {{"optimizer", "sgd"}, {"loss", "binary_crossentropy"}}}};
+}
+}  // namespace
+
+void TestDataParallel::devices_section_round_trip() {
+  const nlohmann::json devices = {{"type", "cpu"},     {"count", 2},
+                                  {"speed", {1, 0.5}}, {"link_latency_us", 50},
+                                  {"link_gbps", 1.5},  {"allreduce", "naive"}};
+  const ExperimentSpec spec = parse_experiment(experiment_with_devices(devices), "t.json", {});
+  QCOMPARE(spec.devices.speed, (std::vector<double>{1.0, 0.5}));
+  QCOMPARE(spec.devices.link_latency_us, 50.0);
+  QCOMPARE(spec.devices.link_gbps, 1.5);
+  QCOMPARE(spec.devices.allreduce, std::string("naive"));
+  const nlohmann::json written = experiment_to_json(spec);
+  QVERIFY2(written["devices"] == devices, written["devices"].dump().c_str());
+  // Defaults are not written.
+  ExperimentSpec plain = spec;
+  plain.devices = DevicesSpec{};
+  plain.devices.count = 2;
+  const nlohmann::json plain_devices = experiment_to_json(plain)["devices"];
+  QVERIFY2(plain_devices == (nlohmann::json{{"type", "cpu"}, {"count", 2}}),
+           plain_devices.dump().c_str());
+}
+
+void TestDataParallel::devices_section_errors_data() {
+  QTest::addColumn<QString>("devices");
+  QTest::addColumn<QString>("place");
+  QTest::newRow("speed count") << R"({"count": 2, "speed": [1, 1, 1]})"
+                               << "t.json: devices.speed";
+  QTest::newRow("speed zero") << R"({"speed": [1, 0]})"
+                              << "t.json: devices.speed[1]";
+  QTest::newRow("speed text") << R"({"speed": ["fast"]})"
+                              << "t.json: devices.speed[0]";
+  QTest::newRow("speed empty") << R"({"speed": []})"
+                               << "t.json: devices.speed";
+  QTest::newRow("latency") << R"({"link_latency_us": -5})"
+                           << "t.json: devices.link_latency_us";
+  QTest::newRow("bandwidth") << R"({"link_gbps": "fast"})"
+                             << "t.json: devices.link_gbps";
+  QTest::newRow("algorithm") << R"({"allreduce": "tree"})"
+                             << "t.json: devices.allreduce";
+  QTest::newRow("unknown key") << R"({"speeds": [1]})"
+                               << "t.json: devices.speeds";
+}
+
+void TestDataParallel::devices_section_errors() {
+  QFETCH(QString, devices);
+  QFETCH(QString, place);
+  try {
+    parse_experiment(experiment_with_devices(nlohmann::json::parse(devices.toStdString())),
+                     "t.json", {});
+    QFAIL("no error");
+  } catch (const InputError& e) {
+    QVERIFY2(QString::fromStdString(e.place()) == place, e.what());
+  }
 }
 
 QTEST_GUILESS_MAIN(TestDataParallel)

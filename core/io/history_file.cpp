@@ -1,0 +1,41 @@
+#include "core/io/history_file.h"
+
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "core/io/json_file.h"
+
+namespace fitbench {
+
+std::string history_text(const History& h, bool csv) {
+  std::string text;
+  if (csv) {
+    text = "epoch";
+    for (const auto& [key, values] : h.history) text += "," + key;
+    text += "\n";
+    for (size_t i = 0; i < h.epoch.size(); ++i) {
+      text += std::to_string(h.epoch[i]);
+      for (const auto& [key, values] : h.history) {
+        char buf[40];
+        std::snprintf(buf, sizeof buf, ",%.9g", i < values.size() ? values[i] : std::nan(""));
+        text += buf;
+      }
+      text += "\n";
+    }
+    return text;
+  }
+  nlohmann::ordered_json doc;
+  doc["epoch"] = h.epoch;
+  doc["history"] = nlohmann::ordered_json::object();
+  for (const auto& [key, values] : h.history) doc["history"][key] = values;
+  doc["params"] = {
+      {"verbose", h.params_verbose}, {"epochs", h.params_epochs}, {"steps", h.params_steps}};
+  return doc.dump(2) + "\n";
+}
+
+void write_history(const History& history, const std::filesystem::path& file) {
+  json_io::write_file_atomically(file, history_text(history, file.extension() == ".csv"));
+}
+
+}  // namespace fitbench
