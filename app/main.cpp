@@ -1,0 +1,119 @@
+// fitbench: the workbench window. `fitbench [EXPERIMENT] [--devices N] [--run]
+// [--screenshot FILE.png] [--quit]` opens an experiment, optionally trains it at once, saves a
+// picture of the window when training ends, and quits: for teaching demos and automation.
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QTimer>
+#include <cstdio>
+
+#include "ui/main_window.h"
+#include "ui/metric_chart.h"
+
+namespace {
+
+void fail(const QString& message) { std::fprintf(stderr, "fitbench: %s\n", qPrintable(message)); }
+
+bool saveScreenshot(fitbench::MainWindow& window, const QString& path) {
+  window.lossChart()->flushNow();
+  window.metricChart()->flushNow();
+  QApplication::processEvents();
+  if (!window.grab().save(path)) {
+    fail(QStringLiteral("%1: could not write the screenshot").arg(path));
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
+      qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {
+    fail(
+        QStringLiteral("no display to open the window on (DISPLAY is not set); run "
+                       "fitbench-cli for headless training, or set QT_QPA_PLATFORM=offscreen"));
+    return 3;
+  }
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("fitbench"));
+  QApplication::setApplicationName(QStringLiteral("fitbench"));
+  QApplication::setApplicationVersion(QStringLiteral(FITBENCH_VERSION));
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription(
+      QStringLiteral("A workbench for rehearsing Keras-style distributed training."));
+  parser.addHelpOption();
+  parser.addVersionOption();
+  parser.addPositionalArgument(QStringLiteral("EXPERIMENT"),
+                               QStringLiteral("An experiment file to open (JSON)."),
+                               QStringLiteral("[EXPERIMENT]"));
+  parser.addOption({QStringLiteral("devices"),
+                    QStringLiteral("Number of simulated CPU devices (1-16), overriding the "
+                                   "experiment's."),
+                    QStringLiteral("N")});
+  parser.addOption({QStringLiteral("run"), QStringLiteral("Start training at once.")});
+  parser.addOption({QStringLiteral("screenshot"),
+                    QStringLiteral("Save a picture of the window when training ends (with --run) "
+                                   "or once it is shown."),
+                    QStringLiteral("FILE.png")});
+  parser.addOption({QStringLiteral("quit"),
+                    QStringLiteral("Quit when training ends (with --run) or after the "
+                                   "screenshot. Exit status: 0 success, 1 training failed, 2 a "
+                                   "bad experiment.")});
+  parser.process(app);
+
+  const bool run = parser.isSet(QStringLiteral("run"));
+  const bool quit = parser.isSet(QStringLiteral("quit"));
+  const QString screenshot = parser.value(QStringLiteral("screenshot"));
+  const bool batch = quit || !screenshot.isEmpty();
+
+  fitbench::MainWindow window;
+  // Automation: no modal dialogs, no prompt on quit, the user's session left as it was.
+  window.setProperty("batch", batch);
+  if (batch) window.resize(1440, 900);
+
+  const QStringList args = parser.positionalArguments();
+  if (args.size() > 1) {
+    fail(QStringLiteral("expected at most one EXPERIMENT file, got %1").arg(args.size()));
+    return 2;
+  }
+  if (!args.isEmpty()) {
+    QString error;
+    if (!window.openFile(args.first(), &error, batch)) {
+      if (batch) {
+        fail(error);
+        return 2;
+      }
+    }
+  } else if (!batch) {
+    window.restoreLastSession();
+  }
+  if (parser.isSet(QStringLiteral("devices"))) {
+    bool ok = false;
+    const int n = parser.value(QStringLiteral("devices")).toInt(&ok);
+    if (!ok || n < 1 || n > 16) {
+      fail(QStringLiteral("--devices: must be an integer from 1 to 16, got \"%1\"")
+               .arg(parser.value(QStringLiteral("devices"))));
+      return 2;
+    }
+    window.setDeviceOverride(n);
+  }
+  window.show();
+
+  int exitCode = 0;
+  if (run) {
+    QObject::connect(&window, &fitbench::MainWindow::runEnded, &app, [&](bool ok) {
+      exitCode = ok ? 0 : window.lastResult() ? 1 : 2;
+      if (!screenshot.isEmpty() && !saveScreenshot(window, screenshot)) exitCode = 1;
+      if (quit) QTimer::singleShot(0, &app, [&] { window.close(); });
+    });
+    QTimer::singleShot(0, &window, [&] { window.run(); });
+  } else if (!screenshot.isEmpty() || quit) {
+    QTimer::singleShot(300, &window, [&] {
+      if (!screenshot.isEmpty() && !saveScreenshot(window, screenshot)) exitCode = 1;
+      if (quit) window.close();
+    });
+  }
+  const int code = app.exec();
+  return exitCode != 0 ? exitCode : code;
+}

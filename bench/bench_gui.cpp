@@ -1,0 +1,139 @@
+// Training throughput with the workbench window open and its charts live, against the same
+// experiment trained headless as fitbench-cli does (prepare_run + fit, text to a null stream),
+// and the UI thread's longest stall while training runs. Medians of several alternating runs.
+// Run with QT_QPA_PLATFORM=offscreen (set here when unset) or under xvfb-run.
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QTimer>
+#include <algorithm>
+#include <cstdio>
+#include <ostream>
+#include <streambuf>
+#include <vector>
+
+#include "core/training/experiment_runner.h"
+#include "ui/main_window.h"
+#include "ui/training_session.h"
+
+using namespace fitbench;
+
+namespace {
+
+class NullBuf : public std::streambuf {
+ protected:
+  int_type overflow(int_type c) override { return traits_type::not_eof(c); }
+  std::streamsize xsputn(const char*, std::streamsize n) override { return n; }
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v.empty() ? 0.0 : v[v.size() / 2];
+}
+
+// Seconds for prepare_run + fit, as the CLI spends them.
+double headless(const ExperimentSpec& spec) {
+  NullBuf buf;
+  std::ostream out(&buf);
+  QElapsedTimer t;
+  t.start();
+  PreparedRun run = prepare_run(spec);
+  RunOptions options;
+  options.out = &out;
+  run.model->fit(run.data.x, run.data.y, spec.fit, options);
+  return t.nsecsElapsed() * 1e-9;
+}
+
+struct WindowRun {
+  double seconds = 0.0;
+  double stallMs = 0.0;
+};
+
+WindowRun windowed(MainWindow& window, const ExperimentSpec& spec) {
+  window.loadSpec(spec, QString());
+  QEventLoop loop;
+  QObject::connect(&window, &MainWindow::runEnded, &loop, &QEventLoop::quit);
+  QElapsedTimer t;
+  t.start();
+  QTimer::singleShot(0, &window, [&] { window.run(); });
+  loop.exec();
+  WindowRun r;
+  r.seconds = window.lastResult() ? window.lastResult()->seconds : t.nsecsElapsed() * 1e-9;
+  r.stallMs = window.longestStallMs();
+  return r;
+}
+
+ExperimentSpec workload(const char* which) {
+  ExperimentSpec spec;
+  spec.seed = 7;
+  spec.fit.verbose = 2;
+  spec.fit.shuffle = true;
+  LayerSpec dense;
+  dense.class_name = "Dense";
+  if (std::string(which) == "seed") {
+    // The seed: one Dense unit, 128 samples, batch 16: steps of about a microsecond, the worst
+    // case for per-batch overhead.
+    spec.data.generator = "seed";
+    spec.data.samples = 128;
+    dense.units = 1;
+    dense.activation = "sigmoid";
+    spec.model.layers = {dense};
+    spec.compile.optimizer.learning_rate = 0.2;
+    spec.fit.epochs = 20000;
+    spec.fit.batch_size = 16;
+  } else {
+    // A Playground-sized MLP on the spiral: 2 -> 64 -> 64 -> 1, 2000 samples, batch 32.
+    spec.data.generator = "spiral";
+    spec.data.samples = 2000;
+    spec.data.noise = 0.1;
+    dense.units = 64;
+    dense.activation = "tanh";
+    LayerSpec out = dense;
+    out.units = 1;
+    out.activation = "sigmoid";
+    spec.model.layers = {dense, dense, out};
+    spec.compile.optimizer.class_name = "Adam";
+    spec.compile.optimizer.learning_rate = 0.01;
+    spec.fit.epochs = 150;
+    spec.fit.batch_size = 32;
+    spec.fit.validation_split = 0.2;
+  }
+  spec.compile.loss.name = "binary_crossentropy";
+  spec.compile.metrics = {"accuracy"};
+  return spec;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY"))
+    qputenv("QT_QPA_PLATFORM", "offscreen");
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("fitbench-bench"));
+  const int repeats = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
+  MainWindow window;
+  window.setProperty("batch", true);
+  window.resize(1440, 900);
+  window.show();
+
+  std::printf("%-6s %12s %12s %8s %14s\n", "model", "cli s", "window s", "ratio", "max stall ms");
+  for (const char* which : {"seed", "mlp"}) {
+    const ExperimentSpec spec = workload(which);
+    std::vector<double> cli, gui, ratio, stall;
+    for (int i = 0; i < repeats; ++i) {
+      const double c = headless(spec);
+      const WindowRun g = windowed(window, spec);
+      cli.push_back(c);
+      gui.push_back(g.seconds);
+      ratio.push_back(c / g.seconds);
+      stall.push_back(g.stallMs);
+    }
+    std::printf("%-6s %12.3f %12.3f %7.1f%% %14.1f\n", which, median(cli), median(gui),
+                100.0 * median(ratio), *std::max_element(stall.begin(), stall.end()));
+  }
+  std::printf(
+      "ratio: window throughput as a share of headless (median of %d pairs); max "
+      "stall: the UI thread's longest gap beyond its 33 ms tick over all runs\n",
+      repeats);
+  return 0;
+}

@@ -1,0 +1,262 @@
+// The workbench window as a user drives it: open an example, choose devices and a strategy, run,
+// pause, step, stop, save and reopen, a bad data file, closing during training, and the window's
+// command line (--run --screenshot --quit).
+#include <QComboBox>
+#include <QFile>
+#include <QPlainTextEdit>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "core/io/experiment.h"
+#include "ui/data_panel.h"
+#include "ui/devices_panel.h"
+#include "ui/main_window.h"
+#include "ui/metric_chart.h"
+#include "ui/strategy_panel.h"
+#include "ui/training_session.h"
+
+using namespace fitbench;
+
+namespace {
+
+QString example(const char* name) {
+  return QStringLiteral(FITBENCH_SOURCE_DIR "/resources/examples/") + QLatin1String(name);
+}
+
+// A window for automation: no modal dialogs.
+std::unique_ptr<MainWindow> makeWindow() {
+  auto w = std::make_unique<MainWindow>();
+  w->setProperty("batch", true);
+  w->resize(1280, 800);
+  w->show();
+  return w;
+}
+
+int64_t stepsDone(MainWindow& w) {
+  // The feed's counters carry over between takes; a take with nothing new still reports them.
+  return w.session()->feed().take().stepsDone;
+}
+
+}  // namespace
+
+class TestMainWindow : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("fitbench-tests"));
+  }
+
+  void runSeedOnTwoDevices() {
+    auto w = makeWindow();
+    QVERIFY(w->openFile(example("seed.json"), nullptr, true));
+    // Two devices and DataParallel, through the widgets.
+    auto* count = w->devicesPanel()->findChild<QSpinBox*>(QStringLiteral("deviceCount"));
+    QVERIFY(count);
+    count->setValue(2);
+    auto* strategy = w->strategyPanel()->findChild<QComboBox*>(QStringLiteral("strategy"));
+    QVERIFY(strategy);
+    strategy->setCurrentIndex(strategy->findText(QStringLiteral("DataParallel")));
+    QVERIFY(w->isModified());
+    QVERIFY(w->windowTitle().contains(QStringLiteral("[*]")));
+
+    QSignalSpy started(w->session(), &TrainingSession::started);
+    QSignalSpy ended(w.get(), &MainWindow::runEnded);
+    w->run();
+    QVERIFY(ended.wait(30000));
+    QCOMPARE(ended.first().first().toBool(), true);
+    QCOMPARE(started.size(), 1);
+    QCOMPARE(started.first().at(0).toInt(), 2);
+    QCOMPARE(started.first().at(2).toString(), QStringLiteral("DataParallel"));
+    // One point per epoch on both charts; the log holds Keras's lines.
+    QCOMPARE(w->lossChart()->epochPointCount(false), 4);
+    QCOMPARE(w->metricChart()->epochPointCount(false), 4);
+    QVERIFY(w->lossChart()->batchPointCount() >= 4 * 8);
+    const QString log = w->logView()->toPlainText();
+    QVERIFY2(log.contains(QStringLiteral("Devices: ['cpu:0', 'cpu:1']")), qPrintable(log));
+    QVERIFY(log.contains(QStringLiteral("Distribution: DataParallel")));
+    QVERIFY(log.contains(QStringLiteral("Epoch 4/4")));
+    QVERIFY(w->lastResult());
+    QCOMPARE(int(w->lastResult()->history.epoch.size()), 4);
+    // Loss falls over the run.
+    const auto& loss = w->lastResult()->history.history.at("loss");
+    QVERIFY(loss.back() < loss.front());
+    // A second run keeps the first as an overlay.
+    w->run();
+    QVERIFY(ended.wait(30000));
+    QCOMPARE(w->lossChart()->overlayCount(), 1);
+  }
+
+  void stopPauseAndStep() {
+    auto w = makeWindow();
+    QVERIFY(w->openFile(example("seed.json"), nullptr, true));
+    ExperimentSpec spec = w->currentSpec();
+    spec.fit.epochs = 1000000;  // long enough to be stopped
+    w->loadSpec(spec, QString());
+    QSignalSpy ended(w.get(), &MainWindow::runEnded);
+    w->run();
+    QTRY_VERIFY_WITH_TIMEOUT(stepsDone(*w) > 10, 10000);
+    w->togglePause();
+    QVERIFY(w->session()->isPaused());
+    QTest::qWait(100);  // the batch in flight, if any, ends
+    const int64_t held = stepsDone(*w);
+    QTest::qWait(200);
+    QCOMPARE(stepsDone(*w), held);  // nothing runs while paused
+    w->step();
+    QTRY_COMPARE_WITH_TIMEOUT(stepsDone(*w), held + 1, 5000);
+    QTest::qWait(100);
+    QCOMPARE(stepsDone(*w), held + 1);  // exactly one batch
+    w->togglePause();
+    QTRY_VERIFY_WITH_TIMEOUT(stepsDone(*w) > held + 100, 10000);
+    w->stop();
+    QVERIFY(ended.wait(10000));
+    QVERIFY(w->lastResult());
+    QCOMPARE(w->lastResult()->stopReason, QStringLiteral("stopped"));
+    // Settings are editable again.
+    QVERIFY(w->devicesPanel()->findChild<QSpinBox*>(QStringLiteral("deviceCount"))->isEnabled());
+  }
+
+  void settingsReadOnlyWhileTraining() {
+    auto w = makeWindow();
+    QVERIFY(w->openFile(example("seed.json"), nullptr, true));
+    ExperimentSpec spec = w->currentSpec();
+    spec.fit.epochs = 1000000;
+    w->loadSpec(spec, QString());
+    QSignalSpy ended(w.get(), &MainWindow::runEnded);
+    w->run();
+    QVERIFY(!w->devicesPanel()->findChild<QSpinBox*>(QStringLiteral("deviceCount"))->isEnabled());
+    QVERIFY(!w->strategyPanel()->findChild<QComboBox*>(QStringLiteral("strategy"))->isEnabled());
+    w->stop();
+    QVERIFY(ended.wait(10000));
+  }
+
+  void saveOpenRoundTrip() {
+    QTemporaryDir dir;
+    auto w = makeWindow();
+    QVERIFY(w->openFile(example("spiral.json"), nullptr, true));
+    auto* count = w->devicesPanel()->findChild<QSpinBox*>(QStringLiteral("deviceCount"));
+    count->setValue(3);
+    const ExperimentSpec before = w->currentSpec();
+    const QString path = dir.filePath(QStringLiteral("copy.json"));
+    QVERIFY(w->saveTo(path));
+    QVERIFY(!w->isModified());
+    // The file is exactly what the spec writes, and reads back to the same spec.
+    const ExperimentSpec read = read_experiment(path.toStdString());
+    QCOMPARE(experiment_to_json(read).dump(), experiment_to_json(before).dump());
+    auto w2 = makeWindow();
+    QVERIFY(w2->openFile(path, nullptr, true));
+    QCOMPARE(experiment_to_json(w2->currentSpec()).dump(), experiment_to_json(before).dump());
+    QCOMPARE(w2->devicesPanel()->deviceCount(), 3);
+    QVERIFY(!w2->isModified());
+  }
+
+  void csvPathStaysRelative() {
+    QTemporaryDir dir;
+    QFile csv(dir.filePath(QStringLiteral("good.csv")));
+    QVERIFY(csv.open(QIODevice::WriteOnly));
+    csv.write("x1,x2,y\n0.5,1.0,1\n0.25,0.75,0\n1.5,0.5,1\n-1,2,0\n");
+    csv.close();
+    auto w = makeWindow();
+    ExperimentSpec spec = w->currentSpec();
+    spec.data = DataSpec{};
+    spec.data.generator.clear();
+    spec.data.csv = "good.csv";
+    spec.data.target = {"y"};
+    spec.fit.validation_split = 0.0;
+    const QString path = dir.filePath(QStringLiteral("exp.json"));
+    write_experiment(spec, path.toStdString());
+    QVERIFY(w->openFile(path, nullptr, true));
+    QCOMPARE(w->dataPanel()->errorText(), QString());
+    QCOMPARE(w->dataPanel()->featureCount(), 2);
+    const QString copy = dir.filePath(QStringLiteral("copy.json"));
+    QVERIFY(w->saveTo(copy));
+    QVERIFY(!w->isModified());
+    QFile saved(copy);
+    QVERIFY(saved.open(QIODevice::ReadOnly));
+    const QByteArray text = saved.readAll();
+    QVERIFY2(text.contains("\"csv\": \"good.csv\""), text.constData());
+  }
+
+  void badCsvShowsItsMessage() {
+    QTemporaryDir dir;
+    QFile csv(dir.filePath(QStringLiteral("bad.csv")));
+    QVERIFY(csv.open(QIODevice::WriteOnly));
+    csv.write("x1,x2,y\n0.5,1.0,1\n0.25,oops,0\n");
+    csv.close();
+    auto w = makeWindow();
+    ExperimentSpec spec = w->currentSpec();
+    spec.data = DataSpec{};
+    spec.data.generator.clear();
+    spec.data.csv = "bad.csv";
+    spec.data.target = {"y"};
+    const QString path = dir.filePath(QStringLiteral("bad.json"));
+    write_experiment(spec, path.toStdString());
+    QVERIFY(w->openFile(path, nullptr, true));
+    const QString error = w->dataPanel()->errorText();
+    QVERIFY2(error.contains(QStringLiteral("3")), qPrintable(error));  // names line 3
+    QSignalSpy ended(w.get(), &MainWindow::runEnded);
+    w->run();  // refused, with the message in the log
+    QCOMPARE(ended.size(), 1);
+    QCOMPARE(ended.first().first().toBool(), false);
+    QVERIFY(w->logView()->toPlainText().contains(QStringLiteral("Cannot run")));
+    QVERIFY(!w->session()->isRunning());
+  }
+
+  void closeDuringTraining() {
+    auto w = makeWindow();
+    QVERIFY(w->openFile(example("seed.json"), nullptr, true));
+    ExperimentSpec spec = w->currentSpec();
+    spec.fit.epochs = 1000000;
+    spec.devices.count = 2;
+    w->loadSpec(spec, QString());
+    w->run();
+    QTRY_VERIFY_WITH_TIMEOUT(stepsDone(*w) > 10, 10000);
+    QVERIFY(w->close());  // stops training and joins the thread
+    QVERIFY(!w->session()->isRunning());
+    w.reset();  // destroying the window after close must not hang or crash
+  }
+
+  void commandLineRunsAndSavesAScreenshot() {
+    QTemporaryDir dir;
+    const QString png = dir.filePath(QStringLiteral("window.png"));
+    QProcess p;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    env.insert(QStringLiteral("XDG_CONFIG_HOME"), dir.path());
+    p.setProcessEnvironment(env);
+    p.start(
+        QStringLiteral(FITBENCH_GUI),
+        {example("seed.json"), QStringLiteral("--devices"), QStringLiteral("2"),
+         QStringLiteral("--run"), QStringLiteral("--screenshot"), png, QStringLiteral("--quit")});
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitCode(), 0);
+    QImage image(png);
+    QVERIFY(!image.isNull());
+    QCOMPARE(image.size(), QSize(1440, 900));
+
+    // A bad experiment: exit 2 with the file named.
+    const QString bad = dir.filePath(QStringLiteral("bad.json"));
+    QFile seed(example("seed.json"));
+    QVERIFY(seed.open(QIODevice::ReadOnly));
+    QByteArray text = seed.readAll();
+    QVERIFY(text.contains("\"epochs\": 4"));
+    text.replace("\"epochs\": 4", "\"epochs\": -1");
+    QFile f(bad);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(text);
+    f.close();
+    p.start(QStringLiteral(FITBENCH_GUI), {bad, QStringLiteral("--run"), QStringLiteral("--quit")});
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 2);
+    const QString err = QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(err.contains(QStringLiteral("bad.json")) && err.contains(QStringLiteral("epochs")),
+             qPrintable(err));
+  }
+};
+
+QTEST_MAIN(TestMainWindow)
+#include "tst_main_window.moc"

@@ -1,0 +1,207 @@
+#include "ui/devices_panel.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QTableWidget>
+#include <QThread>
+#include <QVBoxLayout>
+
+#include "ui/glossary.h"
+
+namespace fitbench {
+
+namespace {
+constexpr int kMaxDevices = 16;
+}
+
+DevicesPanel::DevicesPanel(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+
+  auto* devicesBox = new QGroupBox(tr("Devices"), this);
+  devicesBox->setToolTip(glossary::device());
+  auto* form = new QFormLayout(devicesBox);
+  m_type = new QComboBox(devicesBox);
+  m_type->addItem(QStringLiteral("cpu"));
+  m_type->addItem(QStringLiteral("gpu"));
+  m_type->addItem(QStringLiteral("tpu"));
+  const QString unavailable =
+      tr("fitbench simulates CPU devices only: each is a worker thread. Rehearse here, then run "
+         "the same Keras code on GPUs or TPUs.");
+  if (auto* model = qobject_cast<QStandardItemModel*>(m_type->model())) {
+    for (int row = 1; row < 3; ++row) {
+      QStandardItem* item = model->item(row);
+      item->setEnabled(false);
+      item->setToolTip(unavailable);
+    }
+  }
+  m_type->setToolTip(unavailable);
+  form->addRow(tr("Type"), m_type);
+  m_count = new QSpinBox(devicesBox);
+  m_count->setObjectName(QStringLiteral("deviceCount"));
+  m_count->setRange(1, kMaxDevices);
+  m_count->setToolTip(glossary::device());
+  form->addRow(tr("Count"), m_count);
+
+  m_table = new QTableWidget(0, 2, devicesBox);
+  m_table->setHorizontalHeaderLabels({tr("Device"), tr("Relative speed")});
+  m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+  m_table->horizontalHeader()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+  m_table->verticalHeader()->setVisible(false);
+  m_table->setSelectionMode(QAbstractItemView::NoSelection);
+  m_table->setToolTip(tr("Each simulated device and its speed relative to a full-speed device "
+                         "(0.5 takes twice as long). A slower device is a straggler: ") +
+                      glossary::straggler());
+  m_table->setMinimumHeight(120);
+  form->addRow(m_table);
+  m_note = new QLabel(devicesBox);
+  m_note->setWordWrap(true);
+  m_note->setStyleSheet(QStringLiteral("color: palette(mid);"));
+  form->addRow(m_note);
+  layout->addWidget(devicesBox);
+
+  auto* linkBox = new QGroupBox(tr("Interconnect"), this);
+  linkBox->setToolTip(
+      tr("The links between devices. Every collective (such as the gradient "
+         "all-reduce) pays the latency per message and its bytes over the "
+         "bandwidth."));
+  auto* linkForm = new QFormLayout(linkBox);
+  m_latency = new QDoubleSpinBox(linkBox);
+  m_latency->setRange(0.0, 100000.0);
+  m_latency->setDecimals(1);
+  m_latency->setSingleStep(10.0);
+  m_latency->setSpecialValueText(tr("none"));
+  m_latency->setToolTip(tr("Added to every message a collective sends; 0 = none."));
+  linkForm->addRow(tr("Latency (µs)"), m_latency);
+  m_bandwidth = new QDoubleSpinBox(linkBox);
+  m_bandwidth->setRange(0.0, 10000.0);
+  m_bandwidth->setDecimals(2);
+  m_bandwidth->setSingleStep(1.0);
+  m_bandwidth->setSpecialValueText(tr("unlimited"));
+  m_bandwidth->setToolTip(tr("Bandwidth of each link in GB/s; 0 = unlimited (shared memory)."));
+  linkForm->addRow(tr("Bandwidth (GB/s)"), m_bandwidth);
+  m_allreduce = new QComboBox(linkBox);
+  m_allreduce->addItem(tr("ring"), QStringLiteral("ring"));
+  m_allreduce->addItem(tr("naive"), QStringLiteral("naive"));
+  m_allreduce->setToolTip(glossary::allReduce());
+  linkForm->addRow(tr("All-reduce"), m_allreduce);
+  layout->addWidget(linkBox);
+  layout->addStretch(1);
+
+  rebuildDeviceRows(1);
+  connectSignals();
+}
+
+void DevicesPanel::connectSignals() {
+  connect(m_count, &QSpinBox::valueChanged, this, [this](int n) {
+    rebuildDeviceRows(n);
+    if (m_filling) return;
+    m_countSet = true;
+    emit changed();
+  });
+  auto edited = [this] {
+    if (!m_filling) emit changed();
+  };
+  connect(m_latency, &QDoubleSpinBox::valueChanged, this, edited);
+  connect(m_bandwidth, &QDoubleSpinBox::valueChanged, this, edited);
+  connect(m_allreduce, &QComboBox::currentIndexChanged, this, edited);
+}
+
+void DevicesPanel::rebuildDeviceRows(int count) {
+  // Keep the speeds the user set on rows that stay.
+  for (int row = 0; row < m_table->rowCount(); ++row) {
+    auto* spin = qobject_cast<QDoubleSpinBox*>(m_table->cellWidget(row, 1));
+    if (spin && size_t(row) < m_speeds.size()) m_speeds[size_t(row)] = spin->value();
+  }
+  if (m_speeds.size() < size_t(count)) m_speeds.resize(size_t(count), 1.0);
+  m_table->setRowCount(count);
+  for (int row = 0; row < count; ++row) {
+    auto* name = new QTableWidgetItem(QStringLiteral("cpu:%1").arg(row));
+    name->setFlags(Qt::ItemIsEnabled);
+    name->setToolTip(glossary::device());
+    m_table->setItem(row, 0, name);
+    auto* spin = qobject_cast<QDoubleSpinBox*>(m_table->cellWidget(row, 1));
+    if (!spin) {
+      spin = new QDoubleSpinBox(m_table);
+      spin->setRange(0.05, 1.0);
+      spin->setSingleStep(0.05);
+      spin->setDecimals(2);
+      spin->setSuffix(QStringLiteral(" ×"));
+      spin->setToolTip(tr("1 = full speed; 0.5 = this device needs twice as long per step."));
+      spin->setFrame(false);
+      m_table->setCellWidget(row, 1, spin);
+      connect(spin, &QDoubleSpinBox::valueChanged, this, [this, row](double v) {
+        if (size_t(row) < m_speeds.size()) m_speeds[size_t(row)] = v;
+        if (!m_filling) emit changed();
+      });
+    }
+    const bool filling = m_filling;
+    m_filling = true;
+    spin->setValue(m_speeds[size_t(row)]);
+    m_filling = filling;
+  }
+  m_table->setFixedHeight(std::min(count, 6) * m_table->verticalHeader()->defaultSectionSize() +
+                          m_table->horizontalHeader()->sizeHint().height() +
+                          2 * m_table->frameWidth());
+  updateNote();
+}
+
+void DevicesPanel::updateNote() {
+  const int cores = QThread::idealThreadCount();
+  const int n = m_count->value();
+  if (cores > 0 && n > cores) {
+    m_note->setText(tr("%1 devices share this computer's %2 cores: they take turns, so steps "
+                       "take longer than on real hardware.")
+                        .arg(n)
+                        .arg(cores));
+  } else {
+    m_note->setText(tr("Each device is a worker thread on this computer (%1 cores).").arg(cores));
+  }
+}
+
+void DevicesPanel::setSpec(const DevicesSpec& spec, int defaultCount) {
+  m_filling = true;
+  m_type->setCurrentIndex(std::max(0, m_type->findText(QString::fromStdString(spec.type))));
+  m_countSet = spec.count.has_value();
+  m_speeds = spec.speed;
+  m_table->setRowCount(0);
+  const int count = std::clamp(spec.count.value_or(defaultCount), 1, kMaxDevices);
+  m_count->setValue(count);
+  rebuildDeviceRows(count);
+  m_latency->setValue(spec.link_latency_us);
+  m_bandwidth->setValue(spec.link_gbps);
+  m_allreduce->setCurrentIndex(
+      std::max(0, m_allreduce->findData(QString::fromStdString(spec.allreduce))));
+  m_filling = false;
+}
+
+DevicesSpec DevicesPanel::spec() const {
+  DevicesSpec spec;
+  spec.type = m_type->currentText().toStdString();
+  const int n = m_count->value();
+  if (m_countSet) spec.count = n;
+  bool allFull = true;
+  for (int i = 0; i < n; ++i) allFull = allFull && m_speeds[size_t(i)] == 1.0;
+  if (!allFull) spec.speed.assign(m_speeds.begin(), m_speeds.begin() + n);
+  spec.link_latency_us = m_latency->value();
+  spec.link_gbps = m_bandwidth->value();
+  spec.allreduce = m_allreduce->currentData().toString().toStdString();
+  return spec;
+}
+
+int DevicesPanel::deviceCount() const { return m_count->value(); }
+
+void DevicesPanel::setReadOnly(bool readOnly) {
+  for (QWidget* w :
+       std::initializer_list<QWidget*>{m_type, m_count, m_latency, m_bandwidth, m_allreduce})
+    w->setEnabled(!readOnly);
+  for (int row = 0; row < m_table->rowCount(); ++row)
+    if (QWidget* w = m_table->cellWidget(row, 1)) w->setEnabled(!readOnly);
+}
+
+}  // namespace fitbench

@@ -1,0 +1,51 @@
+// The Devices panel: device type, how many simulated CPU devices, each device's relative speed,
+// and the interconnect (latency, bandwidth, all-reduce algorithm). Edits a DevicesSpec. Widget;
+// UI thread only.
+#pragma once
+
+#include <QWidget>
+
+#include "core/distribution/distribution_spec.h"
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QSpinBox;
+class QTableWidget;
+
+namespace fitbench {
+
+class DevicesPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit DevicesPanel(QWidget* parent = nullptr);
+
+  // `defaultCount` is what the count resolves to when the spec leaves it unset (the environment's
+  // FITBENCH_CPU_DEVICES / XLA_FLAGS, else 1); it is shown, and written back only once edited.
+  void setSpec(const DevicesSpec& spec, int defaultCount);
+  DevicesSpec spec() const;
+  int deviceCount() const;
+  void setReadOnly(bool readOnly);
+  QString errorText() const { return {}; }  // every value the widgets allow is valid
+
+ signals:
+  void changed();
+
+ private:
+  void connectSignals();
+  void rebuildDeviceRows(int count);
+  void updateNote();
+
+  QComboBox* m_type = nullptr;
+  QSpinBox* m_count = nullptr;
+  QTableWidget* m_table = nullptr;
+  QDoubleSpinBox* m_latency = nullptr;
+  QDoubleSpinBox* m_bandwidth = nullptr;
+  QComboBox* m_allreduce = nullptr;
+  QLabel* m_note = nullptr;
+  bool m_countSet = false;       // the spec (or the user) gave a count
+  bool m_filling = false;        // setSpec is filling the widgets: no changed()
+  std::vector<double> m_speeds;  // kept when the count shrinks and grows again
+};
+
+}  // namespace fitbench

@@ -1,0 +1,680 @@
+#include "ui/main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QStyle>
+#include <QTabWidget>
+#include <QTextBrowser>
+#include <QTimer>
+#include <QToolBar>
+#include <cmath>
+
+#include "core/distribution/devices.h"
+#include "core/error.h"
+#include "ui/data_panel.h"
+#include "ui/decision_view.h"
+#include "ui/devices_panel.h"
+#include "ui/glossary.h"
+#include "ui/metric_chart.h"
+#include "ui/model_panel.h"
+#include "ui/strategy_panel.h"
+#include "ui/training_panel.h"
+#include "ui/training_session.h"
+
+namespace fitbench {
+
+namespace {
+
+QWidget* scrolled(QWidget* panel) {
+  auto* area = new QScrollArea;
+  area->setWidget(panel);
+  area->setWidgetResizable(true);
+  area->setFrameShape(QFrame::NoFrame);
+  return area;
+}
+
+QString formatCount(double v) { return QLocale().toString(std::llround(v)); }
+
+QString formatDuration(double seconds) {
+  const int s = int(std::lround(seconds));
+  if (s >= 3600)
+    return QStringLiteral("%1:%2:%3")
+        .arg(s / 3600)
+        .arg(s / 60 % 60, 2, 10, QChar('0'))
+        .arg(s % 60, 2, 10, QChar('0'));
+  return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QChar('0'));
+}
+
+}  // namespace
+
+ExperimentSpec default_experiment() {
+  ExperimentSpec spec;
+  spec.name = "Untitled";
+  spec.description =
+      "A new experiment: two hidden `tanh` layers on TensorFlow Playground's **circle** set. "
+      "Change the data, the model or the devices on the left, then press **Run**.";
+  spec.seed = 7;
+  spec.data.generator = "circle";
+  spec.data.samples = 400;
+  spec.data.noise = 0.1;
+  spec.data.features = 2;
+  LayerSpec hidden;
+  hidden.class_name = "Dense";
+  hidden.units = 8;
+  hidden.activation = "tanh";
+  LayerSpec out;
+  out.class_name = "Dense";
+  out.units = 1;
+  out.activation = "sigmoid";
+  spec.model.layers = {hidden, hidden, out};
+  spec.compile.optimizer.class_name = "Adam";
+  spec.compile.optimizer.learning_rate = 0.03;
+  spec.compile.loss.name = "binary_crossentropy";
+  spec.compile.metrics = {"accuracy"};
+  spec.fit.epochs = 30;
+  spec.fit.batch_size = 16;
+  spec.fit.validation_split = 0.2;
+  spec.fit.verbose = 2;
+  return spec;
+}
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  setObjectName(QStringLiteral("MainWindow"));
+  setAcceptDrops(true);
+  setDockNestingEnabled(true);
+  m_session = new TrainingSession(this);
+  buildPanels();
+  buildCentre();
+  buildActions();
+  buildMenus();
+  m_feedTimer = new QTimer(this);
+  m_feedTimer->setInterval(33);  // at most ~30 redraws per second
+  connectSignals();
+  loadSpec(default_experiment(), QString());
+  restoreSettings();
+  updateActions();
+}
+
+MainWindow::~MainWindow() { m_session->shutdown(); }
+
+void MainWindow::buildPanels() {
+  m_dataPanel = new DataPanel;
+  m_modelPanel = new ModelPanel;
+  m_trainingPanel = new TrainingPanel;
+  m_devicesPanel = new DevicesPanel;
+  m_strategyPanel = new StrategyPanel;
+
+  auto* devicesPage = new QWidget;
+  auto* devicesLayout = new QVBoxLayout(devicesPage);
+  devicesLayout->setContentsMargins(0, 0, 0, 0);
+  devicesLayout->addWidget(m_devicesPanel);
+  devicesLayout->addWidget(m_strategyPanel);
+  devicesLayout->addStretch(1);
+
+  m_tabs = new QTabWidget;
+  m_tabs->setDocumentMode(true);
+  m_tabs->addTab(scrolled(m_dataPanel), tr("Data"));
+  m_tabs->addTab(scrolled(m_modelPanel), tr("Model"));
+  m_tabs->addTab(scrolled(m_trainingPanel), tr("Training"));
+  m_tabs->addTab(scrolled(devicesPage), tr("Devices"));
+  m_tabs->setTabToolTip(3, glossary::device());
+
+  auto* dock = new QDockWidget(tr("Experiment"), this);
+  dock->setObjectName(QStringLiteral("ExperimentDock"));
+  dock->setWidget(m_tabs);
+  dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+  dock->setMinimumWidth(380);
+  addDockWidget(Qt::LeftDockWidgetArea, dock);
+
+  m_about = new QTextBrowser;
+  m_about->setOpenExternalLinks(true);
+  auto* aboutDock = new QDockWidget(tr("About this experiment"), this);
+  aboutDock->setObjectName(QStringLiteral("AboutDock"));
+  aboutDock->setWidget(m_about);
+  addDockWidget(Qt::RightDockWidgetArea, aboutDock);
+
+  m_decisionView = new DecisionView;
+  m_decisionView->setMinimumSize(240, 240);
+  m_decisionView->setToolTip(
+      tr("What the model predicts over the input plane, redrawn as it trains (every epoch), "
+         "with the training points on top."));
+  auto* decisionDock = new QDockWidget(tr("Decision boundary"), this);
+  decisionDock->setObjectName(QStringLiteral("DecisionDock"));
+  decisionDock->setWidget(m_decisionView);
+  splitDockWidget(aboutDock, decisionDock, Qt::Vertical);
+
+  m_log = new QPlainTextEdit;
+  m_log->setReadOnly(true);
+  m_log->setMaximumBlockCount(20000);
+  m_log->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  m_log->setLineWrapMode(QPlainTextEdit::NoWrap);
+  auto* logDock = new QDockWidget(tr("Log"), this);
+  logDock->setObjectName(QStringLiteral("LogDock"));
+  logDock->setWidget(m_log);
+  addDockWidget(Qt::BottomDockWidgetArea, logDock);
+  resizeDocks({aboutDock}, {300}, Qt::Horizontal);
+  resizeDocks({aboutDock, decisionDock}, {200, 340}, Qt::Vertical);
+  resizeDocks({logDock}, {170}, Qt::Vertical);
+}
+
+void MainWindow::buildCentre() {
+  m_lossChart = new MetricChart(QStringLiteral("loss"));
+  m_metricChart = new MetricChart(QStringLiteral("accuracy"));
+  auto* splitter = new QSplitter(Qt::Vertical);
+  splitter->addWidget(m_lossChart);
+  splitter->addWidget(m_metricChart);
+  setCentralWidget(splitter);
+
+  m_progress = new QProgressBar;
+  m_progress->setRange(0, 1000);
+  m_progress->setValue(0);
+  m_progress->setTextVisible(true);
+  m_progress->setFormat(tr("Ready"));
+  m_progress->setMinimumWidth(280);
+  m_statusDevices = new QLabel;
+  m_statusRate = new QLabel;
+  statusBar()->addWidget(m_statusDevices);
+  statusBar()->addWidget(m_statusRate, 1);
+  statusBar()->addPermanentWidget(m_progress);
+}
+
+void MainWindow::buildActions() {
+  auto make = [this](const QString& text, QStyle::StandardPixmap icon, const QKeySequence& key,
+                     const QString& tip) {
+    auto* act = new QAction(style()->standardIcon(icon), text, this);
+    if (!key.isEmpty()) act->setShortcut(key);
+    act->setToolTip(
+        key.isEmpty() ? tip
+                      : QStringLiteral("%1 (%2)").arg(tip, key.toString(QKeySequence::NativeText)));
+    act->setStatusTip(tip);
+    return act;
+  };
+  m_newAct = make(tr("&New"), QStyle::SP_FileIcon, QKeySequence::New, tr("A new experiment"));
+  m_openAct = make(tr("&Open…"), QStyle::SP_DialogOpenButton, QKeySequence::Open,
+                   tr("Open an experiment file"));
+  m_saveAct =
+      make(tr("&Save"), QStyle::SP_DialogSaveButton, QKeySequence::Save, tr("Save the experiment"));
+  m_saveAsAct = make(tr("Save &As…"), QStyle::SP_DialogSaveButton, QKeySequence::SaveAs,
+                     tr("Save the experiment to a new file"));
+  m_runAct = make(tr("&Run"), QStyle::SP_MediaPlay, QKeySequence(Qt::CTRL | Qt::Key_R),
+                  tr("Train the model with fit()"));
+  m_pauseAct = make(tr("&Pause"), QStyle::SP_MediaPause, QKeySequence(Qt::CTRL | Qt::Key_P),
+                    tr("Pause or resume training between two batches"));
+  m_stepAct = make(tr("S&tep"), QStyle::SP_MediaSkipForward, QKeySequence(Qt::Key_F10),
+                   tr("Train one batch, then hold"));
+  m_stopAct = make(tr("St&op"), QStyle::SP_MediaStop, QKeySequence(Qt::CTRL | Qt::Key_Period),
+                   tr("Stop training after the current batch"));
+  m_resetAct =
+      make(tr("Re&set"), QStyle::SP_BrowserReload, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R),
+           tr("Forget the trained weights and the current run's curves; the next run "
+              "starts from freshly initialized weights"));
+  m_clearRunsAct = make(tr("&Clear previous runs"), QStyle::SP_DialogResetButton, {},
+                        tr("Remove the faded curves of earlier runs from the charts"));
+
+  auto* bar = addToolBar(tr("Run"));
+  bar->setObjectName(QStringLiteral("RunToolBar"));
+  bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  bar->addAction(m_openAct);
+  bar->addAction(m_saveAct);
+  bar->addSeparator();
+  for (QAction* a : {m_runAct, m_pauseAct, m_stepAct, m_stopAct, m_resetAct}) bar->addAction(a);
+  bar->addSeparator();
+  bar->addAction(m_clearRunsAct);
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(m_newAct);
+  file->addAction(m_openAct);
+  m_recentMenu = file->addMenu(tr("Open &Recent"));
+  m_examplesMenu = file->addMenu(tr("&Examples"));
+  file->addSeparator();
+  file->addAction(m_saveAct);
+  file->addAction(m_saveAsAct);
+  file->addSeparator();
+  QMenu* exports = file->addMenu(tr("&Export"));
+  m_exportActs << exports->addAction(tr("History as CSV…"), this, [this] { exportHistory(true); });
+  m_exportActs << exports->addAction(tr("History as JSON…"), this,
+                                     [this] { exportHistory(false); });
+  m_exportActs << exports->addAction(tr("Trained model…"), this, [this] { exportModel(); });
+  exports->addSeparator();
+  exports->addAction(tr("Loss chart (PNG or SVG)…"), this, [this] { exportChart(m_lossChart); });
+  exports->addAction(tr("Metric chart (PNG or SVG)…"), this,
+                     [this] { exportChart(m_metricChart); });
+  file->addSeparator();
+  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
+
+  QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
+  for (QAction* a : {m_runAct, m_pauseAct, m_stepAct, m_stopAct, m_resetAct}) runMenu->addAction(a);
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  view->addAction(m_clearRunsAct);
+  view->addSeparator();
+  for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&About fitbench"), this, [this] {
+    QMessageBox::about(
+        this, tr("About fitbench"),
+        tr("<b>fitbench</b> %1<br>A workbench for rehearsing Keras-style distributed training "
+           "on simulated CPU devices.")
+            .arg(QApplication::applicationVersion()));
+  });
+  updateExamplesMenu();
+}
+
+void MainWindow::connectSignals() {
+  connect(m_newAct, &QAction::triggered, this, &MainWindow::newExperiment);
+  connect(m_openAct, &QAction::triggered, this, &MainWindow::openDialog);
+  connect(m_saveAct, &QAction::triggered, this, &MainWindow::save);
+  connect(m_saveAsAct, &QAction::triggered, this, &MainWindow::saveAsDialog);
+  connect(m_runAct, &QAction::triggered, this, &MainWindow::run);
+  connect(m_pauseAct, &QAction::triggered, this, &MainWindow::togglePause);
+  connect(m_stepAct, &QAction::triggered, this, &MainWindow::step);
+  connect(m_stopAct, &QAction::triggered, this, &MainWindow::stop);
+  connect(m_resetAct, &QAction::triggered, this, &MainWindow::reset);
+  connect(m_clearRunsAct, &QAction::triggered, this, [this] {
+    m_lossChart->clearOverlays();
+    m_metricChart->clearOverlays();
+  });
+
+  connect(m_dataPanel, &DataPanel::changed, this, &MainWindow::onPanelChanged);
+  connect(m_modelPanel, &ModelPanel::changed, this, &MainWindow::onPanelChanged);
+  connect(m_trainingPanel, &TrainingPanel::changed, this, &MainWindow::onPanelChanged);
+  connect(m_devicesPanel, &DevicesPanel::changed, this, &MainWindow::onPanelChanged);
+  connect(m_strategyPanel, &StrategyPanel::changed, this, &MainWindow::onPanelChanged);
+
+  connect(m_feedTimer, &QTimer::timeout, this, &MainWindow::drainFeed);
+  connect(m_session, &TrainingSession::started, this, &MainWindow::onStarted);
+  connect(m_session, &TrainingSession::finished, this, &MainWindow::onFinished);
+  connect(m_session, &TrainingSession::errorOccurred, this, &MainWindow::onError);
+  connect(m_session, &TrainingSession::pausedChanged, this, [this] { updateActions(); });
+}
+
+void MainWindow::loadSpec(const ExperimentSpec& given, const QString& filePath) {
+  ExperimentSpec spec = given;
+  // Reading a file resolves data.csv to an absolute path; a file beside the experiment (or below
+  // it) is shown and saved relative to it again, so the experiment stays portable.
+  if (!spec.data.csv.empty() && !filePath.isEmpty()) {
+    const QDir dir = QFileInfo(filePath).absoluteDir();
+    const QString csv = QString::fromStdString(spec.data.csv);
+    const QString relative = dir.relativeFilePath(csv);
+    if (QDir::isAbsolutePath(csv) && !relative.startsWith(QStringLiteral("..")))
+      spec.data.csv = relative.toStdString();
+  }
+  m_filling = true;
+  m_base = spec;
+  m_filePath = filePath;
+  const QString dir = filePath.isEmpty() ? QDir::currentPath() : QFileInfo(filePath).absolutePath();
+  m_dataPanel->setBaseDir(dir);
+  m_dataPanel->setSpec(spec.data);
+  m_dataPanel->setValidationSplit(spec.fit.validation_split);
+  m_modelPanel->setSpec(spec.model);
+  m_trainingPanel->setSpec(spec.compile, spec.fit, spec.seed);
+  int envCount = 1;
+  try {
+    envCount = environment_device_count().value_or(1);
+  } catch (const InputError& e) {
+    appendLog(QString::fromStdString(e.what()), QStringLiteral("#b00020"));
+  }
+  m_devicesPanel->setSpec(spec.devices, envCount);
+  m_strategyPanel->setSpec(spec.distribution);
+  m_filling = false;
+  m_savedJson = experiment_to_json(currentSpec()).dump();
+  m_about->setMarkdown(
+      QStringLiteral("## %1\n\n%2")
+          .arg(QString::fromStdString(spec.name.empty() ? std::string("Untitled") : spec.name),
+               QString::fromStdString(spec.description)));
+  m_metricKey = TrainingWorker::chartMetricKey(spec);
+  updateContext();
+  updateTitle();
+  updateActions();
+}
+
+ExperimentSpec MainWindow::currentSpec() const {
+  ExperimentSpec spec = m_base;
+  spec.data = m_dataPanel->spec();
+  spec.model = m_modelPanel->spec();
+  spec.compile = m_trainingPanel->compileOptions();
+  spec.fit = m_trainingPanel->fitOptions();
+  spec.fit.validation_split = m_dataPanel->validationSplit();
+  spec.seed = m_trainingPanel->seed();
+  spec.devices = m_devicesPanel->spec();
+  spec.distribution = m_strategyPanel->spec();
+  return spec;
+}
+
+bool MainWindow::isModified() const {
+  return experiment_to_json(currentSpec()).dump() != m_savedJson;
+}
+
+void MainWindow::setDeviceOverride(int devices) {
+  m_deviceOverride = devices;
+  DevicesSpec d = m_devicesPanel->spec();
+  d.count = devices;
+  m_devicesPanel->setSpec(d, devices);
+  onPanelChanged();
+}
+
+int MainWindow::resolvedDevices() const { return m_devicesPanel->deviceCount(); }
+
+void MainWindow::onPanelChanged() {
+  if (m_filling) return;
+  updateContext();
+  updateTitle();
+  updateActions();
+}
+
+void MainWindow::updateContext() {
+  const ExperimentSpec spec = currentSpec();
+  m_modelPanel->setInputFeatures(m_dataPanel->featureCount());
+  // Generators give one target column (a label or a value); a CSV file its target columns.
+  const int targetColumns =
+      spec.data.csv.empty() ? 1 : std::max<int>(1, int(spec.data.target.size()));
+  m_modelPanel->setTargetInfo(targetColumns, m_dataPanel->classCount(), spec.compile.loss);
+  m_strategyPanel->setModelContext(spec.model, m_dataPanel->featureCount(),
+                                   m_devicesPanel->deviceCount());
+  const QString devices = m_devicesPanel->deviceCount() == 1
+                              ? tr("1 device")
+                              : tr("%1 devices").arg(m_devicesPanel->deviceCount());
+  const QString strategy = spec.distribution.class_name.empty()
+                               ? tr("single device")
+                               : QString::fromStdString(spec.distribution.class_name);
+  m_statusDevices->setText(QStringLiteral("%1 (cpu) · %2").arg(devices, strategy));
+  const QString key = TrainingWorker::chartMetricKey(spec);
+  m_metricChart->setEnabled(!key.isEmpty());
+}
+
+void MainWindow::updateTitle() {
+  const QString name = m_filePath.isEmpty() ? tr("Untitled") : QFileInfo(m_filePath).fileName();
+  setWindowTitle(QStringLiteral("%1[*] — fitbench").arg(name));
+  setWindowModified(isModified());
+}
+
+void MainWindow::updateActions() {
+  const bool running = m_running;
+  const bool paused = m_session->isPaused();
+  m_runAct->setEnabled(!running);
+  m_pauseAct->setEnabled(running);
+  m_pauseAct->setText(paused ? tr("Resume") : tr("Pause"));
+  m_pauseAct->setIcon(style()->standardIcon(paused ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
+  m_stepAct->setEnabled(!running || paused);
+  m_stopAct->setEnabled(running);
+  m_resetAct->setEnabled(!running);
+  for (QAction* a : {m_newAct, m_openAct}) a->setEnabled(!running);
+  m_recentMenu->setEnabled(!running);
+  m_examplesMenu->setEnabled(!running);
+  for (QAction* a : m_exportActs) a->setEnabled(!running && m_lastResult != nullptr);
+}
+
+void MainWindow::setEditing(bool editable) {
+  m_dataPanel->setReadOnly(!editable);
+  m_modelPanel->setReadOnly(!editable);
+  m_trainingPanel->setReadOnly(!editable);
+  m_devicesPanel->setReadOnly(!editable);
+  m_strategyPanel->setReadOnly(!editable);
+}
+
+QString MainWindow::runLabel(int devices, const QString& distribution) const {
+  const QString count = devices == 1 ? tr("1 device") : tr("%1 devices").arg(devices);
+  if (distribution == QStringLiteral("Single device"))
+    return tr("run %1 (%2)").arg(m_runCount).arg(count);
+  return tr("run %1 (%2, %3)").arg(m_runCount).arg(count, distribution);
+}
+
+void MainWindow::run() {
+  if (m_running) return;
+  struct Check {
+    QString error;
+    int tab;
+  };
+  const Check checks[] = {{m_dataPanel->errorText(), 0},
+                          {m_modelPanel->errorText(), 1},
+                          {m_trainingPanel->errorText(), 2},
+                          {m_devicesPanel->errorText(), 3},
+                          {m_strategyPanel->errorText(), 3}};
+  for (const Check& c : checks) {
+    if (c.error.isEmpty()) continue;
+    m_tabs->setCurrentIndex(c.tab);
+    appendLog(tr("Cannot run: %1").arg(c.error), QStringLiteral("#b00020"));
+    statusBar()->showMessage(tr("Cannot run: %1").arg(c.error), 8000);
+    emit runEnded(false);
+    return;
+  }
+  RunRequest request;
+  request.spec = currentSpec();
+  request.baseDir =
+      m_filePath.isEmpty() ? QDir::currentPath() : QFileInfo(m_filePath).absolutePath();
+  request.devices = resolvedDevices();
+  request.startPaused = false;
+  m_metricKey = TrainingWorker::chartMetricKey(request.spec);
+  m_decisionView->clear();
+  m_session->start(request);
+  m_running = true;
+  setEditing(false);
+  m_progress->setValue(0);
+  m_progress->setFormat(tr("Starting…"));
+  m_rateTime = 0.0;
+  m_rateSteps = m_rateSamples = 0;
+  m_longestStallMs = 0.0;
+  m_lastTickNs = 0;
+  m_tickClock.start();
+  m_warnedNaN = false;
+  m_feedTimer->start();
+  updateActions();
+}
+
+void MainWindow::step() {
+  if (m_running) {
+    m_session->stepOnce();
+    return;
+  }
+  run();
+  if (m_running) {
+    m_session->pause();
+    m_session->stepOnce();
+    updateActions();
+  }
+}
+
+void MainWindow::stop() { m_session->stop(); }
+
+void MainWindow::togglePause() {
+  if (!m_running) return;
+  if (m_session->isPaused())
+    m_session->resume();
+  else
+    m_session->pause();
+  updateActions();
+}
+
+void MainWindow::reset() {
+  if (m_running) return;
+  m_lastResult.reset();
+  m_decisionView->clear();
+  m_lossChart->beginRun(QString());
+  m_metricChart->beginRun(QString());
+  m_progress->setValue(0);
+  m_progress->setFormat(tr("Ready"));
+  m_statusRate->clear();
+  appendLog(tr("Reset: the next run starts from freshly initialized weights."),
+            QStringLiteral("#555555"));
+  updateActions();
+}
+
+void MainWindow::onStarted(int devices, const QStringList& names, const QString& distribution) {
+  ++m_runCount;
+  const QString label = runLabel(devices, distribution);
+  m_lossChart->beginRun(label);
+  m_metricChart->beginRun(label);
+  appendLog(tr("── %1: %2 ──").arg(label, names.join(QStringLiteral(", "))),
+            QStringLiteral("#1565c0"));
+}
+
+void MainWindow::drainFeed() {
+  // How late this tick is: the longest gap beyond the timer's interval while training runs.
+  if (m_running && m_tickClock.isValid()) {
+    const qint64 now = m_tickClock.nsecsElapsed();
+    m_longestStallMs =
+        std::max(m_longestStallMs, (now - m_lastTickNs) * 1e-6 - m_feedTimer->interval());
+    m_lastTickNs = now;
+  }
+
+  FeedUpdate u = m_session->feed().take();
+  if (!u.any) return;
+  if (u.grid) m_decisionView->setGrid(*u.grid);
+  if (!u.batchLoss.isEmpty()) m_lossChart->addBatchPoints(u.batchLoss);
+  if (!u.batchMetric.isEmpty()) m_metricChart->addBatchPoints(u.batchMetric);
+  const std::string metric = m_metricKey.toStdString();
+  for (const FeedUpdate::Epoch& e : u.epochs) {
+    const double x = e.epoch + 1;
+    auto put = [&](MetricChart* chart, bool validation, const std::string& key) {
+      const auto it = e.logs.find(key);
+      if (it != e.logs.end()) chart->addEpochPoint(validation, x, it->second);
+    };
+    const auto loss = e.logs.find("loss");
+    if (loss != e.logs.end() && !std::isfinite(loss->second) && !m_warnedNaN) {
+      m_warnedNaN = true;
+      const QString message =
+          tr("The loss became %1 in epoch %2: the weights diverged. Stop, then try a smaller "
+             "learning rate (or add TerminateOnNaN to stop by itself).")
+              .arg(std::isnan(loss->second) ? QStringLiteral("NaN") : QStringLiteral("infinite"))
+              .arg(e.epoch + 1);
+      appendLog(message, QStringLiteral("#b00020"));
+      statusBar()->showMessage(message, 20000);
+    }
+    put(m_lossChart, false, "loss");
+    put(m_lossChart, true, "val_loss");
+    if (!metric.empty()) {
+      put(m_metricChart, false, metric);
+      put(m_metricChart, true, "val_" + metric);
+    }
+  }
+  if (!u.text.isEmpty()) {
+    QString text = u.text;
+    if (text.endsWith('\n')) text.chop(1);
+    // Thousands of tiny epochs a second would keep the UI thread laying out text: show the first
+    // and last lines of each burst and say how many were left out (the history has them all).
+    constexpr int kHead = 40, kTail = 200;
+    const int lines = int(text.count('\n')) + 1;
+    if (lines > kHead + kTail + 1) {
+      const QStringList all = text.split('\n');
+      appendLog(all.mid(0, kHead).join('\n'));
+      appendLog(tr("… %1 lines not shown (File > Export > History has every epoch)")
+                    .arg(lines - kHead - kTail),
+                QStringLiteral("#777777"));
+      appendLog(all.mid(lines - kTail).join('\n'));
+    } else {
+      appendLog(text);
+    }
+  }
+  if (u.epochs_total > 0 && u.steps > 0) {
+    const double done = (u.epoch + double(u.step) / u.steps) / u.epochs_total;
+    m_progress->setValue(int(std::lround(std::clamp(done, 0.0, 1.0) * 1000)));
+    QString eta;
+    if (done > 0.0 && u.elapsed > 0.0)
+      eta = tr(" · ETA %1").arg(formatDuration(u.elapsed / done * (1.0 - done)));
+    m_progress->setFormat(tr("Epoch %1/%2 · step %3/%4%5")
+                              .arg(u.epoch + 1)
+                              .arg(u.epochs_total)
+                              .arg(u.step)
+                              .arg(u.steps)
+                              .arg(m_session->isPaused() ? tr(" · paused") : eta));
+  }
+  // Rates over the last half second or more.
+  if (u.elapsed - m_rateTime >= 0.5) {
+    const double dt = u.elapsed - m_rateTime;
+    const double steps = (u.stepsDone - m_rateSteps) / dt;
+    const double samples = (u.samplesDone - m_rateSamples) / dt;
+    m_statusRate->setText(
+        tr("%1 steps/s · %2 samples/s").arg(formatCount(steps), formatCount(samples)));
+    m_rateTime = u.elapsed;
+    m_rateSteps = u.stepsDone;
+    m_rateSamples = u.samplesDone;
+  } else if (m_rateTime == 0.0 && u.elapsed > 0.0 && u.stepsDone > 0) {
+    m_statusRate->setText(
+        tr("%1 steps/s · %2 samples/s")
+            .arg(formatCount(u.stepsDone / u.elapsed), formatCount(u.samplesDone / u.elapsed)));
+  }
+}
+
+void MainWindow::onFinished(std::shared_ptr<RunResult> result) {
+  m_feedTimer->stop();
+  drainFeed();
+  m_lossChart->flushNow();
+  m_metricChart->flushNow();
+  m_running = false;
+  m_lastResult = result;
+  setEditing(true);
+  QString how;
+  QString color = QStringLiteral("#2e7d32");
+  if (result->stopReason == "stopped") {
+    how = tr("Stopped");
+    color = QStringLiteral("#555555");
+  } else if (result->stopReason == "early_stopping") {
+    how = tr("Stopped early by EarlyStopping");
+  } else if (result->stopReason == "invalid_loss") {
+    how =
+        tr("Stopped: the loss is not a finite number (TerminateOnNaN); try a smaller learning "
+           "rate");
+    color = QStringLiteral("#b00020");
+  } else {
+    how = tr("Finished");
+  }
+  const int epochs = int(result->history.epoch.size());
+  const QString took = result->seconds < 1.0 ? tr("%1 ms").arg(result->seconds * 1000.0, 0, 'f', 0)
+                                             : tr("%1 s").arg(result->seconds, 0, 'f', 2);
+  QString summary = tr("%1 after %n epoch(s) in %2", nullptr, epochs).arg(how, took);
+  const std::string metric = m_metricKey.toStdString();
+  if (!metric.empty() && result->history.history.count(metric))
+    summary += tr(" · final %1 %2").arg(m_metricKey).arg(result->history.last(metric), 0, 'f', 4);
+  else if (result->history.history.count("loss"))
+    summary += tr(" · final loss %1").arg(result->history.last("loss"), 0, 'f', 4);
+  appendLog(summary, color);
+  m_progress->setFormat(how == tr("Finished") ? tr("Done") : how.section(':', 0, 0));
+  if (how == tr("Finished")) m_progress->setValue(1000);
+  statusBar()->showMessage(summary, 10000);
+  updateActions();
+  emit runEnded(result->stopReason != "invalid_loss");
+}
+
+void MainWindow::onError(const QString& message) {
+  m_feedTimer->stop();
+  drainFeed();
+  m_running = false;
+  setEditing(true);
+  appendLog(tr("Error: %1").arg(message), QStringLiteral("#b00020"));
+  m_progress->setFormat(tr("Error"));
+  statusBar()->showMessage(message, 15000);
+  updateActions();
+  if (isVisible() && !property("batch").toBool())
+    QMessageBox::warning(this, tr("Training could not run"), message);
+  emit runEnded(false);
+}
+
+void MainWindow::appendLog(const QString& text, const QString& color) {
+  if (color.isEmpty()) {
+    m_log->appendPlainText(text);
+  } else {
+    m_log->appendHtml(
+        QStringLiteral("<span style=\"color:%1\">%2</span>").arg(color, text.toHtmlEscaped()));
+  }
+}
+
+}  // namespace fitbench

@@ -1,0 +1,173 @@
+// The workbench window: the experiment's panels (data, model, training, devices, strategy) in a
+// left dock, live loss and metric charts in the centre, the Keras log below, the experiment's
+// explanation on the right; File/Run/View menus, a toolbar, progress and status. Owns the
+// TrainingSession. UI thread only.
+#pragma once
+
+#include <QElapsedTimer>
+#include <QMainWindow>
+#include <QPointer>
+#include <memory>
+#include <optional>
+
+#include "core/io/experiment.h"
+#include "ui/training_worker.h"
+
+class QAction;
+class QLabel;
+class QMenu;
+class QPlainTextEdit;
+class QProgressBar;
+class QTabWidget;
+class QTextBrowser;
+class QTimer;
+
+namespace fitbench {
+
+class DataPanel;
+class DecisionView;
+class DevicesPanel;
+class MetricChart;
+class ModelPanel;
+class StrategyPanel;
+class TrainingPanel;
+class TrainingSession;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // Opens an experiment file; on failure shows the error (unless `quiet`) and returns false
+  // with the message in `error`, keeping the current experiment.
+  bool openFile(const QString& path, QString* error = nullptr, bool quiet = false);
+  bool saveTo(const QString& path);
+  // Replaces the experiment with `spec` (File > New uses the default one).
+  void loadSpec(const ExperimentSpec& spec, const QString& filePath);
+  // The experiment as the widgets describe it now.
+  ExperimentSpec currentSpec() const;
+  bool isModified() const;
+  QString filePath() const { return m_filePath; }
+  // --devices N on the command line: overrides the panel for every run.
+  void setDeviceOverride(int devices);
+  // Restores the last session's experiment when nothing else is opened.
+  void restoreLastSession();
+
+  // Run controls (also the toolbar's actions).
+  void run();
+  void stop();
+  void togglePause();
+  void step();
+  void reset();
+
+  TrainingSession* session() const { return m_session; }
+  MetricChart* lossChart() const { return m_lossChart; }
+  MetricChart* metricChart() const { return m_metricChart; }
+  DataPanel* dataPanel() const { return m_dataPanel; }
+  ModelPanel* modelPanel() const { return m_modelPanel; }
+  TrainingPanel* trainingPanel() const { return m_trainingPanel; }
+  DevicesPanel* devicesPanel() const { return m_devicesPanel; }
+  StrategyPanel* strategyPanel() const { return m_strategyPanel; }
+  DecisionView* decisionView() const { return m_decisionView; }
+  QPlainTextEdit* logView() const { return m_log; }
+  const RunResult* lastResult() const { return m_lastResult.get(); }
+  // The UI thread's longest gap between two feed ticks during the last run (ms).
+  double longestStallMs() const { return m_longestStallMs; }
+
+ signals:
+  // A run ended: ok is false when it failed with an error.
+  void runEnded(bool ok);
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+
+ private:
+  void buildPanels();
+  void buildCentre();
+  void buildActions();
+  void buildMenus();
+  void connectSignals();
+  void restoreSettings();
+  void saveSettings();
+
+  void newExperiment();
+  void openDialog();
+  bool save();
+  bool saveAsDialog();
+  bool maybeSave();
+  void addRecentFile(const QString& path);
+  void updateRecentMenu();
+  void updateExamplesMenu();
+  void exportHistory(bool csv);
+  void exportChart(MetricChart* chart);
+  void exportModel();
+
+  void onPanelChanged();
+  void updateContext();
+  void updateTitle();
+  void updateActions();
+  void drainFeed();
+  void onStarted(int devices, const QStringList& names, const QString& distribution);
+  void onFinished(std::shared_ptr<RunResult> result);
+  void onError(const QString& message);
+  void setEditing(bool editable);
+  void appendLog(const QString& text, const QString& color = {});
+  int resolvedDevices() const;
+  QString runLabel(int devices, const QString& distribution) const;
+
+  TrainingSession* m_session = nullptr;
+  DataPanel* m_dataPanel = nullptr;
+  ModelPanel* m_modelPanel = nullptr;
+  TrainingPanel* m_trainingPanel = nullptr;
+  DevicesPanel* m_devicesPanel = nullptr;
+  StrategyPanel* m_strategyPanel = nullptr;
+  QTabWidget* m_tabs = nullptr;
+  MetricChart* m_lossChart = nullptr;
+  MetricChart* m_metricChart = nullptr;
+  QPlainTextEdit* m_log = nullptr;
+  QTextBrowser* m_about = nullptr;
+  DecisionView* m_decisionView = nullptr;
+  QProgressBar* m_progress = nullptr;
+  QLabel* m_statusDevices = nullptr;
+  QLabel* m_statusRate = nullptr;
+  QTimer* m_feedTimer = nullptr;
+  QMenu* m_recentMenu = nullptr;
+  QMenu* m_examplesMenu = nullptr;
+
+  QAction* m_newAct = nullptr;
+  QAction* m_openAct = nullptr;
+  QAction* m_saveAct = nullptr;
+  QAction* m_saveAsAct = nullptr;
+  QAction* m_runAct = nullptr;
+  QAction* m_pauseAct = nullptr;
+  QAction* m_stepAct = nullptr;
+  QAction* m_stopAct = nullptr;
+  QAction* m_resetAct = nullptr;
+  QAction* m_clearRunsAct = nullptr;
+  QList<QAction*> m_exportActs;
+
+  ExperimentSpec m_base;    // the fields no panel shows (name, description, verbose, ...)
+  QString m_filePath;       // "" for an untitled experiment
+  std::string m_savedJson;  // the experiment as last opened or saved
+  bool m_filling = false;   // loadSpec is filling the panels
+  std::optional<int> m_deviceOverride;
+  std::shared_ptr<RunResult> m_lastResult;
+  QString m_metricKey;  // the log key the metric chart follows
+  int m_runCount = 0;
+  bool m_running = false;
+  bool m_warnedNaN = false;  // the NaN-loss message was shown for this run
+  // Rates for the status bar.
+  double m_rateTime = 0.0;
+  int64_t m_rateSteps = 0, m_rateSamples = 0;
+  double m_longestStallMs = 0.0;
+  qint64 m_lastTickNs = 0;
+  QElapsedTimer m_tickClock;
+};
+
+// The experiment File > New starts from: the seed example's model on a Playground data set.
+ExperimentSpec default_experiment();
+
+}  // namespace fitbench

@@ -1,0 +1,157 @@
+// One live chart of one metric (the main window shows "loss" and "accuracy"): the current run's
+// per-epoch train and validation lines and its per-batch line, earlier runs as faded overlays,
+// TensorBoard-style smoothing, log scale, zoom (drag, wheel) / pan (right or middle drag, arrow
+// keys) / reset (double-click, Home), hover tooltips and PNG / SVG export.
+// The widget owns its chart, series and stored points. UI thread only.
+#pragma once
+
+#include <QPointF>
+#include <QString>
+#include <QVector>
+#include <QWidget>
+#include <array>
+#include <vector>
+
+QT_BEGIN_NAMESPACE
+class QAbstractAxis;
+class QChart;
+class QChartView;
+class QCheckBox;
+class QLabel;
+class QLineSeries;
+class QSlider;
+class QTimer;
+class QToolButton;
+class QValueAxis;
+QT_END_NAMESPACE
+
+namespace fitbench {
+
+class MetricChart : public QWidget {
+  Q_OBJECT
+ public:
+  // Runs kept as overlays; the oldest is dropped when a newer one arrives.
+  static constexpr int kMaxOverlays = 8;
+  // Points drawn per batch line (the stored data stays complete).
+  static constexpr int kMaxDrawnPoints = 2000;
+  // Shortest time between two redraws (about 30 per second).
+  static constexpr int kRedrawIntervalMs = 33;
+  // Epoch lines with more points than this are drawn without markers.
+  static constexpr int kMaxMarkedPoints = 200;
+
+  // `metricName` is the Keras metric key ("loss", "accuracy"); names containing "acc" start
+  // with a 0..1 y range, the others range over their data.
+  explicit MetricChart(const QString& metricName, QWidget* parent = nullptr);
+  ~MetricChart() override;
+
+  QString metricName() const { return m_metricName; }
+
+  // A new run starts: the current run's lines (if any) become a faded overlay that keeps its
+  // own label, and the new run is called `label` (e.g. "run 2 (2 devices)").
+  void beginRun(const QString& label);
+  // Per-batch values of the current run; x = fractional epoch, epoch + (batch + 1) / steps.
+  void addBatchPoints(const QVector<QPointF>& points);
+  // One per-epoch value of the current run; `epoch` is 1-based. A second value for the same
+  // epoch replaces the first.
+  void addEpochPoint(bool validation, double epoch, double value);
+  void clearOverlays();
+
+  // TensorBoard's smoothing weight, clamped to 0..0.99 (default 0.6). The setters update the
+  // toolbar and emit smoothingChanged / logScaleChanged when the value changes (e.g. to keep
+  // two charts in step).
+  void setSmoothing(double weight);
+  double smoothing() const { return m_smoothing; }
+  // Log y axis; values <= 0 are not drawn on it and the chart says how many were left out.
+  void setLogScale(bool on);
+  bool logScale() const { return m_logScale; }
+  // Back to axes that follow the data (after zooming or panning).
+  void resetView();
+  // True while the axes follow the data, false after the user zoomed or panned.
+  bool followsData() const { return m_followData; }
+
+  int epochPointCount(bool validation) const;
+  int batchPointCount() const;
+  int overlayCount() const { return static_cast<int>(m_overlays.size()); }
+  QChart* chart() const { return m_chart; }
+  QChartView* chartView() const { return m_view; }
+  // Pushes pending data to the series now instead of at the next redraw tick.
+  void flushNow();
+  // The hover tooltip for a position in chartView()->viewport() coordinates ("" when no point is
+  // within 14 px): line, run, epoch and value (and smoothed value) of the nearest drawn point.
+  QString hoverText(const QPoint& viewPos) const;
+  // Writes the chart as PNG or SVG, chosen by the file extension. On failure returns false and
+  // sets *error (if given) to one sentence.
+  bool exportImage(const QString& path, QString* error = nullptr);
+
+ signals:
+  void smoothingChanged(double weight);
+  void logScaleChanged(bool on);
+
+ private:
+  enum Line { kBatch = 0, kTrain = 1, kValidation = 2, kLineCount = 3 };
+  // Bounds of the values a line draws (before smoothing, which stays inside them).
+  struct Extent {
+    double x0 = 0, x1 = 0, y0 = 0, y1 = 0;
+    bool valid = false;
+  };
+  struct Run {
+    QString label;
+    std::array<QVector<QPointF>, kLineCount> data;      // complete, as received
+    std::array<QVector<QPointF>, kLineCount> smoothed;  // complete, empty when not smoothing
+    std::array<QLineSeries*, kLineCount> line{};        // drawn (smoothed when smoothing)
+    std::array<QLineSeries*, kLineCount> raw{};         // faint raw lines, current run only
+    std::array<bool, kLineCount> dirty{};
+    std::array<Extent, kLineCount> extent{};
+    std::array<int, kLineCount> nonFinite{};    // values not drawn: NaN or infinite
+    std::array<int, kLineCount> nonPositive{};  // values not drawn: <= 0 on the log scale
+    bool isOverlay = false;
+    bool hasData() const;
+  };
+
+  void buildWidgets();
+  void connectSignals();
+  void createRunSeries(Run& run);
+  void styleRun(Run& run);
+  void deleteRunSeries(Run& run);
+  void attachSeries(QLineSeries* series);
+  void markDirty(Run& run, Line line);
+  void markAllDirty();
+  void scheduleRedraw();
+  void pushLine(Run& run, Line line);
+  void updateLegend();
+  void updateNotes();
+  void applyDataRange();
+  void replaceYAxis();
+  void updateTicks();
+  void onUserViewChange();
+  void onHover(const QPoint& viewPos);
+  void onSaveClicked();
+  QVector<QPointF> drawable(const QVector<QPointF>& points, int* nonFinite, int* nonPositive) const;
+  QVector<QPointF> decimated(Line line, const QVector<QPointF>& points) const;
+  std::vector<const Run*> allRuns() const;
+  QString lineName(const Run& run, Line line) const;
+
+  QString m_metricName;
+  bool m_isAccuracy = false;
+  double m_smoothing = 0.6;
+  bool m_logScale = false;
+  bool m_followData = true;
+  std::array<double, 4> m_appliedRange{};  // x low/high, y low/high last set by the chart itself
+
+  Run m_current;
+  std::vector<Run> m_overlays;
+
+  QChart* m_chart = nullptr;
+  QChartView* m_view = nullptr;
+  QValueAxis* m_xAxis = nullptr;
+  QAbstractAxis* m_yAxis = nullptr;
+  QTimer* m_redrawTimer = nullptr;
+  QSlider* m_smoothingSlider = nullptr;
+  QLabel* m_smoothingValue = nullptr;
+  QCheckBox* m_logCheck = nullptr;
+  QLabel* m_noteLabel = nullptr;
+  QToolButton* m_resetButton = nullptr;
+  QToolButton* m_saveButton = nullptr;
+};
+
+}  // namespace fitbench

@@ -1,0 +1,237 @@
+#include "ui/training_worker.h"
+
+#include <QElapsedTimer>
+#include <chrono>
+#include <cmath>
+#include <ostream>
+#include <streambuf>
+
+#include "core/data/dataset.h"
+#include "core/distribution/devices.h"
+#include "core/distribution/distribution.h"
+#include "core/error.h"
+#include "core/training/callback.h"
+#include "core/training/experiment_runner.h"
+
+namespace fitbench {
+
+void LiveFeed::reset(int epochsTotal, int steps) {
+  std::lock_guard lock(m_mutex);
+  QString text = std::move(m_pending.text);  // printed before training began
+  m_pending = FeedUpdate{};
+  m_pending.text = std::move(text);
+  m_pending.epochs_total = epochsTotal;
+  m_pending.steps = steps;
+  m_pending.any = true;
+}
+
+void LiveFeed::addBatch(int epoch, int batch, int steps, double loss, double metric,
+                        int64_t stepsSince, int64_t samplesSince, double elapsed) {
+  const double x = epoch + double(batch + 1) / std::max(steps, 1);
+  std::lock_guard lock(m_mutex);
+  m_pending.batchLoss.append(QPointF(x, loss));
+  if (!std::isnan(metric)) m_pending.batchMetric.append(QPointF(x, metric));
+  m_pending.epoch = epoch;
+  m_pending.step = batch + 1;
+  m_pending.steps = steps;
+  m_pending.stepsDone += stepsSince;
+  m_pending.samplesDone += samplesSince;
+  m_pending.elapsed = elapsed;
+  m_pending.any = true;
+}
+
+void LiveFeed::addEpoch(int epoch, const Logs& logs) {
+  std::lock_guard lock(m_mutex);
+  m_pending.epochs.push_back({epoch, logs});
+  m_pending.any = true;
+}
+
+void LiveFeed::addText(const std::string& text) {
+  std::lock_guard lock(m_mutex);
+  m_pending.text += QString::fromStdString(text);
+  m_pending.any = true;
+}
+
+void LiveFeed::setGrid(const DecisionGridResult& grid) {
+  std::lock_guard lock(m_mutex);
+  m_pending.grid = grid;
+  m_pending.any = true;
+}
+
+FeedUpdate LiveFeed::take() {
+  std::lock_guard lock(m_mutex);
+  FeedUpdate out = std::move(m_pending);
+  // Progress and counters carry over; the lists start empty again.
+  m_pending = FeedUpdate{};
+  m_pending.epoch = out.epoch;
+  m_pending.epochs_total = out.epochs_total;
+  m_pending.step = out.step;
+  m_pending.steps = out.steps;
+  m_pending.elapsed = out.elapsed;
+  m_pending.stepsDone = out.stepsDone;
+  m_pending.samplesDone = out.samplesDone;
+  return out;
+}
+
+namespace {
+
+// Sends what fit() prints to the feed's log text.
+class FeedStreambuf : public std::streambuf {
+ public:
+  explicit FeedStreambuf(LiveFeed& feed) : m_feed(feed) {}
+
+ protected:
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    m_feed.addText(std::string(s, static_cast<size_t>(n)));
+    return n;
+  }
+  int_type overflow(int_type c) override {
+    if (c != traits_type::eof()) m_feed.addText(std::string(1, traits_type::to_char_type(c)));
+    return traits_type::not_eof(c);
+  }
+
+ private:
+  LiveFeed& m_feed;
+};
+
+// Copies the values the charts and the progress bar need into the feed; no allocation per batch
+// beyond the feed's amortized growth. The first kFullResolutionPoints batches are all sent;
+// after that, batch points are thinned to one per kBatchPointSeconds (and every epoch's last
+// batch), so a model with microsecond steps neither floods the feed nor slows down for it; the
+// step and sample counts stay exact.
+class FeedCallback : public Callback {
+ public:
+  FeedCallback(LiveFeed& feed, const TrainingControl& control, std::string metricKey,
+               int64_t trainRows, int batchSize)
+      : m_feed(feed),
+        m_control(control),
+        m_metricKey(std::move(metricKey)),
+        m_trainRows(trainRows),
+        m_batchSize(batchSize) {}
+
+  void on_train_begin(const Logs&) override {
+    m_feed.reset(params_.epochs, params_.steps);
+    m_clock.start();
+  }
+  void on_epoch_begin(int epoch, const Logs&) override { m_epoch = epoch; }
+  void on_train_batch_end(int batch, const Logs& logs) override {
+    const int64_t start = int64_t(batch) * m_batchSize;
+    m_steps += 1;
+    m_samples += std::max<int64_t>(0, std::min<int64_t>(m_batchSize, m_trainRows - start));
+    const double now = m_clock.nsecsElapsed() * 1e-9;
+    // Paused or stopping: send the point now, so the counts shown are exact while held.
+    if (m_pointsSent >= kFullResolutionPoints && now - m_lastPoint < kBatchPointSeconds &&
+        batch + 1 < params_.steps && !m_control.paused() && !m_control.stop_requested())
+      return;
+    m_lastPoint = now;
+    ++m_pointsSent;
+    const auto loss = logs.find("loss");
+    const auto metric = m_metricKey.empty() ? logs.end() : logs.find(m_metricKey);
+    m_feed.addBatch(m_epoch, batch, params_.steps, loss == logs.end() ? NAN : loss->second,
+                    metric == logs.end() ? NAN : metric->second, m_steps, m_samples, now);
+    m_steps = m_samples = 0;
+  }
+  void on_epoch_end(int epoch, Logs& logs) override { m_feed.addEpoch(epoch, logs); }
+
+ private:
+  LiveFeed& m_feed;
+  const TrainingControl& m_control;
+  std::string m_metricKey;
+  int64_t m_trainRows;
+  int m_batchSize;
+  int m_epoch = 0;
+  int64_t m_steps = 0, m_samples = 0;  // since the last point sent
+  double m_lastPoint = -1.0;
+  int64_t m_pointsSent = 0;
+  QElapsedTimer m_clock;
+  static constexpr double kBatchPointSeconds = 0.002;
+  static constexpr int64_t kFullResolutionPoints = 5000;
+};
+
+}  // namespace
+
+TrainingWorker::TrainingWorker(std::shared_ptr<LiveFeed> feed,
+                               std::shared_ptr<TrainingControl> control)
+    : m_feed(std::move(feed)), m_control(std::move(control)) {}
+
+QString TrainingWorker::chartMetricKey(const ExperimentSpec& spec) {
+  // Keras logs each metric under the identifier it was given ("acc", "mse", "accuracy").
+  if (spec.compile.metrics.empty()) return {};
+  return QString::fromStdString(spec.compile.metrics.front());
+}
+
+void TrainingWorker::run(const RunRequest& request) {
+  QElapsedTimer clock;
+  clock.start();
+  const std::string file =
+      request.spec.name.empty() ? std::string("experiment") : request.spec.name;
+  try {
+    ExperimentSpec spec = request.spec;
+    PreparedRun prepared = [&] {
+      // Relative paths (data.csv, initial_weights) start from the experiment's directory.
+      if (!request.baseDir.isEmpty()) {
+        const std::filesystem::path base = request.baseDir.toStdString();
+        if (!spec.data.csv.empty() && std::filesystem::path(spec.data.csv).is_relative())
+          spec.data.csv = (base / spec.data.csv).string();
+        if (!spec.initial_weights.empty() &&
+            std::filesystem::path(spec.initial_weights).is_relative())
+          spec.initial_weights = (base / spec.initial_weights).string();
+      }
+      return prepare_run(spec);
+    }();
+    Sequential& model = *prepared.model;
+
+    QStringList names;
+    for (const std::string& d : list_devices("cpu", request.devices))
+      names << QString::fromStdString(d);
+    QString distribution = QStringLiteral("Single device");
+    if (!spec.distribution.class_name.empty()) {
+      apply_distribution(model, spec.distribution, request.devices, spec.devices);
+      distribution = QString::fromStdString(spec.distribution.class_name);
+    } else {
+      names = names.mid(0, 1);
+    }
+
+    const int64_t trainRows =
+        split_validation(prepared.data, spec.fit.validation_split).first.x.rows();
+    FeedCallback feedCallback(*m_feed, *m_control, chartMetricKey(spec).toStdString(), trainRows,
+                              spec.fit.batch_size);
+    // After feedCallback: its on_train_begin resets the feed, and the grid's first message (why
+    // no boundary can be drawn) must survive it.
+    DecisionGrid decisionGrid(prepared.data, trainRows);
+    decisionGrid.setSink([feed = m_feed.get()](const DecisionGridResult& g) { feed->setGrid(g); });
+    FeedStreambuf buf(*m_feed);
+    std::ostream out(&buf);
+    if (!spec.distribution.class_name.empty()) {
+      out << "Devices: " << device_list_repr(list_devices("cpu", request.devices)) << "\n"
+          << distribution_line(spec.distribution) << "\n";
+    }
+    RunOptions options;
+    options.out = &out;
+    options.interactive = false;
+    options.callbacks = {&feedCallback, &decisionGrid};
+    options.control = m_control.get();
+    if (request.startPaused) {
+      m_control->pause();
+      m_control->step_once();
+    }
+    emit started(int(names.size()), names, distribution);
+
+    auto result = std::make_shared<RunResult>();
+    result->history = model.fit(prepared.data.x, prepared.data.y, spec.fit, options);
+    out.flush();
+    result->model = {model.spec(), model.compile_options(), model.get_weights()};
+    if (m_control->stop_requested())
+      result->stopReason = QStringLiteral("stopped");
+    else
+      result->stopReason = QString::fromStdString(model.stop_reason);
+    result->seconds = clock.nsecsElapsed() * 1e-9;
+    emit finished(result);
+  } catch (const InputError& e) {
+    emit errorOccurred(QString::fromStdString(e.what()));
+  } catch (const std::exception& e) {
+    emit errorOccurred(QStringLiteral("Training failed: ") + QString::fromUtf8(e.what()));
+  }
+}
+
+}  // namespace fitbench
