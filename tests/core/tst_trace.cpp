@@ -233,7 +233,9 @@ void TestTrace::slow_device_stretches_and_others_wait() {
     wait0.push_back(sp[0][3].duration_us);
     wait1.push_back(sp[1][3].duration_us);
   }
-  QVERIFY2(median(ratio) > 2.5 && median(ratio) < 8.0, qPrintable(QString::number(median(ratio))));
+  // ~4 on a quiet machine; the bounds leave room for sanitizer builds and a loaded machine, and
+  // still fail when the speed knob does nothing (ratio ~1).
+  QVERIFY2(median(ratio) > 1.6 && median(ratio) < 12.0, qPrintable(QString::number(median(ratio))));
   QVERIFY2(median(wait0) > 5.0 * median(wait1),
            qPrintable(QString("%1 vs %2").arg(median(wait0)).arg(median(wait1))));
 }
