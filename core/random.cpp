@@ -3,6 +3,8 @@
 #include <cmath>
 #include <mutex>
 
+#include "core/keras_random.h"
+
 namespace fitbench {
 namespace {
 
@@ -17,6 +19,7 @@ uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
 std::mutex g_seed_mutex;
 uint64_t g_seed_state = 1337;  // used when set_random_seed was never called
+PythonRandom g_python_random(1337);
 
 }  // namespace
 
@@ -76,6 +79,12 @@ uint64_t Rng::below(uint64_t n) {
 void set_random_seed(uint64_t seed) {
   std::lock_guard<std::mutex> lock(g_seed_mutex);
   g_seed_state = seed;
+  g_python_random.seed_with(seed);
+}
+
+uint32_t make_default_seed() {
+  std::lock_guard<std::mutex> lock(g_seed_mutex);
+  return static_cast<uint32_t>(g_python_random.randint(1, 1000000000));
 }
 
 uint64_t next_seed() {

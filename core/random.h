@@ -32,8 +32,12 @@ class Rng {
   bool has_spare_ = false;
 };
 
-// Seeds the global seed sequence (keras.utils.set_random_seed).
+// Seeds the global seed sequence and the global Python-style generator Keras draws initializer
+// seeds from (keras.utils.set_random_seed seeds Python's `random`, NumPy and the backend).
 void set_random_seed(uint64_t seed);
+// Keras's make_default_seed(): random.randint(1, 10**9) from the global Python-style generator
+// (core/keras_random.h); thread-safe. Keras draws one per unseeded random initializer.
+uint32_t make_default_seed();
 // The next seed of the global sequence; thread-safe.
 uint64_t next_seed();
 // A well-mixed 64-bit hash of the given words: counter-based randomness (dropout masks that do not

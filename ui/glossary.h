@@ -28,7 +28,7 @@ inline QString allReduce() {
   return QStringLiteral(
       "All-reduce combines every device's gradients into one sum that every device receives. The "
       "ring algorithm sends each device's data around a ring in pieces; the naive one sends "
-      "everything to every device.");
+      "everything to one device, which sends the sum back to all.");
 }
 inline QString mesh() {
   return QStringLiteral(

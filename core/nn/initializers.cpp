@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/keras_random.h"
 
 namespace fitbench {
 namespace {
@@ -18,22 +19,23 @@ void compute_fans(const Shape& shape, double& fan_in, double& fan_out) {
 }
 
 // VarianceScaling (keras/src/initializers/random_initializers.py): truncated normal stddev is
-// sqrt(scale / fan) / 0.87962566103423978; uniform limit is sqrt(3 * scale / fan).
+// sqrt(scale / fan) / 0.87962566103423978 (JAX's truncated_normal on [-2, 2], times stddev);
+// uniform limit is sqrt(3 * scale / fan) (JAX's uniform on [-limit, limit) in float32).
 enum class Mode { kFanIn, kFanAvg };
-void variance_scaling(double scale, Mode mode, bool uniform, const Shape& shape, Rng& rng,
+void variance_scaling(double scale, Mode mode, bool uniform, const Shape& shape, uint32_t seed,
                       Matrix& value) {
   double fan_in, fan_out;
   compute_fans(shape, fan_in, fan_out);
   const double fan = mode == Mode::kFanIn ? fan_in : (fan_in + fan_out) / 2.0;
   const double s = scale / std::max(1.0, fan);
+  const std::span<float> out(value.data(), static_cast<size_t>(value.size()));
   if (uniform) {
-    const double limit = std::sqrt(3.0 * s);
-    for (Index i = 0; i < value.size(); ++i)
-      value.data()[i] = static_cast<float>(rng.uniform(-limit, limit));
+    const float limit = static_cast<float>(std::sqrt(3.0 * s));
+    jax_uniform(seed, -limit, limit, out);
   } else {
-    const double stddev = std::sqrt(s) / 0.87962566103423978;
-    for (Index i = 0; i < value.size(); ++i)
-      value.data()[i] = static_cast<float>(rng.truncated_normal(stddev));
+    const float stddev = static_cast<float>(std::sqrt(s) / 0.87962566103423978);
+    jax_truncated_normal(seed, -2.0f, 2.0f, out);
+    for (float& v : out) v *= stddev;
   }
 }
 
@@ -60,30 +62,36 @@ void validate_initializer(const InitializerSpec& spec, const std::string& place)
     throw InputError(place + ".maxval", "must be >= minval");
 }
 
-void initialize(const InitializerSpec& spec, const Shape& shape, Rng& rng, Matrix& value) {
+bool is_random_initializer(const InitializerSpec& spec) {
+  return spec.name != "zeros" && spec.name != "ones";
+}
+
+void initialize(const InitializerSpec& spec, const Shape& shape, uint32_t seed, Matrix& value) {
   const std::string& n = spec.name;
+  const std::span<float> out(value.data(), static_cast<size_t>(value.size()));
   if (n == "zeros") {
     value.setZero();
   } else if (n == "ones") {
     value.setOnes();
   } else if (n == "glorot_uniform") {
-    variance_scaling(1.0, Mode::kFanAvg, true, shape, rng, value);
+    variance_scaling(1.0, Mode::kFanAvg, true, shape, seed, value);
   } else if (n == "glorot_normal") {
-    variance_scaling(1.0, Mode::kFanAvg, false, shape, rng, value);
+    variance_scaling(1.0, Mode::kFanAvg, false, shape, seed, value);
   } else if (n == "he_uniform") {
-    variance_scaling(2.0, Mode::kFanIn, true, shape, rng, value);
+    variance_scaling(2.0, Mode::kFanIn, true, shape, seed, value);
   } else if (n == "he_normal") {
-    variance_scaling(2.0, Mode::kFanIn, false, shape, rng, value);
+    variance_scaling(2.0, Mode::kFanIn, false, shape, seed, value);
   } else if (n == "lecun_uniform") {
-    variance_scaling(1.0, Mode::kFanIn, true, shape, rng, value);
+    variance_scaling(1.0, Mode::kFanIn, true, shape, seed, value);
   } else if (n == "lecun_normal") {
-    variance_scaling(1.0, Mode::kFanIn, false, shape, rng, value);
+    variance_scaling(1.0, Mode::kFanIn, false, shape, seed, value);
   } else if (n == "random_normal") {
-    for (Index i = 0; i < value.size(); ++i)
-      value.data()[i] = static_cast<float>(spec.mean + spec.stddev * rng.normal());
+    // keras/src/backend/jax/random.py normal: sample * stddev + mean in float32.
+    jax_normal(seed, out);
+    const float stddev = static_cast<float>(spec.stddev), mean = static_cast<float>(spec.mean);
+    for (float& v : out) v = v * stddev + mean;
   } else if (n == "random_uniform") {
-    for (Index i = 0; i < value.size(); ++i)
-      value.data()[i] = static_cast<float>(rng.uniform(spec.minval, spec.maxval));
+    jax_uniform(seed, static_cast<float>(spec.minval), static_cast<float>(spec.maxval), out);
   } else {
     throw InputError("", "unknown initializer \"" + n + "\"");
   }

@@ -4,9 +4,11 @@
 #include <chrono>
 #include <cmath>
 #include <iostream>
+#include <stdexcept>
 
 #include "core/distribution/trace.h"
 #include "core/error.h"
+#include "core/keras_random.h"
 #include "core/nn/initializers.h"
 #include "core/random.h"
 #include "core/training/callbacks.h"
@@ -65,8 +67,31 @@ Sequential::~Sequential() = default;
 
 void Sequential::build(int64_t input_units) {
   network_.build(input_units);
+  // Keras draws a default seed (make_default_seed) for each unseeded random initializer when a
+  // layer is constructed (Dense: kernel, then bias, used or not) and one for each Dropout's seed
+  // generator, in layer order; the initial weights come from JAX's generator keyed by them.
+  std::vector<uint32_t> seeds;
+  const auto draw = [](const InitializerSpec& init) -> uint32_t {
+    if (!is_random_initializer(init)) return 0;
+    return init.seed ? static_cast<uint32_t>(*init.seed) : make_default_seed();
+  };
+  for (const auto& layer : network_.layers()) {
+    const LayerSpec& ls = layer->spec();
+    if (ls.class_name == "Dense") {
+      const uint32_t kernel_seed = draw(ls.kernel_initializer);
+      const uint32_t bias_seed = draw(ls.bias_initializer);
+      seeds.push_back(kernel_seed);
+      if (ls.use_bias) seeds.push_back(bias_seed);
+    } else if (ls.class_name == "Dropout" && ls.rate > 0.0 && !ls.seed) {
+      make_default_seed();
+    }
+  }
   variables_.clear();
-  for (const auto& nv : network_.variables()) {
+  const auto& nvs = network_.variables();
+  if (seeds.size() != nvs.size())
+    throw std::logic_error("Sequential::build: one initializer seed per variable expected");
+  for (size_t i = 0; i < nvs.size(); ++i) {
+    const NetworkVariable& nv = nvs[i];
     Variable v;
     v.path = nv.path;
     v.shape = nv.shape;
@@ -75,8 +100,7 @@ void Sequential::build(int64_t input_units) {
     const Index rows = nv.shape.size() == 1 ? 1 : nv.shape[0];
     const Index cols = nv.shape.size() == 1 ? nv.shape[0] : nv.shape[1];
     v.value.resize(rows, cols);
-    Rng rng(nv.initializer.seed ? *nv.initializer.seed : next_seed());
-    initialize(nv.initializer, nv.shape, rng, v.value);
+    initialize(nv.initializer, nv.shape, seeds[i], v.value);
     variables_.push_back(std::move(v));
   }
   optimizer_built_ = false;
@@ -89,7 +113,6 @@ void Sequential::compile(const CompileOptions& options) {
   compile_options_ = options;
   metrics_.clear();
   dropout_seed_ = next_seed();
-  shuffle_seed_ = next_seed();
   if (built()) {
     for (size_t i = 0; i < options.metrics.size(); ++i)
       metrics_.push_back(make_metric(options.metrics[i], options.loss, network_.output_units(),
@@ -237,7 +260,7 @@ History Sequential::fit(const Matrix& x_all, const Matrix& y_all, const FitOptio
   exec->prepare(std::max<Index>(batch, vx ? std::min<Index>(o.batch_size, vx->rows()) : 0));
 
   // Shuffled batches are gathered into these buffers; unshuffled ones are views.
-  std::vector<Index> perm(static_cast<size_t>(n_train));
+  std::vector<int64_t> perm(static_cast<size_t>(n_train));
   Matrix xb(batch, x.cols()), yb(batch, y.cols());
   StepTotals totals;
   const size_t state_size = executor_context().graph.metric_state_size();
@@ -251,11 +274,9 @@ History Sequential::fit(const Matrix& x_all, const Matrix& y_all, const FitOptio
     totals.reset(state_size);
     for (auto* c : cbs.list) c->on_epoch_begin(epoch, empty);
     exec->pull_from_model();
-    for (size_t i = 0; i < perm.size(); ++i) perm[i] = static_cast<Index>(i);
-    if (o.shuffle) {
-      Rng rng(hash_words({shuffle_seed_, static_cast<uint64_t>(epoch)}));
-      for (size_t i = perm.size(); i > 1; --i) std::swap(perm[i - 1], perm[rng.below(i)]);
-    }
+    // Keras 3's array adapter visits epoch e of this fit() (counted from 0, whatever
+    // initial_epoch is) in the order np.random.default_rng(e).permutation(n).
+    if (o.shuffle) numpy_permutation(static_cast<uint64_t>(epoch - o.initial_epoch), n_train, perm);
     for (int step = 0; step < steps; ++step) {
       if (run.control && !run.control->wait_for_next_batch()) {
         stop_training = true;

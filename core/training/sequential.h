@@ -104,7 +104,6 @@ class Sequential {
   std::unique_ptr<Optimizer> optimizer_;
   bool optimizer_built_ = false;
   uint64_t dropout_seed_ = 0;
-  uint64_t shuffle_seed_ = 0;
   uint64_t train_step_ = 0;
   ExecutorFactory executor_factory_;
 };
