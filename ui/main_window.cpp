@@ -142,6 +142,7 @@ void MainWindow::buildPanels() {
   addDockWidget(Qt::LeftDockWidgetArea, dock);
 
   m_about = new QTextBrowser;
+  m_about->setObjectName(QStringLiteral("about"));
   m_about->setOpenExternalLinks(true);
   auto* aboutDock = new QDockWidget(tr("About this experiment"), this);
   aboutDock->setObjectName(QStringLiteral("AboutDock"));

@@ -23,6 +23,8 @@ void LiveFeed::reset(int epochsTotal, int steps) {
   m_pending.epochs_total = epochsTotal;
   m_pending.steps = steps;
   m_pending.any = true;
+  m_traceHead = m_traceCount = 0;
+  m_traceDropped = 0;
 }
 
 void LiveFeed::addBatch(int epoch, int batch, int steps, double loss, double metric,
@@ -58,9 +60,28 @@ void LiveFeed::setGrid(const DecisionGridResult& grid) {
   m_pending.any = true;
 }
 
+void LiveFeed::addTrace(const StepTrace& trace) {
+  std::lock_guard lock(m_mutex);
+  if (m_traceRing.size() < kTraceRing) m_traceRing.resize(kTraceRing);
+  if (m_traceCount == kTraceRing) {  // full: the oldest pending step gives way
+    m_traceHead = (m_traceHead + 1) % kTraceRing;
+    --m_traceCount;
+    ++m_traceDropped;
+  }
+  m_traceRing[(m_traceHead + m_traceCount) % kTraceRing] = trace;  // reuses the slot's storage
+  ++m_traceCount;
+  m_pending.any = true;
+}
+
 FeedUpdate LiveFeed::take() {
   std::lock_guard lock(m_mutex);
   FeedUpdate out = std::move(m_pending);
+  out.traces.reserve(m_traceCount);
+  for (size_t i = 0; i < m_traceCount; ++i)
+    out.traces.push_back(m_traceRing[(m_traceHead + i) % kTraceRing]);
+  out.tracesDropped = m_traceDropped;
+  m_traceHead = m_traceCount = 0;
+  m_traceDropped = 0;
   // Progress and counters carry over; the lists start empty again.
   m_pending = FeedUpdate{};
   m_pending.epoch = out.epoch;
@@ -132,6 +153,17 @@ class FeedCallback : public Callback {
     m_steps = m_samples = 0;
   }
   void on_epoch_end(int epoch, Logs& logs) override { m_feed.addEpoch(epoch, logs); }
+  // Every step's trace for the first kFullTraceSteps steps (what the timeline keeps), then one
+  // per kBatchPointSeconds so the live timeline still moves on very long fast runs.
+  void on_step_trace(const StepTrace& trace) override {
+    ++m_traceSteps;
+    if (m_traceSteps > kFullTraceSteps) {
+      const double now = m_clock.nsecsElapsed() * 1e-9;
+      if (now - m_lastTrace < kBatchPointSeconds && !m_control.paused()) return;
+      m_lastTrace = now;
+    }
+    m_feed.addTrace(trace);
+  }
 
  private:
   LiveFeed& m_feed;
@@ -143,9 +175,12 @@ class FeedCallback : public Callback {
   int64_t m_steps = 0, m_samples = 0;  // since the last point sent
   double m_lastPoint = -1.0;
   int64_t m_pointsSent = 0;
+  int64_t m_traceSteps = 0;
+  double m_lastTrace = -1.0;
   QElapsedTimer m_clock;
   static constexpr double kBatchPointSeconds = 0.002;
   static constexpr int64_t kFullResolutionPoints = 5000;
+  static constexpr int64_t kFullTraceSteps = 20000;
 };
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include <optional>
 #include <vector>
 
+#include "core/distribution/trace.h"
 #include "core/io/experiment.h"
 #include "core/io/model_file.h"
 #include "core/training/history.h"
@@ -41,6 +42,8 @@ struct FeedUpdate {
   };
   std::vector<Epoch> epochs;
   std::optional<DecisionGridResult> grid;  // the latest decision grid
+  std::vector<StepTrace> traces;           // distributed steps since the last take, in order
+  int64_t tracesDropped = 0;               // steps whose trace was not kept (very fast runs)
   QString text;                            // new log text
   int epoch = 0, epochs_total = 0, step = 0, steps = 0;
   double elapsed = 0.0;     // seconds since the run began
@@ -67,12 +70,20 @@ class LiveFeed {
   void addEpoch(int epoch, const Logs& logs);
   void addText(const std::string& text);
   void setGrid(const DecisionGridResult& grid);
+  // A distributed step's trace. Kept in a ring of kTraceRing entries whose storage is reused,
+  // so steady-state training does not allocate here; past that, the oldest pending are dropped.
+  void addTrace(const StepTrace& trace);
+  static constexpr size_t kTraceRing = 4096;
   // UI side: everything since the last take.
   FeedUpdate take();
 
  private:
   std::mutex m_mutex;
   FeedUpdate m_pending;
+  std::vector<StepTrace> m_traceRing;  // kTraceRing slots, reused
+  size_t m_traceHead = 0;              // oldest pending slot
+  size_t m_traceCount = 0;             // pending slots
+  int64_t m_traceDropped = 0;
 };
 
 class TrainingWorker : public QObject {
