@@ -474,6 +474,7 @@ void MainWindow::run() {
   m_rateTime = 0.0;
   m_rateSteps = m_rateSamples = 0;
   m_longestStallMs = 0.0;
+  m_longestTickMs = 0.0;
   m_lastTickNs = 0;
   m_tickClock.start();
   m_warnedNaN = false;
@@ -537,6 +538,13 @@ void MainWindow::drainFeed() {
     m_lastTickNs = now;
   }
 
+  QElapsedTimer work;
+  work.start();
+  struct TickTime {  // the tick's own work, however it returns
+    QElapsedTimer& clock;
+    double& longest;
+    ~TickTime() { longest = std::max(longest, clock.nsecsElapsed() * 1e-6); }
+  } tickTime{work, m_longestTickMs};
   FeedUpdate u = m_session->feed().take();
   if (!u.any) return;
   if (u.grid) m_decisionView->setGrid(*u.grid);
@@ -575,12 +583,17 @@ void MainWindow::drainFeed() {
     constexpr int kHead = 40, kTail = 200;
     const int lines = int(text.count('\n')) + 1;
     if (lines > kHead + kTail + 1) {
-      const QStringList all = text.split('\n');
-      appendLog(all.mid(0, kHead).join('\n'));
+      // Cut at the kHead-th newline from the start and the kTail-th from the end, without
+      // splitting the whole burst into lines.
+      qsizetype headEnd = -1;
+      for (int i = 0; i < kHead; ++i) headEnd = text.indexOf('\n', headEnd + 1);
+      qsizetype tailStart = text.size();
+      for (int i = 0; i < kTail; ++i) tailStart = text.lastIndexOf('\n', tailStart - 1);
+      appendLog(text.left(headEnd));
       appendLog(tr("… %1 lines not shown (File > Export > History has every epoch)")
                     .arg(lines - kHead - kTail),
                 QStringLiteral("#777777"));
-      appendLog(all.mid(lines - kTail).join('\n'));
+      appendLog(text.mid(tailStart + 1));
     } else {
       appendLog(text);
     }

@@ -74,6 +74,8 @@ class MainWindow : public QMainWindow {
   const RunResult* lastResult() const { return m_lastResult.get(); }
   // The UI thread's longest gap between two feed ticks during the last run (ms).
   double longestStallMs() const { return m_longestStallMs; }
+  // The longest time one feed tick's own work (charts, log, progress) took in the last run (ms).
+  double longestTickMs() const { return m_longestTickMs; }
 
  signals:
   // A run ended: ok is false when it failed with an error.
@@ -163,6 +165,7 @@ class MainWindow : public QMainWindow {
   double m_rateTime = 0.0;
   int64_t m_rateSteps = 0, m_rateSamples = 0;
   double m_longestStallMs = 0.0;
+  double m_longestTickMs = 0.0;
   qint64 m_lastTickNs = 0;
   QElapsedTimer m_tickClock;
 };
