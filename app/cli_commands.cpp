@@ -154,14 +154,16 @@ int run_command(const QStringList& args) {
                "its output units; the rest is replicated.",
                "RxC"});
   p.addOption({"allreduce",
-               "How DataParallel all-reduces the gradients: ring (reduce-scatter then all-gather "
-               "in N chunks) or naive (device 0 sums and sends back) (default: the experiment's "
-               "devices.allreduce, else ring).",
+               "The algorithm of every collective (DataParallel's gradient all-reduce; "
+               "ModelParallel's all-gathers and all-reduces too): ring (reduce-scatter then "
+               "all-gather in N chunks) or naive (device 0 sums and sends back) (default: the "
+               "experiment's devices.allreduce, else ring).",
                "ring|naive"});
   p.addOption({"device-speed",
-               "Rehearsal: each device's relative speed, one per device, in (0, 1]; a device "
-               "at 0.5 takes twice as long for forward, backward and update (default: the "
-               "experiment's devices.speed, else all 1).",
+               "Rehearsal: each device's relative speed, one per device (cpu:0, cpu:1, ...; "
+               "ModelParallel's mesh row by row), in (0, 1]; a device at 0.5 takes twice as long "
+               "for forward, backward and update (default: the experiment's devices.speed, else "
+               "all 1).",
                "S0,S1,..."});
   p.addOption({"link-latency-us",
                "Rehearsal: microseconds added to every message of a collective (default: the "
@@ -230,9 +232,8 @@ int run_command(const QStringList& args) {
   for (const char* flag : {"allreduce", "device-speed", "link-latency-us", "link-gbps", "trace"}) {
     if (p.isSet(flag) && spec.distribution.class_name.empty())
       throw InputError(std::string("--") + flag,
-                       "needs a distribution: the experiment's, or --strategy data_parallel");
-    if (p.isSet(flag) && spec.distribution.class_name == "ModelParallel")
-      throw InputError(std::string("--") + flag, "applies to DataParallel only in this version");
+                       "needs a distribution: the experiment's, or --strategy data_parallel or "
+                       "model_parallel");
   }
   if (p.isSet("allreduce")) {
     spec.devices.allreduce = p.value("allreduce").toStdString();

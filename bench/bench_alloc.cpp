@@ -20,6 +20,8 @@
 
 #include "core/data/dataset.h"
 #include "core/distribution/data_parallel_executor.h"
+#include "core/distribution/layout_map.h"
+#include "core/distribution/model_parallel_executor.h"
 #include "core/random.h"
 #include "core/training/sequential.h"
 
@@ -215,13 +217,11 @@ class AllocProbe : public Callback {
   std::vector<uint64_t> step_allocs_, step_bytes_, boundaries_;
 };
 
-// Delegates to the executor fit() would use (local, or DataParallel over `devices` devices) and
-// counts what its train_step alone allocates, on every thread.
+// Delegates to the executor fit() would use (local, DataParallel over `devices` devices, or
+// ModelParallel on a mesh) and counts what its train_step alone allocates, on every thread.
 class CountingExecutor : public StepExecutor {
  public:
-  CountingExecutor(const ExecutorContext& ctx, int devices)
-      : inner_(devices > 0 ? std::unique_ptr<StepExecutor>(new DataParallelExecutor(ctx, devices))
-                           : std::unique_ptr<StepExecutor>(new LocalExecutor(ctx))) {}
+  explicit CountingExecutor(std::unique_ptr<StepExecutor> inner) : inner_(std::move(inner)) {}
   void prepare(Index max_rows) override { inner_->prepare(max_rows); }
   void train_step(ConstMatrixRef x, ConstMatrixRef y, uint64_t step, StepTotals& totals) override {
     const uint64_t before = allocs();
@@ -382,20 +382,42 @@ void print_traces() {
 
 struct Row {
   std::string name;
-  int devices;
+  std::string strategy;  // "local", "DP x2", "MP 2x2"
   bool shuffle;
   int steps, epochs;
   uint64_t first, steady_max, steady_bytes, in_step, boundary, total, traced;
 };
 
-// devices 0: the local executor; N: DataParallel over N simulated devices (worker threads).
-Row run(const Workload& w, bool shuffle, int epochs, int devices) {
+// devices 0: the local executor; N: DataParallel over N simulated devices (worker threads);
+// with `mesh` (B, M): ModelParallel on B x M devices with the CLI's default layout (every Dense
+// kernel whose units divide by M split by columns).
+Row run(const Workload& w, bool shuffle, int epochs, int devices,
+        std::pair<int, int> mesh = {0, 0}) {
   set_random_seed(7);
   Sequential model(w.spec);
   model.compile(w.compile);
-  model.set_executor_factory([devices](const ExecutorContext& ctx) {
-    return std::make_unique<CountingExecutor>(ctx, devices);
-  });
+  std::string strategy = devices > 0 ? "DP x" + std::to_string(devices) : "local";
+  if (mesh.first > 0) {
+    DistributionSpec spec;
+    spec.class_name = "ModelParallel";
+    spec.mesh_shape = {mesh.first, mesh.second};
+    spec.axis_names = {"batch", "model"};
+    spec.layout_map = default_layout_map(model_variables(w.spec, w.x.cols()), "model", mesh.second);
+    const int n = mesh.first * mesh.second;
+    strategy = "MP " + std::to_string(mesh.first) + "x" + std::to_string(mesh.second);
+    auto state = std::make_shared<ModelParallelOptimizers>();
+    const OptimizerSpec optimizer = w.compile.optimizer;
+    model.set_executor_factory([spec, n, state, optimizer](const ExecutorContext& ctx) {
+      return std::make_unique<CountingExecutor>(std::make_unique<ModelParallelExecutor>(
+          ctx, make_model_parallel_plan(*ctx.graph.network, spec, n), optimizer, state));
+    });
+  } else {
+    model.set_executor_factory([devices](const ExecutorContext& ctx) {
+      return std::make_unique<CountingExecutor>(
+          devices > 0 ? std::unique_ptr<StepExecutor>(new DataParallelExecutor(ctx, devices))
+                      : std::unique_ptr<StepExecutor>(new LocalExecutor(ctx)));
+    });
+  }
   CountingExecutor::max_after_first_ = 0;
   CountingExecutor::calls_ = 0;
   g_trace_count.store(0);
@@ -413,7 +435,7 @@ Row run(const Workload& w, bool shuffle, int epochs, int devices) {
   model.fit(w.x, w.y, o, r);
   const uint64_t total = allocs() - before;
   Row row{w.name,
-          devices,
+          strategy,
           shuffle,
           steps,
           epochs,
@@ -426,7 +448,7 @@ Row run(const Workload& w, bool shuffle, int epochs, int devices) {
           static_cast<uint64_t>(g_trace_count.load())};
   if (row.traced > 0) {
     std::printf("%s, %s, shuffle=%s: %llu allocation(s) in steady-state steps; first %d traced:\n",
-                w.name.c_str(), devices > 0 ? "DataParallel" : "local", shuffle ? "true" : "false",
+                w.name.c_str(), strategy.c_str(), shuffle ? "true" : "false",
                 static_cast<unsigned long long>(row.traced),
                 static_cast<int>(std::min<uint64_t>(row.traced, kMaxTraces)));
     print_traces();
@@ -454,18 +476,21 @@ int main(int argc, char** argv) {
   // The same through DataParallel on 2 simulated devices (one worker thread each).
   rows.push_back(run(seed_workload(120), true, epochs, 2));
   rows.push_back(run(mlp, true, epochs, 2));
+  // ModelParallel: the MLP's kernels split over the model axis (all-gathers and all-reduces of
+  // activations), and on 2 x 2 its gradients all-reduced along the batch axis too.
+  rows.push_back(run(mlp, true, epochs, 0, {1, 2}));
+  rows.push_back(run(mlp, true, epochs, 0, {2, 2}));
 
   std::printf("\nHeap allocations during fit(verbose=0), %d epochs (counts of new/malloc calls)\n",
               epochs);
-  std::printf("%-34s %-7s %-7s %6s %11s %13s %12s %11s %9s %9s\n", "workload", "devices", "shuffle",
-              "steps", "first batch", "steady max/st", "in train_st", "epoch bound", "fit total",
-              "traced");
+  std::printf("%-34s %-7s %-7s %6s %11s %13s %12s %11s %9s %9s\n", "workload", "strategy",
+              "shuffle", "steps", "first batch", "steady max/st", "in train_st", "epoch bound",
+              "fit total", "traced");
   bool clean = true;
   for (const Row& r : rows) {
-    const std::string devices = r.devices > 0 ? "DP x" + std::to_string(r.devices) : "local";
     std::printf(
         "%-34s %-7s %-7s %6d %11llu %13llu %12llu %11llu %9llu %9llu\n", r.name.c_str(),
-        devices.c_str(), r.shuffle ? "true" : "false", r.steps * r.epochs,
+        r.strategy.c_str(), r.shuffle ? "true" : "false", r.steps * r.epochs,
         static_cast<unsigned long long>(r.first), static_cast<unsigned long long>(r.steady_max),
         static_cast<unsigned long long>(r.in_step), static_cast<unsigned long long>(r.boundary),
         static_cast<unsigned long long>(r.total), static_cast<unsigned long long>(r.traced));
@@ -480,9 +505,8 @@ int main(int argc, char** argv) {
   for (const Row& r : rows) {
     if (r.steady_max == 0 && r.in_step == 0) continue;
     if (!result.empty()) result += "; ";
-    result += std::to_string(std::max(r.steady_max, r.in_step)) + " in " + r.name +
-              (r.devices > 0 ? " DP x" + std::to_string(r.devices) : " local") +
-              (r.shuffle ? " shuffled" : "");
+    result += std::to_string(std::max(r.steady_max, r.in_step)) + " in " + r.name + " " +
+              r.strategy + (r.shuffle ? " shuffled" : "");
   }
   std::printf("RESULT steady-state training step allocations (max per step): %s\n", result.c_str());
   return 0;

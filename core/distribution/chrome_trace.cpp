@@ -58,7 +58,7 @@ std::string chrome_trace_json(const RunTrace& trace) {
     append(out,
            R"({"name":"%s","cat":"%s","ph":"X","pid":%d,"tid":%d,"ts":%.3f,"dur":%.3f,)"
            R"("args":{"step":%llu,"epoch":%d,"batch":%d,"rows":%lld)",
-           span_name(t.kind), category, s.device, compute ? kComputeLane : kCommunicationLane,
+           span_label(t), category, s.device, compute ? kComputeLane : kCommunicationLane,
            t.begin_us, t.duration_us, static_cast<unsigned long long>(step.step), step.epoch,
            step.batch, static_cast<long long>(trace.shard_rows(s.step_index, s.device)));
     if (t.kind == SpanKind::kCollective)

@@ -27,6 +27,20 @@ Chunk chunk_of(int64_t size, int n, int c) {
   return {begin, end - begin};
 }
 
+const char* op_name(CollectiveOp op) {
+  switch (op) {
+    case CollectiveOp::kAllReduce:
+      return "all_reduce";
+    case CollectiveOp::kAllGather:
+      return "all_gather";
+    case CollectiveOp::kReduceScatter:
+      return "reduce_scatter";
+    case CollectiveOp::kBroadcast:
+      return "broadcast";
+  }
+  return "?";
+}
+
 double modeled_link_us(CollectiveOp op, CollectiveAlgorithm algorithm, int ranks, int64_t elements,
                        const LinkModel& link) {
   if (ranks <= 1 || !link.active()) return 0.0;

@@ -50,6 +50,8 @@ struct CollectiveStats {
 //   naive all_gather / reduce_scatter: N-1 chunks in and N-1 (full / chunk) out at rank 0;
 //   naive broadcast: rank 0 sends N-1 full buffers.
 enum class CollectiveOp : uint8_t { kAllReduce, kAllGather, kReduceScatter, kBroadcast };
+// "all_reduce", "all_gather", "reduce_scatter", "broadcast".
+const char* op_name(CollectiveOp op);
 double modeled_link_us(CollectiveOp op, CollectiveAlgorithm algorithm, int ranks, int64_t elements,
                        const LinkModel& link);
 

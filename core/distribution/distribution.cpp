@@ -17,15 +17,15 @@ std::string number_text(double v) {
 
 }  // namespace
 
-void use_data_parallel(Sequential& model, int devices, const DataParallelOptions& options) {
+void use_data_parallel(Sequential& model, int devices, const RehearsalOptions& options) {
   model.set_executor_factory([devices, options](const ExecutorContext& ctx) {
     return std::make_unique<DataParallelExecutor>(ctx, devices, options);
   });
 }
 
-DataParallelOptions rehearsal_options(const DevicesSpec& spec, int devices) {
-  DataParallelOptions options;
-  options.allreduce = parse_algorithm(spec.allreduce, "devices.allreduce");
+RehearsalOptions rehearsal_options(const DevicesSpec& spec, int devices) {
+  RehearsalOptions options;
+  options.algorithm = parse_algorithm(spec.allreduce, "devices.allreduce");
   if (!spec.speed.empty()) {
     if (static_cast<int>(spec.speed.size()) != devices)
       throw InputError("devices.speed", "has " + std::to_string(spec.speed.size()) +
@@ -58,15 +58,7 @@ void apply_distribution(Sequential& model, const DistributionSpec& spec, int dev
     return;
   }
   if (spec.class_name == "ModelParallel") {
-    const DataParallelOptions knobs = rehearsal_options(devices_spec, devices);
-    bool slowed = false;
-    for (double s : knobs.speed) slowed = slowed || s != 1.0;
-    if (slowed || devices_spec.link_latency_us > 0.0 || devices_spec.link_gbps > 0.0)
-      throw InputError("devices",
-                       "device speed and link latency/bandwidth apply to DataParallel "
-                       "only in this version; ModelParallel runs every device at full "
-                       "speed, so set them back to their defaults");
-    use_model_parallel(model, spec, devices);
+    use_model_parallel(model, spec, devices, rehearsal_options(devices_spec, devices));
     return;
   }
   throw InputError("distribution.class_name", "unknown distribution \"" + spec.class_name +

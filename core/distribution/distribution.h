@@ -1,6 +1,6 @@
-// Choosing how fit() runs: on one device, or DataParallel over simulated devices. Applies an
-// experiment's distribution (or the CLI's --strategy) and its devices' rehearsal knobs to a
-// model. Free functions.
+// Choosing how fit() runs: on one device, or DataParallel or ModelParallel over simulated
+// devices. Applies an experiment's distribution (or the CLI's --strategy) and its devices'
+// rehearsal knobs to a model. Free functions.
 #pragma once
 
 #include <optional>
@@ -15,17 +15,17 @@ namespace fitbench {
 
 // Makes `model` train with DataParallel over `devices` simulated CPU devices (1 is allowed: one
 // worker, the same arithmetic as no distribution).
-void use_data_parallel(Sequential& model, int devices, const DataParallelOptions& options = {});
+void use_data_parallel(Sequential& model, int devices, const RehearsalOptions& options = {});
 
 // The rehearsal knobs of `spec` for `devices` devices, validated: speed entries in (0, 1] and one
 // per device, latency and bandwidth >= 0 and finite, allreduce "ring" or "naive". Throws
 // InputError("devices.speed" / "devices.link_latency_us" / "devices.link_gbps" /
 // "devices.allreduce", ...).
-DataParallelOptions rehearsal_options(const DevicesSpec& spec, int devices);
+RehearsalOptions rehearsal_options(const DevicesSpec& spec, int devices);
 
-// Applies spec to the model with `devices` devices and the rehearsal knobs of `devices_spec`.
-// Throws InputError("distribution...") for a class fitbench cannot run yet (ModelParallel) or an
-// unknown one, and rehearsal_options' errors.
+// Applies spec (DataParallel or ModelParallel) to the model with `devices` devices and the
+// rehearsal knobs of `devices_spec`. Throws InputError("distribution.class_name") for an unknown
+// class, rehearsal_options' errors, and (for a built model) ModelParallel's layout errors.
 void apply_distribution(Sequential& model, const DistributionSpec& spec, int devices,
                         const DevicesSpec& devices_spec = {});
 

@@ -23,6 +23,10 @@ const char* span_name(SpanKind kind) {
   return "?";
 }
 
+const char* span_label(const TraceSpan& span) {
+  return span.kind == SpanKind::kCollective ? op_name(span.op) : span_name(span.kind);
+}
+
 bool is_compute(SpanKind kind) {
   return kind == SpanKind::kShardCopy || kind == SpanKind::kForward ||
          kind == SpanKind::kBackward || kind == SpanKind::kUpdate;

@@ -32,12 +32,16 @@ bool is_compute(SpanKind kind);
 struct TraceSpan {
   SpanKind kind = SpanKind::kForward;
   CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing;  // collectives only
+  CollectiveOp op = CollectiveOp::kAllReduce;                  // collectives only
   double begin_us = 0.0;                                       // since the run's start
   double duration_us = 0.0;
   int64_t bytes_sent = 0;      // collectives: by this device
   int64_t bytes_received = 0;  // collectives: by this device
   double end_us() const { return begin_us + duration_us; }
 };
+
+// span_name(kind), except a collective's own operation: "all_reduce", "all_gather", ...
+const char* span_label(const TraceSpan& span);
 
 // One train step on every device.
 struct StepTrace {

@@ -360,8 +360,8 @@ Json experiment_to_ordered_json(const ExperimentSpec& spec) {
   return doc;
 }
 
-nlohmann::json experiment_to_json(const ExperimentSpec& spec) {
-  return nlohmann::json(experiment_to_ordered_json(spec));
+nlohmann::ordered_json experiment_to_json(const ExperimentSpec& spec) {
+  return experiment_to_ordered_json(spec);
 }
 
 void write_experiment(const ExperimentSpec& spec, const std::filesystem::path& file) {

@@ -37,8 +37,9 @@ ExperimentSpec parse_experiment(const nlohmann::json& doc, const std::string& so
                                 const std::filesystem::path& base_dir);
 // Reads and parses a file; errors name the file.
 ExperimentSpec read_experiment(const std::filesystem::path& file);
-// The document for a spec; paths are written as given.
-nlohmann::json experiment_to_json(const ExperimentSpec& spec);
+// The document for a spec, keys in the file's order (a layout map keeps its entries' order);
+// paths are written as given.
+nlohmann::ordered_json experiment_to_json(const ExperimentSpec& spec);
 // Writes atomically (temporary file, then rename).
 void write_experiment(const ExperimentSpec& spec, const std::filesystem::path& file);
 

@@ -13,92 +13,38 @@
 #include "core/io/experiment.h"
 #include "core/random.h"
 #include "core/training/sequential.h"
+#include "tests/core/fixtures.h"
 
 using namespace fitbench;
 
 namespace {
 
-ModelSpec mlp() {
-  ModelSpec spec;
-  LayerSpec in;
-  in.class_name = "InputLayer";
-  in.shape = {5};
-  LayerSpec h;
-  h.class_name = "Dense";
-  h.units = 8;
-  h.activation = "relu";
-  h.kernel_regularizer = {0.0, 1e-3};
-  LayerSpec d;
-  d.class_name = "Dropout";
-  d.rate = 0.1;
-  LayerSpec out;
-  out.class_name = "Dense";
-  out.units = 3;
-  out.activation = "softmax";
-  spec.layers = {in, h, d, out};
-  return spec;
-}
+using fixtures::Run;
 
-void make_data(Matrix& x, Matrix& y) {
-  Rng rng(5);
-  x.resize(61, 5);
-  y.resize(61, 1);
-  for (Index i = 0; i < x.rows(); ++i) {
-    for (Index j = 0; j < 5; ++j) x(i, j) = static_cast<float>(rng.normal());
-    y(i, 0) = static_cast<float>(x(i, 0) > 0.5 ? 2 : x(i, 1) > 0 ? 1 : 0);
-  }
-}
+// Input(5) -> Dense(8, relu, L2) -> Dropout -> Dense(3, softmax).
+ModelSpec mlp() { return fixtures::classifier(5, {}, 3); }
 
-struct Run {
-  History history;
-  std::vector<NamedWeight> weights;
-};
-
-Run train(const OptimizerSpec& opt, int devices, bool shuffle = true,
-          const DataParallelOptions& options = {}) {
-  set_random_seed(11);
-  Matrix x, y;
-  make_data(x, y);
-  Sequential m(mlp());
-  CompileOptions c;
-  c.optimizer = opt;
-  c.loss.name = "sparse_categorical_crossentropy";
-  c.metrics = {"accuracy"};
-  m.compile(c);
-  if (devices > 0) use_data_parallel(m, devices, options);
-  // batch 10: shards of 10 on 3 devices are 4/3/3; on 8 devices 2/2/1/1/1/1/1/1; the last batch
-  // of 1 row (61 = 6 x 10 + 1) leaves all but one device without rows.
-  Run r;
-  r.history =
-      m.fit(x, y, FitOptions{.epochs = 3, .batch_size = 10, .shuffle = shuffle, .verbose = 0});
-  r.weights = m.get_weights();
-  return r;
-}
-
-double max_rel_diff(const Run& a, const Run& b) {
-  double worst = 0.0;
-  for (size_t i = 0; i < a.weights.size(); ++i)
-    for (size_t j = 0; j < a.weights[i].values.size(); ++j) {
-      const double u = a.weights[i].values[j], v = b.weights[i].values[j];
-      worst = std::max(worst, std::abs(u - v) / std::max(1.0, std::abs(v)));
-    }
-  for (const auto& [k, vals] : a.history.history)
-    for (size_t e = 0; e < vals.size(); ++e) {
-      const double v = b.history.history.at(k)[e];
-      worst = std::max(worst, std::abs(vals[e] - v) / std::max(1.0, std::abs(v)));
-    }
-  return worst;
-}
+void make_data(Matrix& x, Matrix& y) { fixtures::make_data(x, y, 5, 3); }
 
 OptimizerSpec opt(const std::string& name, double lr, double momentum = 0.0,
                   bool nesterov = false) {
-  OptimizerSpec o;
-  o.class_name = name;
-  o.learning_rate = lr;
-  o.momentum = momentum;
-  o.nesterov = nesterov;
-  return o;
+  return fixtures::optimizer(name, lr, momentum, nesterov);
 }
+
+// batch 10: shards of 10 on 3 devices are 4/3/3; on 8 devices 2/2/1/1/1/1/1/1; the last batch
+// of 1 row (61 = 6 x 10 + 1) leaves all but one device without rows. devices 0: one device
+// without a distribution.
+Run train(const OptimizerSpec& o, int devices, bool shuffle = true,
+          const RehearsalOptions& options = {}) {
+  return fixtures::train(
+      mlp(), 5, 3, o,
+      [&](Sequential& m) {
+        if (devices > 0) use_data_parallel(m, devices, options);
+      },
+      FitOptions{.epochs = 3, .batch_size = 10, .shuffle = shuffle, .verbose = 0});
+}
+
+using fixtures::max_rel_diff;
 
 }  // namespace
 
@@ -170,18 +116,10 @@ void TestDataParallel::replicas_stay_identical() {
   Matrix x, y;
   make_data(x, y);
   Sequential m(mlp());
-  CompileOptions c;
-  c.optimizer = opt("Adam", 0.01);
-  c.loss.name = "sparse_categorical_crossentropy";
-  m.compile(c);
+  fixtures::compile(m, opt("Adam", 0.01), false);
   m.fit(x.topRows(1), y.topRows(1), FitOptions{.epochs = 1, .verbose = 0});  // builds optimizer
-  ExecutorContext ctx;
-  ctx.graph.network = &m.network();
-  auto loss = make_loss(c.loss);
-  ctx.graph.loss = loss.get();
-  ctx.variables = &m.variables();
-  ctx.optimizer = m.optimizer();
-  DataParallelExecutor exec(ctx, 4);
+  fixtures::ExecutorSetup setup(m, false);
+  DataParallelExecutor exec(setup.ctx, 4);
   exec.prepare(16);
   StepTotals totals;
   totals.reset(0);
@@ -210,10 +148,7 @@ void TestDataParallel::device_error_propagates() {
   make_data(x, y);
   y(13, 0) = 7.0f;
   Sequential m(mlp());
-  CompileOptions c;
-  c.optimizer = opt("SGD", 0.1);
-  c.loss.name = "sparse_categorical_crossentropy";
-  m.compile(c);
+  fixtures::compile(m, opt("SGD", 0.1), false);
   use_data_parallel(m, 4);
   QVERIFY_THROWS_EXCEPTION(InputError,
                            m.fit(x, y, FitOptions{.epochs = 1, .batch_size = 20, .verbose = 0}));
@@ -236,8 +171,8 @@ void TestDataParallel::naive_equals_one_device() {
   QFETCH(QString, optimizer);
   QFETCH(int, devices);
   const OptimizerSpec o = optimizer == "sgd" ? opt("SGD", 0.1) : opt("Adam", 0.01);
-  DataParallelOptions naive;
-  naive.allreduce = CollectiveAlgorithm::kNaive;
+  RehearsalOptions naive;
+  naive.algorithm = CollectiveAlgorithm::kNaive;
   const Run one = train(o, 0);
   const Run many = train(o, devices, true, naive);
   const double diff = max_rel_diff(many, one);
@@ -249,7 +184,7 @@ void TestDataParallel::naive_equals_one_device() {
 
 void TestDataParallel::knobs_change_time_not_numbers() {
   // A slow device and a slow link make the run take longer; the weights are the same bits.
-  DataParallelOptions slow;
+  RehearsalOptions slow;
   slow.speed = {1.0, 0.5, 0.25};
   slow.link = {20.0, 0.5};
   const Run plain = train(opt("Adam", 0.01), 3);
@@ -300,8 +235,8 @@ void TestDataParallel::rehearsal_errors() {
     QCOMPARE(QString::fromStdString(e.place()), place);
   }
   // The defaults are valid and cost nothing.
-  const DataParallelOptions o = rehearsal_options(DevicesSpec{}, 2);
-  QCOMPARE(o.allreduce, CollectiveAlgorithm::kRing);
+  const RehearsalOptions o = rehearsal_options(DevicesSpec{}, 2);
+  QCOMPARE(o.algorithm, CollectiveAlgorithm::kRing);
   QVERIFY(o.speed.empty());
   QVERIFY(!o.link.active());
 }

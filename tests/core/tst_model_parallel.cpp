@@ -3,55 +3,44 @@
 // meshes, with kernels sharded by columns and by rows, sharded and replicated biases, every
 // optimizer, norm clipping, dropout, a regularizer and uneven batches; each device holds only its
 // slice; replicas along the batch axis stay bitwise identical; layout errors are InputErrors.
+// Its trace: every step's spans per device in the order the layout implies, each collective
+// with its operation, algorithm and bytes, one waiting span for every device of a group but the
+// last to arrive, and what the rehearsal knobs added (a slow device's stretch, a link's modeled
+// time); the knobs change time, not numbers; apply_distribution and fitbench-cli take them.
+#include <QFileInfo>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
 #include <QTest>
 
+#include "core/distribution/distribution.h"
 #include "core/distribution/model_parallel_executor.h"
+#include "core/distribution/trace.h"
 #include "core/error.h"
 #include "core/random.h"
 #include "core/training/sequential.h"
+#include "tests/core/fixtures.h"
 
 using namespace fitbench;
 
 namespace {
 
-LayerSpec dense(int64_t units, const std::string& activation) {
-  LayerSpec l;
-  l.class_name = "Dense";
-  l.units = units;
-  l.activation = activation;
-  return l;
-}
+using fixtures::max_rel_diff;
+using fixtures::Run;
 
 // 6 -> dense(8, relu, L2) -> dropout -> dense_1(4, tanh) -> dense_2(4, softmax)
-ModelSpec mlp() {
-  ModelSpec spec;
-  LayerSpec in;
-  in.class_name = "InputLayer";
-  in.shape = {6};
-  LayerSpec h = dense(8, "relu");
-  h.kernel_regularizer = {0.0, 1e-3};
-  LayerSpec d;
-  d.class_name = "Dropout";
-  d.rate = 0.1;
-  spec.layers = {in, h, d, dense(4, "tanh"), dense(4, "softmax")};
-  return spec;
-}
+ModelSpec mlp() { return fixtures::classifier(6, {4}, 4); }
 
-void make_data(Matrix& x, Matrix& y) {
-  Rng rng(5);
-  x.resize(61, 6);
-  y.resize(61, 1);
-  for (Index i = 0; i < x.rows(); ++i) {
-    for (Index j = 0; j < 6; ++j) x(i, j) = static_cast<float>(rng.normal());
-    y(i, 0) = static_cast<float>(x(i, 0) > 0.5 ? 3 : x(i, 1) > 0 ? 2 : x(i, 2) > 0 ? 1 : 0);
-  }
-}
+void make_data(Matrix& x, Matrix& y) { fixtures::make_data(x, y, 6, 4); }
 
 using Entries = std::vector<std::pair<std::string, std::vector<std::string>>>;
 
 // Layouts by name. "columns": Keras's documented choice (kernels and biases by units).
 // "rows": kernels by input rows. "mixed": one of each, a replicated bias under a column-sharded
-// kernel and a replicated layer.
+// kernel and a replicated layer. "bias": a sharded bias under a replicated kernel.
 Entries layout(const std::string& name) {
   if (name == "columns") return {{"kernel", {"", "model"}}, {"bias", {"model"}}};
   if (name == "rows")
@@ -60,6 +49,7 @@ Entries layout(const std::string& name) {
             {"dense_2/kernel", {"model", ""}},
             {"dense/bias", {"model"}}};
   if (name == "mixed") return {{"dense/kernel", {"", "model"}}, {"dense_1/kernel", {"model", ""}}};
+  if (name == "bias") return {{"dense_1/bias", {"model"}}};
   return {};
 }
 
@@ -72,22 +62,10 @@ DistributionSpec spec_for(int batch, int model, const std::string& layout_name) 
   return s;
 }
 
-struct Run {
-  History history;
-  std::vector<NamedWeight> weights;
-  Logs evaluated;
-  Matrix predicted;
-};
-
+// By name, with the variants the equivalence test runs.
 OptimizerSpec opt(const std::string& name, double lr) {
-  OptimizerSpec o;
-  o.class_name = name;
-  o.learning_rate = lr;
-  if (name == "SGD+momentum") {
-    o.class_name = "SGD";
-    o.momentum = 0.9;
-    o.nesterov = true;
-  }
+  if (name == "SGD+momentum") return fixtures::optimizer("SGD", lr, 0.9, true);
+  OptimizerSpec o = fixtures::optimizer(name, lr);
   if (name == "Adam+clipnorm") {
     o.class_name = "Adam";
     o.clipnorm = 0.05;
@@ -100,46 +78,204 @@ OptimizerSpec opt(const std::string& name, double lr) {
 }
 
 // batch 10 on 2 batch devices: shards 5/5; the last batch (61 = 6 x 10 + 1) has 1 row, so the
-// second batch group gets none.
-Run train(const OptimizerSpec& o, const DistributionSpec* dist, int epochs = 3, int fits = 1) {
-  set_random_seed(11);
-  Matrix x, y;
-  make_data(x, y);
-  Sequential m(mlp());
-  CompileOptions c;
-  c.optimizer = o;
-  c.loss.name = "sparse_categorical_crossentropy";
-  c.metrics = {"accuracy"};
-  m.compile(c);
-  if (dist) use_model_parallel(m, *dist, dist->mesh_shape[0] * dist->mesh_shape[1]);
-  Run r;
-  for (int f = 0; f < fits; ++f)
-    r.history = m.fit(x, y,
-                      FitOptions{.epochs = epochs,
-                                 .batch_size = 10,
-                                 .validation_split = 0.0,
-                                 .shuffle = true,
-                                 .verbose = 0});
-  r.weights = m.get_weights();
-  r.evaluated = m.evaluate(x, y, 7);
-  r.predicted = m.predict(x, 9);
-  return r;
+// second batch group gets none. Without `dist`: one device. With evaluate() and predict().
+Run train(const OptimizerSpec& o, const DistributionSpec* dist, int epochs = 3, int fits = 1,
+          const RehearsalOptions& knobs = {}) {
+  return fixtures::train(
+      mlp(), 6, 4, o,
+      [&](Sequential& m) {
+        if (dist) use_model_parallel(m, *dist, dist->mesh_shape[0] * dist->mesh_shape[1], knobs);
+      },
+      FitOptions{.epochs = epochs, .batch_size = 10, .shuffle = true, .verbose = 0}, fits, true);
 }
 
-double rel(double u, double v) { return std::abs(u - v) / std::max(1.0, std::abs(v)); }
+// A built and compiled mlp() model and an executor made directly (as fit() would make it), to
+// look at its trace and slices after a few steps.
+struct Direct {
+  Matrix x, y;
+  Sequential m{mlp()};
+  std::unique_ptr<fixtures::ExecutorSetup> setup;
+  std::unique_ptr<ModelParallelExecutor> exec;
+  Direct(const DistributionSpec& dist, const OptimizerSpec& o, const RehearsalOptions& knobs = {}) {
+    set_random_seed(3);
+    make_data(x, y);
+    fixtures::compile(m, o, false);
+    m.build(6);
+    setup = std::make_unique<fixtures::ExecutorSetup>(m, true);
+    const int devices = dist.mesh_shape[0] * dist.mesh_shape[1];
+    exec = std::make_unique<ModelParallelExecutor>(
+        setup->ctx, make_model_parallel_plan(m.network(), dist, devices), o,
+        std::make_shared<ModelParallelOptimizers>(), knobs);
+    exec->prepare(16);
+    exec->pull_from_model();
+  }
+  // n train steps on the first `rows` rows; the totals they add up to.
+  StepTotals steps(int n, Index rows = 16) {
+    StepTotals totals;
+    totals.reset(0);
+    for (int s = 0; s < n; ++s) exec->train_step(x.topRows(rows), y.topRows(rows), s, totals);
+    return totals;
+  }
+};
 
-double max_rel_diff(const Run& a, const Run& b) {
-  double worst = 0.0;
-  for (size_t i = 0; i < a.weights.size(); ++i)
-    for (size_t j = 0; j < a.weights[i].values.size(); ++j)
-      worst = std::max(worst, rel(a.weights[i].values[j], b.weights[i].values[j]));
-  for (const auto& [k, vals] : a.history.history)
-    for (size_t e = 0; e < vals.size(); ++e)
-      worst = std::max(worst, rel(vals[e], b.history.history.at(k)[e]));
-  for (const auto& [k, v] : a.evaluated) worst = std::max(worst, rel(v, b.evaluated.at(k)));
-  for (Index i = 0; i < a.predicted.size(); ++i)
-    worst = std::max(worst, rel(a.predicted.data()[i], b.predicted.data()[i]));
-  return worst;
+// A collective a device takes part in: its operation and its whole buffer per row of the
+// device's shard (0: a fixed size, given in `fixed`).
+struct Exchange {
+  CollectiveOp op;
+  Index per_row = 0;
+  Index fixed = 0;
+};
+
+// The row collectives of mlp() under each layout (model axis 2), by hand from the layers
+// 6 -> dense(8) -> dropout -> dense_1(4) -> dense_2(4). Column-sharded kernels all-gather their
+// outputs going forward and all-reduce partial input gradients going back; row-sharded kernels
+// all-reduce partial outputs and all-gather input gradients; a replicated layer exchanges
+// nothing; the first layer computes no input gradient.
+void row_exchanges(const std::string& layout, std::vector<Exchange>& forward,
+                   std::vector<Exchange>& backward) {
+  const auto ag = CollectiveOp::kAllGather, ar = CollectiveOp::kAllReduce;
+  if (layout == "columns") {
+    forward = {{ag, 8}, {ag, 4}, {ag, 4}};
+    backward = {{ar, 4}, {ar, 8}};  // dense_2's input is 4 wide, dense_1's 8
+  } else if (layout == "rows") {
+    forward = {{ar, 8}, {ar, 4}, {ar, 4}};
+    backward = {{ag, 4}, {ag, 8}};
+  } else if (layout == "mixed") {  // dense by columns, dense_1 by rows, dense_2 replicated
+    forward = {{ag, 8}, {ar, 4}};
+    backward = {{ag, 8}};
+  } else {  // bias: dense_1's bias alone, gathered whole (4 floats) under its replicated kernel
+    forward = {{ag, 0, 4}};
+    backward = {};
+  }
+}
+
+// Checks one ModelParallel train step's trace against the mesh and the layout, whatever the
+// machine's load: every device's spans follow each other without gap or overlap: shard copy,
+// forward, each row collective of the forward pass then forward again, backward, each row
+// collective of the backward pass then backward again, the gradient all-reduce along the batch
+// axis (B > 1), the wait for every device (M > 1), update (with `clip` and M > 1: update, the
+// all-reduce of the squared norms over the row, update). Every collective has its operation,
+// the algorithm, and the bytes a ring over 2 devices receives (all_gather: the other half of
+// the buffer; all_reduce: the whole of it). At each synchronization exactly one device of its
+// group (row, column, all) has no waiting span. Collective spans note the modeled link time;
+// compute spans of a device slower than 1 note a stretch of work * (1/speed - 1).
+void check_trace(ModelParallelExecutor& exec, const ModelParallelPlan& plan,
+                 const std::string& layout, Index batch_rows, const RehearsalOptions& knobs,
+                 bool clip) {
+  const StepTrace& t = *exec.step_trace();
+  const int devices = plan.batch * plan.model;
+  QCOMPARE(int(t.spans.size()), devices);
+  std::vector<Exchange> fwd, bwd;
+  if (plan.model > 1) row_exchanges(layout, fwd, bwd);
+  // Per device, whether it waited at each synchronization, in order.
+  std::vector<std::vector<bool>> waited(devices);
+  for (int b = 0; b < plan.batch; ++b) {
+    for (int m = 0; m < plan.model; ++m) {
+      const int d = plan.device_at(b, m);
+      const Index rows = batch_rows / plan.batch + (b < batch_rows % plan.batch ? 1 : 0);
+      QCOMPARE(t.shard_rows[d], int64_t(rows));
+      const auto& spans = t.spans[d];
+      const auto& injected = exec.injections(d);
+      QCOMPARE(injected.size(), spans.size());
+      const double speed = knobs.speed.empty() ? 1.0 : knobs.speed[d];
+      size_t i = 0;
+      auto next = [&](SpanKind kind) {
+        QVERIFY2(i < spans.size() && spans[i].kind == kind,
+                 qPrintable(QString("device %1 span %2: want %3, got %4")
+                                .arg(d)
+                                .arg(i)
+                                .arg(span_name(kind))
+                                .arg(i < spans.size() ? span_label(spans[i]) : "the end")));
+        const SpanInjection& in = injected[i];
+        if (kind == SpanKind::kForward || kind == SpanKind::kBackward ||
+            kind == SpanKind::kUpdate) {
+          QVERIFY(std::abs(in.added_us - in.work_us * (1.0 / speed - 1.0)) <= 0.002);
+          QVERIFY(spans[i].duration_us >= in.work_us + in.added_us - 0.002);
+        } else if (kind != SpanKind::kCollective) {
+          QCOMPARE(in.added_us, 0.0);
+        }
+        if (i > 0) QVERIFY(std::abs(spans[i].begin_us - spans[i - 1].end_us()) < 1e-6);
+        ++i;
+      };
+      // A synchronization: an optional waiting span, then the collective (if any).
+      auto sync = [&](const Exchange* e, int group, int rank) {
+        const bool w = i < spans.size() && spans[i].kind == SpanKind::kWaiting;
+        waited[d].push_back(w);
+        if (w) next(SpanKind::kWaiting);
+        if (QTest::currentTestFailed() || !e) return;
+        const size_t at = i;
+        next(SpanKind::kCollective);
+        if (QTest::currentTestFailed()) return;
+        const TraceSpan& c = spans[at];
+        const Index elements = e->fixed ? e->fixed : e->per_row * rows;
+        QCOMPARE(c.op, e->op);
+        QCOMPARE(c.algorithm, knobs.algorithm);
+        // Over 2 devices an all_reduce receives the whole buffer (ring: half in each phase;
+        // naive: the other's buffer, or the sum); an all_gather the other half, except the naive
+        // one's rank 1, which receives the whole buffer from rank 0.
+        const bool whole = e->op == CollectiveOp::kAllReduce ||
+                           (c.algorithm == CollectiveAlgorithm::kNaive && rank == 1);
+        QCOMPARE(c.bytes_received, int64_t(4 * (whole ? elements : elements / 2)));
+        const double link = modeled_link_us(c.op, c.algorithm, group, elements, knobs.link);
+        QCOMPARE(injected[at].added_us, link);
+        QVERIFY(c.duration_us >= link - 0.002);
+      };
+      next(SpanKind::kShardCopy);
+      next(SpanKind::kForward);
+      for (const Exchange& e : fwd) {
+        sync(&e, plan.model, m);
+        next(SpanKind::kForward);
+      }
+      next(SpanKind::kBackward);
+      for (const Exchange& e : bwd) {
+        sync(&e, plan.model, m);
+        next(SpanKind::kBackward);
+      }
+      if (plan.batch > 1) {
+        Index elements = 0;
+        for (const Matrix* v : exec.device_values(d)) elements += v->size();
+        const Exchange grads{CollectiveOp::kAllReduce, 0, elements};
+        sync(&grads, plan.batch, b);
+      }
+      if (plan.model > 1) sync(nullptr, devices, d);
+      if (clip && plan.model > 1) {
+        // Norm clipping: the squared norms of the 6 variables' slices, summed over the row.
+        next(SpanKind::kUpdate);
+        const Exchange norms{CollectiveOp::kAllReduce, 0, 6};
+        sync(&norms, plan.model, m);
+      }
+      next(SpanKind::kUpdate);
+      QCOMPARE(i, spans.size());
+      if (QTest::currentTestFailed()) return;
+    }
+  }
+  // Exactly one member of each group arrives last and waits for nobody.
+  auto one_last = [&](const std::vector<int>& group, size_t k) {
+    int not_waiting = 0;
+    for (int d : group) not_waiting += waited[d][k] ? 0 : 1;
+    QCOMPARE(not_waiting, 1);
+  };
+  for (int b = 0; b < plan.batch; ++b) {
+    std::vector<int> row;
+    for (int m = 0; m < plan.model; ++m) row.push_back(plan.device_at(b, m));
+    for (size_t k = 0; plan.model > 1 && k < fwd.size() + bwd.size(); ++k) one_last(row, k);
+  }
+  const size_t grad_sync = fwd.size() + bwd.size();
+  for (int m = 0; m < plan.model && plan.batch > 1; ++m) {
+    std::vector<int> column;
+    for (int b = 0; b < plan.batch; ++b) column.push_back(plan.device_at(b, m));
+    one_last(column, grad_sync);
+  }
+  if (plan.model > 1) {
+    std::vector<int> all(devices);
+    for (int d = 0; d < devices; ++d) all[d] = d;
+    one_last(all, grad_sync + (plan.batch > 1 ? 1 : 0));
+  }
+  for (int b = 0; b < plan.batch && clip && plan.model > 1; ++b) {
+    std::vector<int> row;
+    for (int m = 0; m < plan.model; ++m) row.push_back(plan.device_at(b, m));
+    one_last(row, grad_sync + (plan.batch > 1 ? 2 : 1));
+  }
 }
 
 }  // namespace
@@ -155,6 +291,13 @@ class TestModelParallel : public QObject {
   void plan();
   void layout_errors();
   void optimizer_state_cannot_be_taken_over();
+  void trace_of_a_step_data();
+  void trace_of_a_step();
+  void no_reallocation_in_steady_state();
+  void knobs_change_time_not_numbers();
+  void distribution_takes_the_knobs();
+  void cli_runs_with_knobs_and_trace();
+  void device_error_propagates();
 };
 
 void TestModelParallel::equals_one_device_data() {
@@ -167,7 +310,7 @@ void TestModelParallel::equals_one_device_data() {
   const std::pair<int, int> meshes[] = {{1, 2}, {2, 2}, {2, 1}};
   for (const char* o : optimizers)
     for (auto [b, m] : meshes)
-      for (const char* l : {"columns", "rows", "mixed"}) {
+      for (const char* l : {"columns", "rows", "mixed", "bias"}) {
         if (m == 1 && QString(l) != "columns") continue;  // a model axis of 1 shards nothing
         QTest::newRow(qPrintable(QString("%1/%2x%3/%4").arg(o).arg(b).arg(m).arg(l)))
             << QString(o) << b << m << QString(l);
@@ -202,33 +345,11 @@ void TestModelParallel::consecutive_fits_continue_the_optimizer() {
 }
 
 void TestModelParallel::devices_hold_slices() {
-  set_random_seed(3);
-  Matrix x, y;
-  make_data(x, y);
-  Sequential m(mlp());
-  CompileOptions c;
-  c.optimizer = opt("SGD", 0.1);
-  c.loss.name = "sparse_categorical_crossentropy";
-  m.compile(c);
-  m.fit(x, y, FitOptions{.epochs = 1, .batch_size = 16, .verbose = 0});  // build the optimizer
   // Executors are made by fit(); build one directly to look inside after a few steps.
-  DistributionSpec dist = spec_for(2, 2, "mixed");
-  const ModelParallelPlan plan = make_model_parallel_plan(m.network(), dist, 4);
-  ExecutorContext ctx;
-  ctx.graph.network = &m.network();
-  CompileOptions co = m.compile_options();
-  auto loss = make_loss(co.loss);
-  ctx.graph.loss = loss.get();
-  ctx.variables = &m.variables();
-  // A fresh optimizer whose iterations are 0, as the model's would be before its first step.
-  auto model_opt = make_optimizer(co.optimizer, "compile.optimizer");
-  ctx.optimizer = model_opt.get();
-  ModelParallelExecutor exec(ctx, plan, co.optimizer, std::make_shared<ModelParallelOptimizers>());
-  exec.prepare(16);
-  exec.pull_from_model();
-  StepTotals totals;
-  totals.reset(0);
-  for (uint64_t s = 0; s < 3; ++s) exec.train_step(x.topRows(16), y.topRows(16), s, totals);
+  Direct run(spec_for(2, 2, "mixed"), opt("SGD", 0.1));
+  const StepTotals totals = run.steps(3);
+  ModelParallelExecutor& exec = *run.exec;
+  Sequential& m = run.m;
   // Mesh (batch, model) = (2, 2): device index = b * 2 + m. dense/kernel (6, 8) is split by
   // columns: device m holds columns [4m, 4m + 4); dense_1/kernel (8, 4) by rows.
   const auto& vars = m.variables();
@@ -326,10 +447,7 @@ void TestModelParallel::optimizer_state_cannot_be_taken_over() {
   Matrix x, y;
   make_data(x, y);
   Sequential m(mlp());
-  CompileOptions c;
-  c.optimizer = opt("Adam", 0.01);
-  c.loss.name = "sparse_categorical_crossentropy";
-  m.compile(c);
+  fixtures::compile(m, opt("Adam", 0.01), false);
   m.fit(x, y, FitOptions{.epochs = 1, .batch_size = 32, .verbose = 0});  // one device
   use_model_parallel(m, spec_for(1, 2, "columns"), 2);
   try {
@@ -341,6 +459,199 @@ void TestModelParallel::optimizer_state_cannot_be_taken_over() {
   // evaluate() and predict() need no optimizer state and work.
   const Logs logs = m.evaluate(x, y, 16);
   QVERIFY(logs.count("loss"));
+}
+
+void TestModelParallel::trace_of_a_step_data() {
+  QTest::addColumn<int>("batch");
+  QTest::addColumn<int>("model");
+  QTest::addColumn<QString>("layout");
+  QTest::addColumn<int>("rows");
+  QTest::addColumn<QString>("algorithm");
+  QTest::addColumn<bool>("clip");
+  const std::pair<int, int> meshes[] = {{1, 2}, {2, 2}, {2, 1}};
+  for (auto [b, m] : meshes)
+    for (const char* l : {"columns", "rows", "mixed", "bias"}) {
+      if (m == 1 && QString(l) != "columns") continue;
+      for (int rows : {16, 15})
+        for (const char* a : {"ring", "naive"})
+          QTest::newRow(
+              qPrintable(QString("%1x%2/%3/%4 rows/%5").arg(b).arg(m).arg(l).arg(rows).arg(a)))
+              << b << m << QString(l) << rows << QString(a) << false;
+      QTest::newRow(qPrintable(QString("%1x%2/%3/clipnorm").arg(b).arg(m).arg(l)))
+          << b << m << QString(l) << 16 << QString("ring") << true;
+    }
+}
+
+void TestModelParallel::trace_of_a_step() {
+  // The last device at half speed, 5 us and 2 GB/s per message: every step's trace has the
+  // mesh's, the layout's and the optimizer's shape, and what the knobs added (check_trace).
+  QFETCH(int, batch);
+  QFETCH(int, model);
+  QFETCH(QString, layout);
+  QFETCH(int, rows);
+  QFETCH(QString, algorithm);
+  QFETCH(bool, clip);
+  const DistributionSpec dist = spec_for(batch, model, layout.toStdString());
+  RehearsalOptions knobs;
+  knobs.algorithm = parse_algorithm(algorithm.toStdString(), "algorithm");
+  knobs.speed.assign(batch * model, 1.0);
+  knobs.speed.back() = 0.5;
+  knobs.link = {5.0, 2.0};
+  Direct run(dist, clip ? opt("Adam+clipnorm", 0.01) : opt("SGD", 0.1), knobs);
+  const ModelParallelPlan plan = make_model_parallel_plan(run.m.network(), dist, batch * model);
+  for (int step = 0; step < 3; ++step) {
+    run.steps(1, rows);
+    QCOMPARE(run.exec->step_trace()->step, uint64_t(0));
+    check_trace(*run.exec, plan, layout.toStdString(), rows, knobs, clip);
+    if (QTest::currentTestFailed()) return;
+  }
+}
+
+void TestModelParallel::no_reallocation_in_steady_state() {
+  Direct run(spec_for(2, 2, "columns"), opt("Adam", 0.01));
+  run.steps(1);
+  std::vector<const TraceSpan*> first;
+  for (const auto& spans : run.exec->step_trace()->spans) first.push_back(spans.data());
+  for (int step = 1; step < 12; ++step) {
+    run.steps(1, step % 2 ? 11 : 16);  // also a partial batch
+    for (size_t d = 0; d < first.size(); ++d)
+      QCOMPARE(run.exec->step_trace()->spans[d].data(), first[d]);
+  }
+}
+
+void TestModelParallel::knobs_change_time_not_numbers() {
+  // A slow device and a slow link make the run take longer; the weights are the same bits.
+  RehearsalOptions slow;
+  slow.speed = {1.0, 0.5, 1.0, 0.25};
+  slow.link = {20.0, 0.5};
+  for (const char* layout : {"columns", "rows"}) {
+    const DistributionSpec dist = spec_for(2, 2, layout);
+    const Run plain = train(opt("Adam", 0.01), &dist, 1);
+    const Run rehearsed = train(opt("Adam", 0.01), &dist, 1, 1, slow);
+    for (size_t i = 0; i < plain.weights.size(); ++i)
+      QVERIFY(plain.weights[i].values == rehearsed.weights[i].values);
+    QVERIFY(plain.history.history == rehearsed.history.history);
+  }
+}
+
+void TestModelParallel::distribution_takes_the_knobs() {
+  // apply_distribution with an experiment's devices section: ModelParallel takes the speeds and
+  // the link; fit() hands every step's trace of the 4 devices to callbacks, and the usage
+  // summary has a line per device.
+  set_random_seed(2);
+  Matrix x, y;
+  make_data(x, y);
+  Sequential m(mlp());
+  fixtures::compile(m, opt("SGD", 0.1), false);
+  DevicesSpec devices;
+  devices.speed = {1.0, 1.0, 1.0, 0.5};
+  devices.link_latency_us = 10.0;
+  devices.allreduce = "naive";
+  apply_distribution(m, spec_for(2, 2, "columns"), 4, devices);
+  TraceRecorder recorder;
+  RunOptions run;
+  run.callbacks = {&recorder};
+  m.fit(x, y, FitOptions{.epochs = 1, .batch_size = 16, .verbose = 0}, run);
+  const RunTrace& trace = recorder.trace();
+  QCOMPARE(trace.devices(), 4);
+  QCOMPARE(trace.steps().size(), size_t(4));  // 61 rows: 16, 16, 16, 13
+  QCOMPARE(trace.shard_rows(3, 0), int64_t(7));
+  QCOMPARE(trace.shard_rows(3, 3), int64_t(6));
+  int gathers = 0;
+  for (const auto& s : trace.spans()) {
+    if (s.span.kind != SpanKind::kCollective) continue;
+    QCOMPARE(s.span.algorithm, CollectiveAlgorithm::kNaive);
+    if (s.span.op == CollectiveOp::kAllGather) ++gathers;
+  }
+  QCOMPARE(gathers, 4 * 4 * 3);  // 4 steps, 4 devices, 3 sharded layers
+  const std::vector<DeviceUsage> usage = summarize(trace);
+  QCOMPARE(usage.size(), size_t(4));
+  for (const DeviceUsage& u : usage) {
+    QVERIFY(u.busy_us > 0.0);
+    QVERIFY(u.communication_us > 0.0);
+  }
+  // The knobs are checked against the mesh's size.
+  Sequential other(mlp());
+  fixtures::compile(other, opt("SGD", 0.1), false);
+  devices.speed = {1.0, 0.5};
+  try {
+    apply_distribution(other, spec_for(2, 2, "columns"), 4, devices);
+    QFAIL("expected an InputError");
+  } catch (const InputError& e) {
+    QCOMPARE(e.place(), std::string("devices.speed"));
+  }
+}
+
+void TestModelParallel::cli_runs_with_knobs_and_trace() {
+  // The command line of the issue: a 2 x 2 mesh, the last device at half speed, a trace file.
+  if (!QFileInfo::exists(FITBENCH_CLI)) QSKIP("fitbench-cli is not built in this tree");
+  QTemporaryDir dir;
+  const QString trace = dir.filePath("t.json");
+  QProcess p;
+  QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+  env.remove("FITBENCH_CPU_DEVICES");
+  env.remove("XLA_FLAGS");
+  p.setProcessEnvironment(env);
+  p.start(FITBENCH_CLI, {"run", FITBENCH_SOURCE_DIR "/resources/examples/model_parallel_2x2.json",
+                         "--strategy", "model_parallel", "--mesh", "2x2", "--trace", trace,
+                         "--device-speed", "1,1,1,0.5", "--epochs", "2"});
+  QVERIFY(p.waitForFinished(120000));
+  const QString out = QString::fromUtf8(p.readAllStandardOutput());
+  const QString err = QString::fromUtf8(p.readAllStandardError());
+  QCOMPARE(p.exitCode(), 0);
+  QVERIFY2(out.startsWith("Devices: ['cpu:0', 'cpu:1', 'cpu:2', 'cpu:3']\nDistribution: "
+                          "ModelParallel\n"),
+           qPrintable(out));
+  // One usage line per device on stderr (after a note that 4 devices share fewer cores).
+  QStringList usage;
+  for (const QString& line : err.split('\n', Qt::SkipEmptyParts))
+    if (line.startsWith("cpu:")) usage << line;
+  QCOMPARE(usage.size(), 4);
+  const QRegularExpression form(
+      R"(^cpu:(\d)  busy (\d+\.\d)%  communication (\d+\.\d)%  idle (\d+\.\d)%$)");
+  for (int d = 0; d < 4; ++d) {
+    const auto match = form.match(usage[d]);
+    QVERIFY2(match.hasMatch(), qPrintable(usage[d]));
+    QCOMPARE(match.captured(1).toInt(), d);
+  }
+  // The trace: 4 processes; per step and device 2 all_gathers (the two hidden layers; the
+  // output layer matches no rule) and 2 all_reduces (the hidden_2 input gradient, the
+  // gradients along the batch axis). 400 samples, batch 32: 13 steps per epoch.
+  QFile f(trace);
+  QVERIFY(f.open(QIODevice::ReadOnly));
+  const QJsonDocument doc = QJsonDocument::fromJson(f.readAll());
+  QStringList processes;
+  int gathers = 0, reduces = 0;
+  for (const auto& e : doc.object()["traceEvents"].toArray()) {
+    const QJsonObject o = e.toObject();
+    if (o["name"] == "process_name") processes << o["args"].toObject()["name"].toString();
+    if (o["name"] == "all_gather") ++gathers;
+    if (o["name"] == "all_reduce") ++reduces;
+  }
+  QCOMPARE(processes, (QStringList{"cpu:0", "cpu:1", "cpu:2", "cpu:3"}));
+  QCOMPARE(gathers, 2 * 13 * 4 * 2);
+  QCOMPARE(reduces, 2 * 13 * 4 * 2);
+}
+
+void TestModelParallel::device_error_propagates() {
+  // A sparse label out of range in the second batch group's shard of the first batch: the error
+  // reaches fit()'s caller, every device is released, no device updated anything (the weights
+  // are the initial ones), and the model trains afterwards.
+  set_random_seed(3);
+  Matrix x, y;
+  make_data(x, y);
+  y(13, 0) = 7.0f;
+  Sequential m(mlp());
+  fixtures::compile(m, opt("Adam", 0.01), false);
+  m.build(6);
+  const std::vector<NamedWeight> initial = m.get_weights();
+  use_model_parallel(m, spec_for(2, 2, "columns"), 4);
+  const FitOptions o{.epochs = 1, .batch_size = 20, .shuffle = false, .verbose = 0};
+  QVERIFY_THROWS_EXCEPTION(InputError, m.fit(x, y, o));
+  const std::vector<NamedWeight> after = m.get_weights();
+  for (size_t i = 0; i < initial.size(); ++i) QVERIFY(after[i].values == initial[i].values);
+  y(13, 0) = 1.0f;
+  QCOMPARE(m.fit(x, y, o).epoch.size(), size_t(1));
 }
 
 QTEST_GUILESS_MAIN(TestModelParallel)
