@@ -1,6 +1,7 @@
 // fitbench: the workbench window. `fitbench [EXPERIMENT] [--devices N] [--run]
-// [--screenshot FILE.png] [--quit]` opens an experiment, optionally trains it at once, saves a
-// picture of the window when training ends, and quits: for teaching demos and automation.
+// [--show VIEWS] [--screenshot FILE.png] [--quit]` opens an experiment, optionally trains it at
+// once, saves a picture of the window when training ends, and quits: for teaching demos and
+// automation.
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QTimer>
@@ -52,6 +53,10 @@ int main(int argc, char** argv) {
                                    "experiment's."),
                     QStringLiteral("N")});
   parser.addOption({QStringLiteral("run"), QStringLiteral("Start training at once.")});
+  parser.addOption({QStringLiteral("show"),
+                    QStringLiteral("Bring these views to the front (comma-separated): %1.")
+                        .arg(fitbench::MainWindow::viewNames().join(QStringLiteral(", "))),
+                    QStringLiteral("VIEWS")});
   parser.addOption({QStringLiteral("screenshot"),
                     QStringLiteral("Save a picture of the window when training ends (with --run) "
                                    "or once it is shown."),
@@ -98,12 +103,26 @@ int main(int argc, char** argv) {
     }
     window.setDeviceOverride(n);
   }
+  const QStringList views =
+      parser.value(QStringLiteral("show")).split(QLatin1Char(','), Qt::SkipEmptyParts);
+  for (const QString& view : views) {
+    if (!fitbench::MainWindow::viewNames().contains(view.trimmed())) {
+      fail(QStringLiteral("--show: unknown view \"%1\"; expected some of: %2")
+               .arg(view, fitbench::MainWindow::viewNames().join(QStringLiteral(", "))));
+      return 2;
+    }
+  }
+  const auto showViews = [&] {
+    for (const QString& view : views) window.showView(view.trimmed());
+  };
   window.show();
+  showViews();
 
   int exitCode = 0;
   if (run) {
     QObject::connect(&window, &fitbench::MainWindow::runEnded, &app, [&](bool ok) {
       exitCode = ok ? 0 : window.lastResult() ? 1 : 2;
+      showViews();
       if (!screenshot.isEmpty() && !saveScreenshot(window, screenshot)) exitCode = 1;
       if (quit) QTimer::singleShot(0, &app, [&] { window.close(); });
     });

@@ -15,18 +15,15 @@
 #include <array>
 #include <cmath>
 
+#include "ui/plot_style.h"
+
 namespace fitbench {
 namespace {
 
-// The Playground's orange and blue, then Tableau 10's other colors.
-constexpr std::array<QRgb, 10> kClassColors = {0xf59322, 0x0877bd, 0x2ca02c, 0xd62728, 0x9467bd,
-                                               0x8c564b, 0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf};
-
-struct Range {
-  double lo = 0.0;
-  double hi = 1.0;
-  double span() const { return hi - lo; }
-};
+using plot::Range;
+using plot::ticks;
+QString tickLabel(double v) { return plot::tickLabel(v, 4); }
+using plot::kClassColorCount;
 
 // The class of `row`: a rounded class index in a single target column, else the hot column.
 int classOf(const Matrix& y, Index row, int classCount) {
@@ -68,25 +65,6 @@ Range paddedRange(const std::vector<double>& values) {
   r.hi += pad;
   return r;
 }
-
-// A round tick step giving about `count` ticks over `span` (1, 2 or 5 times a power of ten).
-double niceStep(double span, int count) {
-  const double raw = span / count;
-  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-  const double f = raw / magnitude;
-  return (f < 1.5 ? 1.0 : f < 3.0 ? 2.0 : f < 7.0 ? 5.0 : 10.0) * magnitude;
-}
-
-std::vector<double> ticks(const Range& r, int count) {
-  std::vector<double> out;
-  const double step = niceStep(r.span(), count);
-  for (double v = std::ceil(r.lo / step) * step; v <= r.hi + step * 1e-9; v += step) {
-    out.push_back(std::abs(v) < step * 1e-9 ? 0.0 : v);
-  }
-  return out;
-}
-
-QString tickLabel(double v) { return QString::number(v, 'g', 4); }
 
 }  // namespace
 
@@ -155,9 +133,7 @@ class DataScatter::Plot : public QWidget {
   void drawLegend(QPainter& painter, const QRect& area) const;
 };
 
-QColor DataScatter::classColor(int k) {
-  return QColor::fromRgb(kClassColors[static_cast<size_t>(k) % kClassColors.size()]);
-}
+QColor DataScatter::classColor(int k) { return plot::classColor(k); }
 
 QColor DataScatter::rampColor(double t) {
   t = std::clamp(std::isfinite(t) ? t : 0.5, 0.0, 1.0);
@@ -408,7 +384,7 @@ void DataScatter::Plot::drawLegend(QPainter& painter, const QRect& area) const {
     for (int k = 0; k < classCount; ++k) entry(classColor(k), false, QString::number(k));
   } else if (classCount > 0) {
     // Many classes: a row of unlabelled dots (colors repeat after 10), then their range.
-    const int shown = std::min(classCount, static_cast<int>(kClassColors.size()));
+    const int shown = std::min(classCount, kClassColorCount);
     painter.setPen(Qt::NoPen);
     for (int k = 0; k < shown; ++k) {
       painter.setBrush(classColor(k));

@@ -15,43 +15,15 @@
 #include <array>
 #include <cmath>
 
+#include "ui/plot_style.h"
+
 namespace fitbench {
 namespace {
 
-// The Playground's orange and blue, then Tableau 10's other colours (as the data panel's preview).
-constexpr std::array<QRgb, 10> kClassColors = {0xf59322, 0x0877bd, 0x2ca02c, 0xd62728, 0x9467bd,
-                                               0x8c564b, 0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf};
-
-struct Range {
-  double lo = 0.0;
-  double hi = 1.0;
-  double span() const { return hi - lo; }
-};
-
-// Blends white toward `color` by f in [0, 1].
-QColor overWhite(const QColor& color, double f) {
-  const auto mix = [f](int c) { return static_cast<int>(std::lround(255 + (c - 255) * f)); };
-  return QColor(mix(color.red()), mix(color.green()), mix(color.blue()));
-}
-
-// A round tick step giving about `count` ticks over `span` (1, 2 or 5 times a power of ten).
-double niceStep(double span, int count) {
-  const double raw = span / count;
-  const double magnitude = std::pow(10.0, std::floor(std::log10(raw)));
-  const double f = raw / magnitude;
-  return (f < 1.5 ? 1.0 : f < 3.0 ? 2.0 : f < 7.0 ? 5.0 : 10.0) * magnitude;
-}
-
-std::vector<double> ticks(const Range& r, int count) {
-  std::vector<double> out;
-  if (!(r.span() > 0.0) || !std::isfinite(r.span())) return out;
-  const double step = niceStep(r.span(), count);
-  for (double v = std::ceil(r.lo / step) * step; v <= r.hi + step * 1e-9; v += step)
-    out.push_back(std::abs(v) < step * 1e-9 ? 0.0 : v);
-  return out;
-}
-
-QString tickLabel(double v) { return QString::number(v, 'g', 3); }
+using plot::overWhite;
+using plot::Range;
+using plot::ticks;
+QString tickLabel(double v) { return plot::tickLabel(v, 3); }
 
 }  // namespace
 
@@ -470,9 +442,7 @@ QRect DecisionView::plotRect() const {
   return area.isEmpty() ? area : area.translated(m_plot->pos());
 }
 
-QColor DecisionView::classColor(int k) {
-  return QColor::fromRgb(kClassColors[static_cast<size_t>(std::max(k, 0)) % kClassColors.size()]);
-}
+QColor DecisionView::classColor(int k) { return plot::classColor(k); }
 
 QColor DecisionView::heatColor(double t) {
   t = std::clamp(std::isfinite(t) ? t : 0.5, 0.0, 1.0);

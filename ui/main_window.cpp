@@ -106,11 +106,32 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   m_feedTimer->setInterval(33);  // at most ~30 redraws per second
   connectSignals();
   loadSpec(default_experiment(), QString());
+  m_defaultState = saveState();
   restoreSettings();
   updateActions();
 }
 
 MainWindow::~MainWindow() { m_session->shutdown(); }
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  // Automation (screenshots, --quit) always shows the default layout, not the user's.
+  if (property("batch").toBool() && !m_defaultLayoutPending) {
+    restoreState(m_defaultState);
+    m_defaultLayoutPending = true;
+  }
+  if (m_defaultLayoutPending) {
+    // The first show without a saved layout: the docks' default sizes (they need a laid-out
+    // window to apply).
+    m_defaultLayoutPending = false;
+    auto* about = findChild<QDockWidget*>(QStringLiteral("AboutDock"));
+    auto* decision = findChild<QDockWidget*>(QStringLiteral("DecisionDock"));
+    auto* log = findChild<QDockWidget*>(QStringLiteral("LogDock"));
+    resizeDocks({about}, {420}, Qt::Horizontal);
+    resizeDocks({about, decision}, {190, 520}, Qt::Vertical);
+    resizeDocks({log}, {250}, Qt::Vertical);
+  }
+}
 
 void MainWindow::buildPanels() {
   m_dataPanel = new DataPanel;
@@ -168,9 +189,7 @@ void MainWindow::buildPanels() {
   logDock->setObjectName(QStringLiteral("LogDock"));
   logDock->setWidget(m_log);
   addDockWidget(Qt::BottomDockWidgetArea, logDock);
-  resizeDocks({aboutDock}, {300}, Qt::Horizontal);
-  resizeDocks({aboutDock, decisionDock}, {200, 340}, Qt::Vertical);
-  resizeDocks({logDock}, {170}, Qt::Vertical);
+  buildViews(decisionDock, logDock);
 }
 
 void MainWindow::buildCentre() {
@@ -398,6 +417,7 @@ void MainWindow::updateContext() {
                                ? tr("single device")
                                : QString::fromStdString(spec.distribution.class_name);
   m_statusDevices->setText(QStringLiteral("%1 (cpu) · %2").arg(devices, strategy));
+  updateViews(spec);
   const QString key = TrainingWorker::chartMetricKey(spec);
   m_metricChart->setEnabled(!key.isEmpty());
 }
@@ -525,6 +545,7 @@ void MainWindow::onStarted(int devices, const QStringList& names, const QString&
   const QString label = runLabel(devices, distribution);
   m_lossChart->beginRun(label);
   m_metricChart->beginRun(label);
+  viewsRunStarted(names, distribution);
   appendLog(tr("── %1: %2 ──").arg(label, names.join(QStringLiteral(", "))),
             QStringLiteral("#1565c0"));
 }
@@ -548,6 +569,7 @@ void MainWindow::drainFeed() {
   FeedUpdate u = m_session->feed().take();
   if (!u.any) return;
   if (u.grid) m_decisionView->setGrid(*u.grid);
+  viewsTakeSteps(u.traces);
   if (!u.batchLoss.isEmpty()) m_lossChart->addBatchPoints(u.batchLoss);
   if (!u.batchMetric.isEmpty()) m_metricChart->addBatchPoints(u.batchMetric);
   const std::string metric = m_metricKey.toStdString();
@@ -633,6 +655,7 @@ void MainWindow::onFinished(std::shared_ptr<RunResult> result) {
   drainFeed();
   m_lossChart->flushNow();
   m_metricChart->flushNow();
+  viewsRunEnded();
   m_running = false;
   m_lastResult = result;
   setEditing(true);
@@ -671,6 +694,7 @@ void MainWindow::onFinished(std::shared_ptr<RunResult> result) {
 void MainWindow::onError(const QString& message) {
   m_feedTimer->stop();
   drainFeed();
+  viewsRunEnded();
   m_running = false;
   setEditing(true);
   appendLog(tr("Error: %1").arg(message), QStringLiteral("#b00020"));

@@ -14,6 +14,7 @@
 #include "ui/training_worker.h"
 
 class QAction;
+class QDockWidget;
 class QLabel;
 class QMenu;
 class QPlainTextEdit;
@@ -24,8 +25,11 @@ class QTimer;
 
 namespace fitbench {
 
+class BatchSplitView;
+class CollectivesView;
 class DataPanel;
 class DecisionView;
+class DeviceTimelineView;
 class DevicesPanel;
 class MetricChart;
 class ModelPanel;
@@ -54,6 +58,10 @@ class MainWindow : public QMainWindow {
   // Restores the last session's experiment when nothing else is opened.
   void restoreLastSession();
 
+  // The views --show can bring to the front, and doing so (unknown names are ignored).
+  static QStringList viewNames();
+  void showView(const QString& name);
+
   // Run controls (also the toolbar's actions).
   void run();
   void stop();
@@ -70,6 +78,9 @@ class MainWindow : public QMainWindow {
   DevicesPanel* devicesPanel() const { return m_devicesPanel; }
   StrategyPanel* strategyPanel() const { return m_strategyPanel; }
   DecisionView* decisionView() const { return m_decisionView; }
+  DeviceTimelineView* timelineView() const { return m_timeline; }
+  BatchSplitView* batchSplitView() const { return m_batchSplit; }
+  CollectivesView* collectivesView() const { return m_collectives; }
   QPlainTextEdit* logView() const { return m_log; }
   const RunResult* lastResult() const { return m_lastResult.get(); }
   // The UI thread's longest gap between two feed ticks during the last run (ms).
@@ -83,11 +94,18 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  void showEvent(QShowEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
 
  private:
   void buildPanels();
+  // The device timeline, batch split and collectives views (main_window_views.cpp).
+  void buildViews(QDockWidget* besideRight, QDockWidget* besideBottom);
+  void updateViews(const ExperimentSpec& spec);
+  void viewsRunStarted(const QStringList& names, const QString& distribution);
+  void viewsTakeSteps(const std::vector<StepTrace>& steps);
+  void viewsRunEnded();
   void buildCentre();
   void buildActions();
   void buildMenus();
@@ -132,6 +150,10 @@ class MainWindow : public QMainWindow {
   QPlainTextEdit* m_log = nullptr;
   QTextBrowser* m_about = nullptr;
   DecisionView* m_decisionView = nullptr;
+  DeviceTimelineView* m_timeline = nullptr;
+  QDockWidget* m_timelineDock = nullptr;
+  BatchSplitView* m_batchSplit = nullptr;
+  CollectivesView* m_collectives = nullptr;
   QProgressBar* m_progress = nullptr;
   QLabel* m_statusDevices = nullptr;
   QLabel* m_statusRate = nullptr;
@@ -155,9 +177,14 @@ class MainWindow : public QMainWindow {
   QString m_filePath;       // "" for an untitled experiment
   std::string m_savedJson;  // the experiment as last opened or saved
   bool m_filling = false;   // loadSpec is filling the panels
+  bool m_defaultLayoutPending = true;
+  QByteArray m_defaultState;  // the docks as built, before the saved layout  // no saved dock
+                              // layout: size the docks on the first show
   std::optional<int> m_deviceOverride;
   std::shared_ptr<RunResult> m_lastResult;
-  QString m_metricKey;  // the log key the metric chart follows
+  QString m_metricKey;        // the log key the metric chart follows
+  std::string m_viewsKey;     // the experiment the rehearsal views were last set up for
+  QString m_runDistribution;  // the running (or last) run's strategy, as started() names it
   int m_runCount = 0;
   bool m_running = false;
   bool m_warnedNaN = false;  // the NaN-loss message was shown for this run

@@ -23,6 +23,9 @@
 
 namespace fitbench {
 
+// The dock layout's version for saveState / restoreState: raised when the set of docks changes.
+constexpr int kLayoutVersion = 2;
+
 namespace {
 constexpr int kMaxRecent = 8;
 const char* const kFilter = "fitbench experiments (*.json);;All files (*)";
@@ -242,14 +245,16 @@ void MainWindow::dropEvent(QDropEvent* event) {
 void MainWindow::restoreSettings() {
   QSettings settings;
   restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
-  restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+  // A layout saved with another set of docks (kLayoutVersion) is not restored.
+  m_defaultLayoutPending =
+      !restoreState(settings.value(QStringLiteral("window/state")).toByteArray(), kLayoutVersion);
   updateRecentMenu();
 }
 
 void MainWindow::saveSettings() {
   QSettings settings;
   settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
-  settings.setValue(QStringLiteral("window/state"), saveState());
+  settings.setValue(QStringLiteral("window/state"), saveState(kLayoutVersion));
   settings.setValue(QStringLiteral("session/file"), m_filePath);
   // The settings as the window had them, saved or not, so the next start continues from them.
   settings.setValue(QStringLiteral("session/experiment"),

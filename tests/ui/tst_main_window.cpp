@@ -5,6 +5,7 @@
 #include <QFile>
 #include <QPlainTextEdit>
 #include <QProcess>
+#include <QSet>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -12,7 +13,10 @@
 #include <QTest>
 
 #include "core/io/experiment.h"
+#include "ui/batch_split_view.h"
+#include "ui/collectives_view.h"
 #include "ui/data_panel.h"
+#include "ui/device_timeline_view.h"
 #include "ui/devices_panel.h"
 #include "ui/main_window.h"
 #include "ui/metric_chart.h"
@@ -89,6 +93,35 @@ class TestMainWindow : public QObject {
     w->run();
     QVERIFY(ended.wait(30000));
     QCOMPARE(w->lossChart()->overlayCount(), 1);
+  }
+
+  // The rehearsal views follow a distributed run: one timeline lane per device with every step
+  // of the run kept and every phase drawn, the batch split view showing the last step's shards
+  // as the engine split them, and the collectives view the measured all-reduce.
+  void rehearsalViewsFollowTheRun() {
+    auto w = makeWindow();
+    QVERIFY(w->openFile(example("uneven_shards.json"), nullptr, true));
+    const ExperimentSpec spec = read_experiment(example("uneven_shards.json").toStdString());
+    QSignalSpy ended(w.get(), &MainWindow::runEnded);
+    w->run();
+    QVERIFY(ended.wait(60000));
+    QCOMPARE(ended.first().first().toBool(), true);
+    // 95 samples in batches of 10: 10 steps per epoch.
+    const int steps = spec.fit.epochs * 10;
+    QCOMPARE(w->timelineView()->laneCount(), 3);
+    QCOMPARE(int(w->timelineView()->store().size()), steps);
+    const StepTrace& last = w->timelineView()->store().step(size_t(steps - 1));
+    QCOMPARE(last.shard_rows, (std::vector<int64_t>{2, 2, 1}));  // the partial batch of 5
+    w->timelineView()->showStep(0);
+    QSet<int> kinds;
+    for (const auto& box : w->timelineView()->visibleSpans()) kinds.insert(int(box.kind));
+    for (SpanKind k : {SpanKind::kShardCopy, SpanKind::kForward, SpanKind::kBackward,
+                       SpanKind::kCollective, SpanKind::kUpdate})
+      QVERIFY2(kinds.contains(int(k)), span_name(k));
+    const auto& batches = w->batchSplitView()->batches();
+    QCOMPARE(batches.size(), size_t(1));
+    QCOMPARE(batches.front().parts, (std::vector<int64_t>{2, 2, 1}));
+    QVERIFY(!w->collectivesView()->message().contains(QStringLiteral("one device")));
   }
 
   void stopPauseAndStep() {
