@@ -572,30 +572,22 @@ void MainWindow::drainFeed() {
   viewsTakeSteps(u.traces);
   if (!u.batchLoss.isEmpty()) m_lossChart->addBatchPoints(u.batchLoss);
   if (!u.batchMetric.isEmpty()) m_metricChart->addBatchPoints(u.batchMetric);
-  const std::string metric = m_metricKey.toStdString();
   for (const FeedUpdate::Epoch& e : u.epochs) {
     const double x = e.epoch + 1;
-    auto put = [&](MetricChart* chart, bool validation, const std::string& key) {
-      const auto it = e.logs.find(key);
-      if (it != e.logs.end()) chart->addEpochPoint(validation, x, it->second);
-    };
-    const auto loss = e.logs.find("loss");
-    if (loss != e.logs.end() && !std::isfinite(loss->second) && !m_warnedNaN) {
+    if (e.loss && !std::isfinite(*e.loss) && !m_warnedNaN) {
       m_warnedNaN = true;
       const QString message =
           tr("The loss became %1 in epoch %2: the weights diverged. Stop, then try a smaller "
              "learning rate (or add TerminateOnNaN to stop by itself).")
-              .arg(std::isnan(loss->second) ? QStringLiteral("NaN") : QStringLiteral("infinite"))
+              .arg(std::isnan(*e.loss) ? QStringLiteral("NaN") : QStringLiteral("infinite"))
               .arg(e.epoch + 1);
       appendLog(message, QStringLiteral("#b00020"));
       statusBar()->showMessage(message, 20000);
     }
-    put(m_lossChart, false, "loss");
-    put(m_lossChart, true, "val_loss");
-    if (!metric.empty()) {
-      put(m_metricChart, false, metric);
-      put(m_metricChart, true, "val_" + metric);
-    }
+    if (e.loss) m_lossChart->addEpochPoint(false, x, *e.loss);
+    if (e.valLoss) m_lossChart->addEpochPoint(true, x, *e.valLoss);
+    if (e.metric) m_metricChart->addEpochPoint(false, x, *e.metric);
+    if (e.valMetric) m_metricChart->addEpochPoint(true, x, *e.valMetric);
   }
   if (!u.text.isEmpty()) {
     QString text = u.text;

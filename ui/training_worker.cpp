@@ -3,6 +3,7 @@
 #include <QElapsedTimer>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <ostream>
 #include <streambuf>
 #ifdef __linux__
@@ -47,9 +48,9 @@ void LiveFeed::addBatch(int epoch, int batch, int steps, double loss, double met
   m_pending.any = true;
 }
 
-void LiveFeed::addEpoch(int epoch, const Logs& logs) {
+void LiveFeed::addEpoch(const FeedUpdate::Epoch& epoch) {
   std::lock_guard lock(m_mutex);
-  m_pending.epochs.push_back({epoch, logs});
+  m_pending.epochs.push_back(epoch);
   m_pending.any = true;
 }
 
@@ -101,23 +102,36 @@ FeedUpdate LiveFeed::take() {
 
 namespace {
 
-// Sends what fit() prints to the feed's log text.
+// Sends what fit() prints to the feed's log text, a whole line at a time (the progress printer
+// writes a line in many small pieces; one feed call per line keeps microsecond epochs cheap).
 class FeedStreambuf : public std::streambuf {
  public:
-  explicit FeedStreambuf(LiveFeed& feed) : m_feed(feed) {}
+  explicit FeedStreambuf(LiveFeed& feed) : m_feed(feed) { m_line.reserve(256); }
+  ~FeedStreambuf() override { sync(); }
 
  protected:
   std::streamsize xsputn(const char* s, std::streamsize n) override {
-    m_feed.addText(std::string(s, static_cast<size_t>(n)));
+    m_line.append(s, static_cast<size_t>(n));
+    if (std::memchr(s, '\n', static_cast<size_t>(n)) != nullptr) sync();
     return n;
   }
   int_type overflow(int_type c) override {
-    if (c != traits_type::eof()) m_feed.addText(std::string(1, traits_type::to_char_type(c)));
-    return traits_type::not_eof(c);
+    if (c == traits_type::eof()) return traits_type::not_eof(c);
+    m_line.push_back(traits_type::to_char_type(c));
+    if (c == '\n') sync();
+    return c;
+  }
+  int sync() override {
+    if (!m_line.empty()) {
+      m_feed.addText(m_line);
+      m_line.clear();
+    }
+    return 0;
   }
 
  private:
   LiveFeed& m_feed;
+  std::string m_line;  // text since the last newline
 };
 
 // Copies the values the charts and the progress bar need into the feed; no allocation per batch
@@ -132,6 +146,7 @@ class FeedCallback : public Callback {
       : m_feed(feed),
         m_control(control),
         m_metricKey(std::move(metricKey)),
+        m_valMetricKey(m_metricKey.empty() ? std::string() : "val_" + m_metricKey),
         m_trainRows(trainRows),
         m_batchSize(batchSize) {}
 
@@ -157,7 +172,15 @@ class FeedCallback : public Callback {
                     metric == logs.end() ? NAN : metric->second, m_steps, m_samples, now);
     m_steps = m_samples = 0;
   }
-  void on_epoch_end(int epoch, Logs& logs) override { m_feed.addEpoch(epoch, logs); }
+  void on_epoch_end(int epoch, Logs& logs) override {
+    const auto value = [&logs](const std::string& key) -> std::optional<double> {
+      if (key.empty()) return std::nullopt;
+      const auto it = logs.find(key);
+      return it == logs.end() ? std::nullopt : std::optional<double>(it->second);
+    };
+    m_feed.addEpoch(
+        {epoch, value("loss"), value("val_loss"), value(m_metricKey), value(m_valMetricKey)});
+  }
   // Every step's trace for the first kFullTraceSteps steps (what the timeline keeps), then one
   // per kBatchPointSeconds so the live timeline still moves on very long fast runs.
   void on_step_trace(const StepTrace& trace) override {
@@ -174,6 +197,7 @@ class FeedCallback : public Callback {
   LiveFeed& m_feed;
   const TrainingControl& m_control;
   std::string m_metricKey;
+  std::string m_valMetricKey;
   int64_t m_trainRows;
   int m_batchSize;
   int m_epoch = 0;

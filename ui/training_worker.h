@@ -36,9 +36,10 @@ struct RunRequest {
 struct FeedUpdate {
   QVector<QPointF> batchLoss;    // x = fractional epoch (epoch + (batch + 1) / steps), 0-based
   QVector<QPointF> batchMetric;  // the chart metric's running mean, same x
+  // An epoch's values for the charts (the whole logs are in the run's History).
   struct Epoch {
     int epoch = 0;  // 0-based
-    Logs logs;
+    std::optional<double> loss, valLoss, metric, valMetric;
   };
   std::vector<Epoch> epochs;
   std::optional<DecisionGridResult> grid;  // the latest decision grid
@@ -67,7 +68,7 @@ class LiveFeed {
   // A batch point; stepsSince / samplesSince: steps and samples trained since the last one.
   void addBatch(int epoch, int batch, int steps, double loss, double metric, int64_t stepsSince,
                 int64_t samplesSince, double elapsed);
-  void addEpoch(int epoch, const Logs& logs);
+  void addEpoch(const FeedUpdate::Epoch& epoch);
   void addText(const std::string& text);
   void setGrid(const DecisionGridResult& grid);
   // A distributed step's trace. Kept in a ring of kTraceRing entries whose storage is reused,
