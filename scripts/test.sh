@@ -24,7 +24,7 @@ run_threaded_tsan() {
     tst_model_parallel
   TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$root/tests/tsan.supp" \
     ctest --test-dir "$dir" --output-on-failure --timeout 900 \
-    -R "tst_fit|tst_data_parallel|tst_collectives|tst_trace|tst_model_parallel"
+    -R "^core/(tst_fit|tst_data_parallel|tst_collectives|tst_trace|tst_model_parallel)$"
 }
 
 run_suite "${FITBENCH_BUILD_DIR:-$root/build}"

@@ -32,6 +32,36 @@ inline LayerSpec dense(int64_t units, const std::string& activation) {
   return l;
 }
 
+// Input(features) -> Dense(h, relu) for each of `hidden` -> Dense(1, sigmoid).
+inline ModelSpec binary_mlp(int64_t features, const std::vector<int64_t>& hidden) {
+  ModelSpec spec;
+  spec.layers = {input(features)};
+  for (int64_t h : hidden) spec.layers.push_back(dense(h, "relu"));
+  spec.layers.push_back(dense(1, "sigmoid"));
+  return spec;
+}
+
+// n rows of standard normal features (Rng(3)) labelled 1 where the first is positive.
+inline void make_binary_data(Index n, Index features, Matrix& x, Matrix& y) {
+  Rng rng(3);
+  x.resize(n, features);
+  y.resize(n, 1);
+  for (Index i = 0; i < n; ++i) {
+    for (Index j = 0; j < features; ++j) x(i, j) = static_cast<float>(rng.normal());
+    y(i, 0) = x(i, 0) > 0 ? 1.0f : 0.0f;
+  }
+}
+
+// Compiles m with SGD(0.1), binary cross-entropy and accuracy.
+inline void compile_binary_sgd(Sequential& m) {
+  CompileOptions c;
+  c.optimizer.class_name = "SGD";
+  c.optimizer.learning_rate = 0.1;
+  c.loss.name = "binary_crossentropy";
+  c.metrics = {"accuracy"};
+  m.compile(c);
+}
+
 // Input(features) -> Dense(8, relu, L2 1e-3) -> Dropout(0.1) -> Dense(u, tanh) for each of
 // `tanh_units` -> Dense(classes, softmax): a regularizer, dropout and uneven widths for the
 // equivalence tests. Unnamed, so Keras's names: dense, dense_1, ...

@@ -25,25 +25,6 @@ using namespace fitbench;
 
 namespace {
 
-// Input(features) -> Dense(hidden...) -> Dense(1, sigmoid).
-ModelSpec model_spec(int64_t features, std::vector<int64_t> hidden) {
-  ModelSpec spec;
-  spec.layers = {fixtures::input(features)};
-  for (int64_t h : hidden) spec.layers.push_back(fixtures::dense(h, "relu"));
-  spec.layers.push_back(fixtures::dense(1, "sigmoid"));
-  return spec;
-}
-
-void make_data(Index n, Index features, Matrix& x, Matrix& y) {
-  Rng rng(3);
-  x.resize(n, features);
-  y.resize(n, 1);
-  for (Index i = 0; i < n; ++i) {
-    for (Index j = 0; j < features; ++j) x(i, j) = static_cast<float>(rng.normal());
-    y(i, 0) = x(i, 0) > 0 ? 1.0f : 0.0f;
-  }
-}
-
 // A compiled model whose optimizer is built, and the executor context fit() would give.
 struct Setup {
   Sequential model;
@@ -51,15 +32,10 @@ struct Setup {
   std::unique_ptr<fixtures::ExecutorSetup> setup;
   ExecutorContext ctx;
   Setup(int64_t features, std::vector<int64_t> hidden, Index rows)
-      : model(model_spec(features, std::move(hidden))) {
+      : model(fixtures::binary_mlp(features, hidden)) {
     set_random_seed(5);
-    make_data(rows, features, x, y);
-    CompileOptions c;
-    c.optimizer.class_name = "SGD";
-    c.optimizer.learning_rate = 0.1;
-    c.loss.name = "binary_crossentropy";
-    c.metrics = {"accuracy"};
-    model.compile(c);
+    fixtures::make_binary_data(rows, features, x, y);
+    fixtures::compile_binary_sgd(model);
     model.fit(x.topRows(1), y.topRows(1), FitOptions{.epochs = 1, .verbose = 0});
     setup = std::make_unique<fixtures::ExecutorSetup>(model, false);
     ctx = setup->ctx;

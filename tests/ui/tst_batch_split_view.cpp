@@ -13,6 +13,7 @@
 #include "core/distribution/model_parallel_executor.h"
 #include "core/random.h"
 #include "core/training/sequential.h"
+#include "tests/core/fixtures.h"
 #include "ui/batch_split_view.h"
 #include "ui/glossary.h"
 
@@ -21,45 +22,6 @@ using namespace fitbench;
 namespace {
 
 using Rows = std::vector<int64_t>;
-
-LayerSpec dense(int64_t units, const std::string& activation) {
-  LayerSpec l;
-  l.class_name = "Dense";
-  l.units = units;
-  l.activation = activation;
-  return l;
-}
-
-// Input(features) -> Dense(hidden, relu)... -> Dense(1, sigmoid).
-ModelSpec mlp(int64_t features, const std::vector<int64_t>& hidden) {
-  ModelSpec spec;
-  LayerSpec in;
-  in.class_name = "InputLayer";
-  in.shape = {features};
-  spec.layers = {in};
-  for (int64_t h : hidden) spec.layers.push_back(dense(h, "relu"));
-  spec.layers.push_back(dense(1, "sigmoid"));
-  return spec;
-}
-
-void makeData(Index n, Index features, Matrix& x, Matrix& y) {
-  Rng rng(3);
-  x.resize(n, features);
-  y.resize(n, 1);
-  for (Index i = 0; i < n; ++i) {
-    for (Index j = 0; j < features; ++j) x(i, j) = static_cast<float>(rng.normal());
-    y(i, 0) = x(i, 0) > 0 ? 1.0f : 0.0f;
-  }
-}
-
-void compileSgd(Sequential& model) {
-  CompileOptions c;
-  c.optimizer.class_name = "SGD";
-  c.optimizer.learning_rate = 0.1;
-  c.loss.name = "binary_crossentropy";
-  c.metrics = {"accuracy"};
-  model.compile(c);
-}
 
 std::vector<std::string> cpuNames(int n) {
   std::vector<std::string> out;
@@ -163,9 +125,9 @@ void TestBatchSplitView::dataParallelFitMatchesEngine() {
   // 3 devices, 25 samples, batch 10: batches of 10, 10 and 5 rows each epoch.
   set_random_seed(7);
   Matrix x, y;
-  makeData(25, 4, x, y);
-  Sequential model(mlp(4, {}));
-  compileSgd(model);
+  fixtures::make_binary_data(25, 4, x, y);
+  Sequential model(fixtures::binary_mlp(4, {}));
+  fixtures::compile_binary_sgd(model);
   use_data_parallel(model, 3);
   TraceKeeper keeper;
   RunOptions run;
@@ -202,9 +164,9 @@ void TestBatchSplitView::validationSplitShrinksTheEpoch() {
   QCOMPARE(batchsplit::trainingSamples(30, 0.0), int64_t(30));
   set_random_seed(7);
   Matrix x, y;
-  makeData(30, 4, x, y);
-  Sequential model(mlp(4, {}));
-  compileSgd(model);
+  fixtures::make_binary_data(30, 4, x, y);
+  Sequential model(fixtures::binary_mlp(4, {}));
+  fixtures::compile_binary_sgd(model);
   use_data_parallel(model, 3);
   TraceKeeper keeper;
   RunOptions run;
@@ -325,7 +287,7 @@ void TestBatchSplitView::modelParallelSlices() {
   QFETCH(Rows, meshRows);
   // 4-16-16-1: dense/kernel by columns, dense_1/kernel by rows, dense_1/bias by units; the rest
   // (dense/bias among them) replicated.
-  const ModelSpec spec = mlp(4, {16, 16});
+  const ModelSpec spec = fixtures::binary_mlp(4, {16, 16});
   const std::string model = "model";  // the model axis's name in every row
   DistributionSpec dist;
   dist.class_name = "ModelParallel";
@@ -345,9 +307,9 @@ void TestBatchSplitView::modelParallelSlices() {
   // The executor's own placement: build the model, a ModelParallelExecutor, take a step.
   set_random_seed(5);
   Matrix x, y;
-  makeData(20, 4, x, y);
+  fixtures::make_binary_data(20, 4, x, y);
   Sequential m(spec);
-  compileSgd(m);
+  fixtures::compile_binary_sgd(m);
   m.fit(x, y, FitOptions{.epochs = 1, .batch_size = 10, .verbose = 0});  // builds everything
   ExecutorContext ctx;
   ctx.graph.network = &m.network();
@@ -411,12 +373,12 @@ void TestBatchSplitView::modelParallelFitMatchesEngine() {
   dist.mesh_shape = {2, 2};
   dist.axis_names = {"batch", "model"};
   dist.layout_map = {{"dense/kernel", {"", "model"}}};
-  const ModelSpec spec = mlp(4, {16, 16});
+  const ModelSpec spec = fixtures::binary_mlp(4, {16, 16});
   set_random_seed(7);
   Matrix x, y;
-  makeData(25, 4, x, y);
+  fixtures::make_binary_data(25, 4, x, y);
   Sequential model(spec);
-  compileSgd(model);
+  fixtures::compile_binary_sgd(model);
   use_model_parallel(model, dist, 4);
   TraceKeeper keeper;
   RunOptions run;
@@ -444,7 +406,7 @@ void TestBatchSplitView::invalidLayoutShowsErrors() {
   dist.mesh_shape = {2, 2};
   dist.axis_names = {"batch", "model"};
   dist.layout_map = {{"kernel", {"", "model"}}};
-  const BatchSplitPlan plan = modelParallelPlan(mlp(4, {16, 16}), dist);
+  const BatchSplitPlan plan = modelParallelPlan(fixtures::binary_mlp(4, {16, 16}), dist);
   QVERIFY(!plan.errors.empty());
   BatchSplitView view;
   view.resize(380, 520);
@@ -474,7 +436,7 @@ void TestBatchSplitView::glossaryTooltips() {
   dist.mesh_shape = {2, 2};
   dist.axis_names = {"batch", "model"};
   dist.layout_map = {{"dense/kernel", {"", "model"}}};
-  view.setPlan(modelParallelPlan(mlp(4, {16, 16}), dist));
+  view.setPlan(modelParallelPlan(fixtures::binary_mlp(4, {16, 16}), dist));
   tips = allTips(view);
   QVERIFY(anyContains(tips, glossary::mesh()));
   QVERIFY(anyContains(tips, glossary::layout()));

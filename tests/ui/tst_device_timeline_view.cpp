@@ -21,6 +21,7 @@
 #include "core/distribution/trace.h"
 #include "core/random.h"
 #include "core/training/sequential.h"
+#include "tests/core/fixtures.h"
 #include "ui/device_timeline_view.h"
 #include "ui/trace_store.h"
 
@@ -31,30 +32,10 @@ namespace {
 const QString kEmptyText =
     QStringLiteral("Run a distributed experiment to see what each device does in each step.");
 
-LayerSpec dense(int64_t units, const std::string& activation) {
-  LayerSpec l;
-  l.class_name = "Dense";
-  l.units = units;
-  l.activation = activation;
-  return l;
-}
-
 // Input(features) -> Dense(hidden...) -> Dense(1, sigmoid), compiled with SGD.
-std::unique_ptr<Sequential> makeModel(int64_t features, std::vector<int64_t> hidden) {
-  ModelSpec spec;
-  LayerSpec in;
-  in.class_name = "InputLayer";
-  in.shape = {features};
-  spec.layers = {in};
-  for (int64_t h : hidden) spec.layers.push_back(dense(h, "relu"));
-  spec.layers.push_back(dense(1, "sigmoid"));
-  auto model = std::make_unique<Sequential>(spec);
-  CompileOptions c;
-  c.optimizer.class_name = "SGD";
-  c.optimizer.learning_rate = 0.1;
-  c.loss.name = "binary_crossentropy";
-  c.metrics = {"accuracy"};
-  model->compile(c);
+std::unique_ptr<Sequential> makeModel(int64_t features, const std::vector<int64_t>& hidden) {
+  auto model = std::make_unique<Sequential>(fixtures::binary_mlp(features, hidden));
+  fixtures::compile_binary_sgd(*model);
   return model;
 }
 
@@ -74,7 +55,7 @@ struct Run {
 Run fitRun(int devices, int64_t features, std::vector<int64_t> hidden, Index rows, int epochs,
            int batchSize, const DevicesSpec& knobs = {}) {
   set_random_seed(11);
-  auto model = makeModel(features, std::move(hidden));
+  auto model = makeModel(features, hidden);
   Matrix x(rows, features), y(rows, 1);
   Rng rng(4);
   for (Index i = 0; i < rows; ++i) {
