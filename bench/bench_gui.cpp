@@ -137,9 +137,9 @@ int main(int argc, char** argv) {
                 *std::max_element(tick.begin(), tick.end()));
   }
   std::printf(
-      "ratio: window throughput as a share of headless (median of %d pairs); max "
-      "stall: the UI thread's longest gap beyond its 33 ms tick over all runs; max tick: the longest "
-      "a tick's own work (charts, log, progress) took\n",
+      "ratio: window throughput as a share of headless (median of %d pairs)\n"
+      "max stall: the UI thread's longest gap beyond its 33 ms tick over all runs\n"
+      "max tick: the longest a tick's own work (charts, log, progress) took\n",
       repeats);
   return 0;
 }

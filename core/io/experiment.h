@@ -6,10 +6,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json.hpp>
 
 #include "core/data/data_spec.h"
 #include "core/distribution/distribution_spec.h"
