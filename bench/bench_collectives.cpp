@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "core/data/dataset.h"
 #include "core/distribution/collectives.h"
 #include "core/distribution/data_parallel_executor.h"
@@ -29,21 +30,10 @@
 
 namespace {
 
+using fitbench::bench::load_average;
+using fitbench::bench::median;
 using namespace fitbench;
 using Clock = std::chrono::steady_clock;
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-std::string load_average() {
-  std::ifstream in("/proc/loadavg");
-  std::string a, b, c;
-  in >> a >> b >> c;
-  return a + " " + b + " " + c;
-}
 
 // Median over repeats of the time per iteration of body(iterations), in microseconds.
 double us_per_iteration(const std::function<void(long)>& body, long iterations, int repeats) {

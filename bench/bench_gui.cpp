@@ -12,6 +12,7 @@
 #include <streambuf>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "core/training/experiment_runner.h"
 #include "ui/main_window.h"
 #include "ui/training_session.h"
@@ -20,16 +21,13 @@ using namespace fitbench;
 
 namespace {
 
+using fitbench::bench::median;
+
 class NullBuf : public std::streambuf {
  protected:
   int_type overflow(int_type c) override { return traits_type::not_eof(c); }
   std::streamsize xsputn(const char*, std::streamsize n) override { return n; }
 };
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v.empty() ? 0.0 : v[v.size() / 2];
-}
 
 // Seconds for prepare_run + fit, as the CLI spends them.
 double headless(const ExperimentSpec& spec) {

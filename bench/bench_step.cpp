@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "core/data/dataset.h"
 #include "core/distribution/distribution.h"
 #include "core/random.h"
@@ -22,6 +23,8 @@
 
 namespace {
 
+using fitbench::bench::load_average;
+using fitbench::bench::median;
 using namespace fitbench;
 using Clock = std::chrono::steady_clock;
 
@@ -41,19 +44,6 @@ const char* isa() {
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
-std::string load_average() {
-  std::ifstream in("/proc/loadavg");
-  std::string a, b, c;
-  in >> a >> b >> c;
-  return a + " " + b + " " + c;
 }
 
 // Runs body(iterations) with iterations grown until one call takes >= min_seconds, then returns
