@@ -165,7 +165,8 @@ int BatchSplitView::renderBatches(Canvas& c, int y, int width, int height) const
       m_plan.strategy.empty()
           ? tr("One device trains on every row of each batch and holds the whole model.")
           : tr("Every device holds a full replica of the model; after each step the devices "
-               "all-reduce their gradients, so the replicas stay identical.");
+               "all-reduce their gradients, so the replicas stay identical (a larger model: "
+               "reduce-scatter, each device updates its part, all-gather).");
   const int noteHeight = c.measure(w, note);
   // Columns side by side; titles first.
   constexpr int kGap = 14;

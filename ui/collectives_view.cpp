@@ -131,9 +131,11 @@ CollectivesView::CollectivesView(QWidget* parent) : QWidget(parent) {
   m_measured->setHorizontalHeaderLabels(
       {tr("Device"), tr("Measured"), tr("Model"), tr("Sent"), tr("Received")});
   m_measured->horizontalHeaderItem(kMeasuredTime)
-      ->setToolTip(tr("The device's all-reduce span, after it waited for the others"));
+      ->setToolTip(tr("The device's time in the gradient collectives (reduce-scatter and "
+                      "all-gather, or one all-reduce), after it waited for the others"));
   m_measured->horizontalHeaderItem(kModelTime)
-      ->setToolTip(tr("The link model's time for this all-reduce (every device ends it together)"));
+      ->setToolTip(tr("The link model's time for these collectives (every device ends each one "
+                      "together)"));
   m_measured->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
   m_measuredBox = new QGroupBox(tr("Last step, measured"));
   m_measuredBox->setObjectName(QStringLiteral("measuredBox"));
@@ -206,7 +208,7 @@ void CollectivesView::showMeasured(const StepTrace& trace) {
   m_hasMeasured = true;
   for (const auto& spans : trace.spans)
     for (const TraceSpan& s : spans)
-      if (s.kind == SpanKind::kCollective && s.op == CollectiveOp::kAllReduce) m_used = s.algorithm;
+      if (s.kind == SpanKind::kCollective && s.op != CollectiveOp::kBroadcast) m_used = s.algorithm;
   m_ring->setUsed(m_used == CollectiveAlgorithm::kRing);
   m_naive->setUsed(m_used == CollectiveAlgorithm::kNaive);
   fillCostTable();
@@ -304,7 +306,9 @@ void CollectivesView::updateStep() {
     text.clear();
   } else if (step == 0) {
     text = tr("Start: each device holds its own gradients, cut into %1 chunks. Press Play or step "
-              "through the %2 steps: %3 of reduce-scatter, then %3 of all-gather.")
+              "through the %2 steps: %3 of reduce-scatter, then %3 of all-gather. For a model of "
+              "16,384 weights or more, DataParallel runs the optimizer update in between, so its "
+              "all-gather carries updated weights.")
                .arg(n)
                .arg(steps)
                .arg(n - 1);

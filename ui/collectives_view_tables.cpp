@@ -132,18 +132,21 @@ void CollectivesView::fillMeasuredTable() {
   const CollectiveSchedule& model = schedule(m_used);
   const bool sameDevices = devices == model.devices();
   bool any = false;
-  int most = 0;  // all-reduce spans of one device in the step (DataParallel: one)
+  bool split = false;  // reduce-scatter + all-gather around a sharded update
+  int most = 0;        // gradient collectives of one device in the step
   m_measured->setRowCount(devices);
   for (int d = 0; d < devices; ++d) {
-    double us = 0.0, waited = 0.0;
+    double us = 0.0, waited = 0.0, modelUs = 0.0;
     int64_t sent = 0, received = 0;
     int calls = 0;
     for (const TraceSpan& s : m_trace.spans[size_t(d)]) {
       if (s.kind == SpanKind::kWaiting) waited += s.duration_us;
-      if (s.kind != SpanKind::kCollective || s.op != CollectiveOp::kAllReduce) continue;
+      if (s.kind != SpanKind::kCollective || s.op == CollectiveOp::kBroadcast) continue;
+      split = split || s.op != CollectiveOp::kAllReduce;
       us += s.duration_us;
       sent += s.bytes_sent;
       received += s.bytes_received;
+      modelUs += modeled_link_us(s.op, m_used, devices, m_elements, m_link);
       ++calls;
     }
     any = any || calls > 0;
@@ -153,7 +156,7 @@ void CollectivesView::fillMeasuredTable() {
     m_measured->setItem(d, kDevice, device);
     if (calls == 0) {
       for (int c = kMeasuredTime; c < kMeasuredColumns; ++c)
-        m_measured->setItem(d, c, numberItem(tr("—"), {}, tr("No all-reduce on this device")));
+        m_measured->setItem(d, c, numberItem(tr("—"), {}, tr("No collective on this device")));
       continue;
     }
     m_measured->setItem(d, kMeasuredTime,
@@ -162,8 +165,6 @@ void CollectivesView::fillMeasuredTable() {
                                        .arg(us, 0, 'f', 1)
                                        .arg(waited, 0, 'f', 1)));
     if (m_link.active() && sameDevices) {
-      const double modelUs =
-          modeled_link_us(CollectiveOp::kAllReduce, m_used, devices, m_elements, m_link);
       m_measured->setItem(
           d, kModelTime,
           numberItem(formatMicroseconds(modelUs), modelUs,
@@ -172,29 +173,38 @@ void CollectivesView::fillMeasuredTable() {
       m_measured->setItem(d, kModelTime,
                           numberItem(tr("—"), {}, tr("The link is unlimited: no modeled time")));
     }
-    const auto bytesItem = [&](int64_t measured, int64_t modeled) {
-      const bool matches = !sameDevices || measured == modeled;
-      auto* item =
-          numberItem(formatBytes(measured), QVariant::fromValue<qint64>(measured),
-                     sameDevices ? tr("%1 bytes; the model: %2 bytes").arg(measured).arg(modeled)
-                                 : tr("%1 bytes").arg(measured));
+    // A ring reduce-scatter + all-gather moves exactly the ring all-reduce's messages; the naive
+    // pair goes through device 0 twice, which the all-reduce model above does not describe.
+    const bool modeled = sameDevices && (!split || m_used == CollectiveAlgorithm::kRing);
+    const auto bytesItem = [&](int64_t measured, int64_t model) {
+      const bool matches = !modeled || measured == model;
+      auto* item = numberItem(formatBytes(measured), QVariant::fromValue<qint64>(measured),
+                              modeled ? tr("%1 bytes; the model: %2 bytes").arg(measured).arg(model)
+                                      : tr("%1 bytes").arg(measured));
       if (!matches) item->setForeground(QColor(0xc0, 0x20, 0x20));
       return item;
     };
-    m_measured->setItem(d, kSent, bytesItem(sent, sameDevices ? model.bytesSent(d) : 0));
-    m_measured->setItem(d, kReceived,
-                        bytesItem(received, sameDevices ? model.bytesReceived(d) : 0));
+    m_measured->setItem(d, kSent, bytesItem(sent, modeled ? model.bytesSent(d) : 0));
+    m_measured->setItem(d, kReceived, bytesItem(received, modeled ? model.bytesReceived(d) : 0));
   }
   const QString where = m_trace.epoch >= 0 ? tr("Step %1 (epoch %2, batch %3)")
                                                  .arg(m_trace.step + 1)
                                                  .arg(m_trace.epoch + 1)
                                                  .arg(m_trace.batch + 1)
                                            : tr("Step %1").arg(m_trace.step + 1);
-  QString caption = any ? tr("%1, %2 all-reduce: each device's time in it and the bytes it moved.")
-                              .arg(where, algorithm_name(m_used))
-                        : tr("%1 had no all-reduce.").arg(where);
-  if (most > 1)
-    caption += tr(" A device ran up to %1 all-reduces in this step: added up.").arg(most);
+  QString caption;
+  if (!any)
+    caption = tr("%1 had no all-reduce.").arg(where);
+  else if (split)
+    caption = tr("%1, %2 all-reduce split around the update (reduce-scatter of the gradients, each "
+                 "device updates its part, all-gather of the weights): each device's time in "
+                 "both and the bytes it moved.")
+                  .arg(where, algorithm_name(m_used));
+  else
+    caption = tr("%1, %2 all-reduce: each device's time in it and the bytes it moved.")
+                  .arg(where, algorithm_name(m_used));
+  if (most > (split ? 2 : 1))
+    caption += tr(" A device ran %1 collectives in this step: added up.").arg(most);
   m_measuredCaption->setText(caption);
   fitHeight(m_measured, 8);
 }

@@ -44,10 +44,13 @@ QString legendToolTip(SpanKind kind) {
       return glossary::allReduce();
     case SpanKind::kUpdate:
       return DeviceTimelineView::tr(
-          "Update: the optimizer applies the all-reduced gradients to the device's replica.");
+          "Update: the optimizer applies the summed gradients to the device's replica. For a "
+          "model of 16,384 weights or more, DataParallel shards it: each device updates its 1/N "
+          "of the weights between a reduce-scatter and an all-gather (unless clipnorm needs "
+          "whole-gradient norms).");
     case SpanKind::kWaiting:
       return DeviceTimelineView::tr(
-                 "Waiting: the device is done and waits for the others before the all-reduce.") +
+                 "Waiting: the device is done and waits for the others before a collective.") +
              QStringLiteral("\n\n") + glossary::straggler();
   }
   return {};
@@ -308,10 +311,11 @@ QString DeviceTimelineView::spanToolTip(const SpanBox& box) const {
                    .arg(bytesText(span.bytes_sent), bytesText(span.bytes_received));
       break;
     case SpanKind::kUpdate:
-      lines << tr("The optimizer updates this device's replica.");
+      lines << tr(
+          "The optimizer updates this device's part of the weights (or its whole replica).");
       break;
     case SpanKind::kWaiting:
-      lines << tr("Done early: waits for the slowest device (a straggler) before the all-reduce.");
+      lines << tr("Done early: waits for the slowest device (a straggler) before the collective.");
       break;
   }
   return lines.join(QLatin1Char('\n'));

@@ -28,7 +28,10 @@ inline QString allReduce() {
   return QStringLiteral(
       "All-reduce combines every device's gradients into one sum that every device receives. The "
       "ring algorithm sends each device's data around a ring in pieces; the naive one sends "
-      "everything to one device, which sends the sum back to all.");
+      "everything to one device, which sends the sum back to all. For a larger model DataParallel "
+      "splits it around the update: a reduce-scatter leaves each device the sum of its part, each "
+      "device updates "
+      "that part of the weights, and an all-gather hands every device the whole.");
 }
 inline QString mesh() {
   return QStringLiteral(

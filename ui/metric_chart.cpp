@@ -57,6 +57,18 @@ double niceStep(double raw) {
   return 10.0 * power;
 }
 
+// Ticks every niceStep((max - min) / divisions) over [min, max], anchored at the multiple of the
+// step just below `min`. Qt Charts counts dynamic ticks from the anchor in an int: with the anchor
+// at 0 and a range billions of steps away from it (a loss flat to 9 digits, or a deep zoom) the
+// count overflows and the axis loops for minutes creating tick items.
+void setDynamicTicks(QValueAxis* axis, double min, double max, int divisions) {
+  const double step = niceStep((max - min) / divisions);
+  if (!std::isfinite(min)) return;
+  const double anchor = std::floor(min / step) * step;
+  if (axis->tickInterval() != step) axis->setTickInterval(step);
+  if (axis->tickAnchor() != anchor) axis->setTickAnchor(anchor);
+}
+
 // "Loss", or "Loss · run 2 (2 devices)" while a labelled run is the current one.
 QString chartTitle(const QString& metric, const QString& runLabel) {
   QString title = metric;
@@ -649,26 +661,43 @@ void MetricChart::applyDataRange() {
   } else if (m_isAccuracy) {
     if (all.valid) y0 = std::min(0.0, all.y0), y1 = std::max(1.0, all.y1);
   } else if (all.valid) {
-    double span = all.y1 - all.y0;
-    if (span <= 0) span = std::max(std::abs(all.y1) * 0.1, 1e-3);
-    y0 = all.y0 - 0.05 * span;
-    y1 = all.y1 + 0.05 * span;
+    double lo = all.y0, hi = all.y1;
+    // A line flat to float rounding is shown a millionth of its value high at least.
+    const double least = 1e-6 * std::max(std::abs(lo), std::abs(hi));
+    if (hi > lo && hi - lo < least) {
+      const double mid = 0.5 * (lo + hi);
+      lo = mid - 0.5 * least;
+      hi = mid + 0.5 * least;
+    }
+    double span = hi - lo;
+    if (span <= 0) span = std::max(std::abs(hi) * 0.1, 1e-3);
+    y0 = lo - 0.05 * span;
+    y1 = hi + 0.05 * span;
     if (all.y0 >= 0 && y0 < 0) y0 = 0;
   }
   m_appliedRange = {x0, x1, y0, y1};
-  // Tick intervals for the new range first: with the old, small interval, a range of thousands of
-  // epochs would have the axis create a label item for every tick.
-  m_xAxis->setTickInterval(niceStep((x1 - x0) / 10));
+  // A growing range gets its ticks first and a shrinking one its range first, so the axis never
+  // lays out a range with another range's much smaller step (a label item per tick: thousands).
+  const auto apply = [](QValueAxis* axis, double lo, double hi, int divisions) {
+    if (hi - lo < axis->max() - axis->min()) {
+      axis->setRange(lo, hi);
+      setDynamicTicks(axis, lo, hi, divisions);
+    } else {
+      setDynamicTicks(axis, lo, hi, divisions);
+      axis->setRange(lo, hi);
+    }
+  };
+  apply(m_xAxis, x0, x1, 10);
   if (auto* linear = qobject_cast<QValueAxis*>(m_yAxis))
-    linear->setTickInterval(niceStep((y1 - y0) / 8));
-  m_xAxis->setRange(x0, x1);
-  m_yAxis->setRange(y0, y1);
+    apply(linear, y0, y1, 8);
+  else
+    m_yAxis->setRange(y0, y1);
 }
 
 void MetricChart::updateTicks() {
-  m_xAxis->setTickInterval(niceStep((m_xAxis->max() - m_xAxis->min()) / 10));
+  setDynamicTicks(m_xAxis, m_xAxis->min(), m_xAxis->max(), 10);
   if (auto* linear = qobject_cast<QValueAxis*>(m_yAxis))
-    linear->setTickInterval(niceStep((linear->max() - linear->min()) / 8));
+    setDynamicTicks(linear, linear->min(), linear->max(), 8);
 }
 
 void MetricChart::onUserViewChange() {

@@ -127,7 +127,7 @@ QString TimelineCanvas::kindText(SpanKind kind) {
     case SpanKind::kBackward:
       return tr("backward");
     case SpanKind::kCollective:
-      return tr("all-reduce");
+      return tr("collective");
     case SpanKind::kUpdate:
       return tr("update");
     case SpanKind::kWaiting:
@@ -405,7 +405,7 @@ void TimelineCanvas::drawBoxes(QPainter& painter, const Geometry& g) const {
     if (b.rect.height() < g.line) continue;
     const TraceSpan& span = m_store->step(b.step).spans[static_cast<size_t>(b.device)][b.span];
     QString label = kindText(b.kind);
-    if (b.kind == SpanKind::kCollective && span.op != CollectiveOp::kAllReduce)
+    if (b.kind == SpanKind::kCollective)  // its operation: all-reduce, reduce-scatter, ...
       label = QString::fromLatin1(span_label(span)).replace(QLatin1Char('_'), QLatin1Char('-'));
     if (fm.horizontalAdvance(label) + 8 > b.rect.width()) continue;
     painter.setPen(inkOn(color));

@@ -85,6 +85,24 @@ CollectiveGroup::Clock::time_point CollectiveGroup::all_gather(int rank, DeviceT
   return record(rank, parity, timeline, CollectiveOp::kAllGather, stats);
 }
 
+CollectiveGroup::Clock::time_point CollectiveGroup::reduce_scatter(
+    int rank, DeviceTimeline& timeline, Clock::time_point arrival,
+    std::span<const std::span<float>> buffers) {
+  if (size() == 1) return arrival;
+  const int parity = arrivals_.arrive(rank, arrival);
+  const CollectiveStats stats = collectives_->reduce_scatter(rank, buffers);
+  return record(rank, parity, timeline, CollectiveOp::kReduceScatter, stats);
+}
+
+CollectiveGroup::Clock::time_point CollectiveGroup::all_gather(
+    int rank, DeviceTimeline& timeline, Clock::time_point arrival,
+    std::span<const std::span<float>> buffers) {
+  if (size() == 1) return arrival;
+  const int parity = arrivals_.arrive(rank, arrival);
+  const CollectiveStats stats = collectives_->all_gather(rank, buffers);
+  return record(rank, parity, timeline, CollectiveOp::kAllGather, stats);
+}
+
 void CollectiveGroup::warm_up(int rank, int64_t elements) {
   if (size() == 1 || elements <= 0) return;
   std::vector<float> buffer(static_cast<size_t>(elements));

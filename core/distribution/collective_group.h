@@ -61,6 +61,11 @@ class CollectiveGroup {
                                std::span<float> buffer);
   Clock::time_point all_gather(int rank, DeviceTimeline& timeline, Clock::time_point arrival,
                                std::span<const float> in, std::span<float> out);
+  // The in-place piecewise reduce_scatter and all_gather of Collectives.
+  Clock::time_point reduce_scatter(int rank, DeviceTimeline& timeline, Clock::time_point arrival,
+                                   std::span<const std::span<float>> buffers);
+  Clock::time_point all_gather(int rank, DeviceTimeline& timeline, Clock::time_point arrival,
+                               std::span<const std::span<float>> buffers);
 
   // Sizes the collectives' exchange buffers for calls of up to `elements` floats, so that later
   // calls allocate nothing: every member calls it at once (it runs all_reduce and all_gather on

@@ -133,11 +133,18 @@ void ThreadCollectives::finish(int rank, CollectiveOp op, int64_t elements,
   wait_until(deadline, yield_);
 }
 
+namespace {
+int64_t total_of(ThreadCollectives::Pieces buffers) {
+  int64_t total = 0;
+  for (const auto& b : buffers) total += static_cast<int64_t>(b.size());
+  return total;
+}
+}  // namespace
+
 CollectiveStats ThreadCollectives::all_reduce(int rank, Pieces buffers) {
   CollectiveStats stats;
   if (n_ == 1) return stats;
-  int64_t total = 0;
-  for (const auto& b : buffers) total += static_cast<int64_t>(b.size());
+  const int64_t total = total_of(buffers);
   if (algorithm_ == CollectiveAlgorithm::kRing)
     ring_all_reduce(rank, buffers, total, stats);
   else
@@ -175,6 +182,30 @@ CollectiveStats ThreadCollectives::reduce_scatter(int rank, std::span<const floa
   else
     naive_reduce_scatter(rank, in, out, stats);
   finish(rank, CollectiveOp::kReduceScatter, static_cast<int64_t>(in.size()), stats);
+  return stats;
+}
+
+CollectiveStats ThreadCollectives::reduce_scatter(int rank, Pieces buffers) {
+  CollectiveStats stats;
+  if (n_ == 1) return stats;
+  const int64_t total = total_of(buffers);
+  if (algorithm_ == CollectiveAlgorithm::kRing)
+    ring_reduce_scatter(rank, buffers, total, stats);
+  else
+    naive_reduce_scatter(rank, buffers, total, stats);
+  finish(rank, CollectiveOp::kReduceScatter, total, stats);
+  return stats;
+}
+
+CollectiveStats ThreadCollectives::all_gather(int rank, Pieces buffers) {
+  CollectiveStats stats;
+  if (n_ == 1) return stats;
+  const int64_t total = total_of(buffers);
+  if (algorithm_ == CollectiveAlgorithm::kRing)
+    ring_all_gather(rank, buffers, total, stats);
+  else
+    naive_all_gather(rank, buffers, total, stats);
+  finish(rank, CollectiveOp::kAllGather, total, stats);
   return stats;
 }
 

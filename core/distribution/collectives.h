@@ -86,6 +86,14 @@ class Collectives {
   virtual CollectiveStats reduce_scatter(int rank, std::span<const float> in,
                                          std::span<float> out) = 0;
 
+  // In place over a logical buffer of pieces (as all_reduce's): afterwards chunk_of(total, N,
+  // rank) of this rank's buffers holds the element-wise sum over ranks, the same bits all_reduce
+  // would give there; the rest of its buffers is left unspecified. With all_gather(pieces) after
+  // it, this is all_reduce split in two, so that a rank can work on its chunk in between.
+  virtual CollectiveStats reduce_scatter(int rank, std::span<const std::span<float>> buffers) = 0;
+  // In place: afterwards chunk c of every rank's buffers is rank c's chunk c.
+  virtual CollectiveStats all_gather(int rank, std::span<const std::span<float>> buffers) = 0;
+
   // Every rank's buffer becomes root's buffer.
   virtual CollectiveStats broadcast(int rank, int root, std::span<float> buffer) = 0;
 };

@@ -5,9 +5,9 @@
 namespace fitbench {
 namespace {
 
-// Spans a device records per train step: shard copy, forward, backward, waiting, all_reduce,
-// update.
-constexpr size_t kSpansPerStep = 6;
+// Spans a device records per train step at most: shard copy, forward, backward, then waiting,
+// reduce_scatter, update, waiting, all_gather (sharded update) or waiting, all_reduce, update.
+constexpr size_t kSpansPerStep = 8;
 
 }  // namespace
 
@@ -21,7 +21,9 @@ struct DataParallelExecutor::Device {
   ShardBuffers shard;  // this device's copy of its shard
   StepTotals totals;
   std::vector<Matrix*> trainable_vars, trainable_grads;
-  std::vector<std::span<float>> grad_pieces;  // the trainable gradients, all-reduced as one buffer
+  std::vector<std::span<float>> grad_pieces;  // the trainable gradients, reduced as one buffer
+  std::vector<std::span<float>> var_pieces;   // the trainable variables, in the same order
+  Chunk owned;  // the elements of that buffer this device updates (sharded update)
 };
 
 DataParallelExecutor::DataParallelExecutor(const ExecutorContext& ctx, int devices,
@@ -49,8 +51,12 @@ DataParallelExecutor::DataParallelExecutor(const ExecutorContext& ctx, int devic
     dev->trainable_vars.reserve(params.size());
     dev->trainable_grads.reserve(params.size());
     dev->grad_pieces = gradient_pieces(dev->replica->grads());
+    dev->var_pieces.reserve(dev->grad_pieces.size());
+    dev->owned = chunk_of(total_size(dev->grad_pieces), devices, d);
     devices_.push_back(std::move(dev));
   }
+  sharded_ = devices > 1 && ctx_.optimizer && ctx_.optimizer->elementwise() &&
+             total_size(devices_[0]->grad_pieces) >= options_.sharded_update_min_elements;
 }
 
 DataParallelExecutor::~DataParallelExecutor() = default;
@@ -87,7 +93,16 @@ void DataParallelExecutor::pull_from_model() {
   }
 }
 
-void DataParallelExecutor::push_to_model() {}  // device 0 trains the model's variables in place
+// Device 0 trains the model's variables in place; with a sharded update, the model's optimizer
+// (device 0's) takes the slots of every other device's part, so that a later fit() or a saved
+// model continues from the whole state.
+void DataParallelExecutor::push_to_model() {
+  if (!sharded_update()) return;
+  for (size_t d = 1; d < devices_.size(); ++d) {
+    const Chunk c = devices_[d]->owned;
+    ctx_.optimizer->copy_state_range(*devices_[d]->optimizer, c.begin, c.begin + c.size);
+  }
+}
 
 std::vector<const Matrix*> DataParallelExecutor::replica_values(int device) const {
   auto p = devices_[static_cast<size_t>(device)]->replica->params();
@@ -148,14 +163,41 @@ void DataParallelExecutor::train_device(int d) {
   errors_.guarded(
       d, [&] { net.backward(dev.replica->const_params(), x, dev.ws, rows, dev.replica->grads()); });
   t = timeline.end_span(SpanKind::kBackward, t);
-  // Every device takes part in the all-reduce, even after an error, so that none waits forever.
+  Optimizer& opt = d == 0 ? *ctx_.optimizer : *dev.optimizer;
+  if (sharded_update()) {
+    // The all-reduce split around the update: the gradients are reduce-scattered, each device
+    // updates its 1/N of the variables (and keeps optimizer slots for that part only in use),
+    // and the updated variables are all-gathered. The sums are the all-reduce's bits, and every
+    // replica ends with the same variables. Every device takes part in both collectives, even
+    // after an error (guarded() then skips the update), so that none waits forever.
+    t = group_.reduce_scatter(d, timeline, t, dev.grad_pieces);
+    // The variables' buffers, taken anew each step (a callback may have replaced a variable).
+    dev.trainable_vars.clear();
+    dev.trainable_grads.clear();
+    dev.var_pieces.clear();
+    const auto params = dev.replica->params();
+    const auto grads = dev.replica->grads();
+    for (size_t i = 0; i < grads.size(); ++i) {
+      if (!grads[i]) continue;
+      dev.trainable_vars.push_back(params[i]);
+      dev.trainable_grads.push_back(grads[i]);
+      dev.var_pieces.emplace_back(params[i]->data(), static_cast<size_t>(params[i]->size()));
+    }
+    errors_.guarded(d, [&] {
+      net.add_regularization_gradient(dev.replica->const_params(), grads);
+      opt.apply_range(dev.trainable_vars, dev.trainable_grads, dev.owned.begin,
+                      dev.owned.begin + dev.owned.size);
+    });
+    t = timeline.end_span(SpanKind::kUpdate, t);
+    group_.all_gather(d, timeline, t, dev.var_pieces);
+    return;
+  }
+  // Every device takes part in the all-reduce, even after an error on any device, so that none
+  // waits forever.
   t = group_.all_reduce(d, timeline, t, dev.grad_pieces);
   // An error on any device before the all-reduce is visible to all after it: every device skips
-  // the update, so the replicas stay identical.
-  if (errors_.failed()) return;
-  // Every replica applies the same update to its own variables.
+  // the update, so the replicas stay identical. Every replica applies the same update.
   errors_.guarded(d, [&] {
-    Optimizer& opt = d == 0 ? *ctx_.optimizer : *dev.optimizer;
     apply_update(net, opt, dev.replica->params(), dev.replica->const_params(), dev.replica->grads(),
                  dev.trainable_vars, dev.trainable_grads);
   });

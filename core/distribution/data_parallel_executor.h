@@ -2,11 +2,16 @@
 // variables and its own optimizer state; each batch is split along dim 0 into contiguous shards
 // (uneven when it does not divide: the first batch % devices shards get one more row); every
 // device copies its shard, runs forward and backward on it on its own thread; gradients are
-// all-reduced (Collectives, ring or naive) as the sample-weighted mean (each shard's loss gradient
-// is scaled by 1 / global batch, so the sum is the one-device gradient); every replica applies the
-// same update and stays bitwise identical. Each train step records a StepTrace. Rehearsal knobs
-// (device speeds, link latency and bandwidth) slow the devices down in real time, and what they
-// added is noted beside each span. Driven by one thread (fit()).
+// summed over devices (Collectives, ring or naive) as the sample-weighted mean (each shard's loss
+// gradient is scaled by 1 / global batch, so the sum is the one-device gradient). The update is
+// sharded when the optimizer's rule is element-wise (no clipnorm / global_clipnorm) and the model
+// is large enough (RehearsalOptions::sharded_update_min_elements): the
+// all-reduce is split around it (reduce-scatter of the gradients, each device updates its 1/N of
+// the variables with its own optimizer, all-gather of the variables, as XLA's sharded weight
+// update and ZeRO stage 1 do); otherwise the gradients are all-reduced and every replica applies
+// the whole update. Either way every replica ends each step bitwise identical. Each train step
+// records a StepTrace. Rehearsal knobs (device speeds, link latency and bandwidth) slow the devices
+// down in real time, and what they added is noted beside each span. Driven by one thread (fit()).
 #pragma once
 
 #include <chrono>
@@ -41,6 +46,9 @@ class DataParallelExecutor : public StepExecutor {
   StepTrace* step_trace() override { return &timelines_.trace(); }
 
   int devices() const { return pool_.size(); }
+  // Whether the optimizer update is sharded: more than one device, an element-wise update
+  // (Optimizer::elementwise()) and at least options.sharded_update_min_elements trainable floats.
+  bool sharded_update() const { return sharded_; }
   // What the rehearsal knobs added to each of device d's spans in the last train_step.
   const std::vector<SpanInjection>& injections(int device) const;
   // The variable values device d computes with (device 0's are the model's own).
@@ -68,6 +76,7 @@ class DataParallelExecutor : public StepExecutor {
   std::vector<std::unique_ptr<Device>> devices_;
   StepTimelines timelines_;
   DeviceErrors errors_;
+  bool sharded_ = false;
   bool warmed_up_ = false;  // the collectives' buffers are sized
   BatchJob job_;            // the current job
 };

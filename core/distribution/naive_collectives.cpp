@@ -10,6 +10,34 @@
 namespace fitbench {
 namespace {
 constexpr int64_t kFloat = sizeof(float);
+
+// What a naive reduce-scatter of `total` floats costs rank r, whose chunk holds `own`: rank 0
+// receives every other rank's whole buffer and sends each its chunk of the sum.
+void scatter_stats(int r, int n, int64_t total, int64_t own, CollectiveStats& stats) {
+  if (r == 0) {
+    stats.bytes_received = (n - 1) * total * kFloat;
+    stats.bytes_sent = (total - own) * kFloat;
+    stats.messages_sent = n - 1;
+  } else {
+    stats.bytes_sent = total * kFloat;
+    stats.bytes_received = own * kFloat;
+    stats.messages_sent = 1;
+  }
+}
+
+// What a naive all-gather costs rank r: rank 0 receives every other rank's chunk and sends the
+// whole buffer to each.
+void gather_stats(int r, int n, int64_t total, int64_t own, CollectiveStats& stats) {
+  if (r == 0) {
+    stats.bytes_received = (total - own) * kFloat;
+    stats.bytes_sent = (n - 1) * total * kFloat;
+    stats.messages_sent = n - 1;
+  } else {
+    stats.bytes_sent = own * kFloat;
+    stats.bytes_received = total * kFloat;
+    stats.messages_sent = 1;
+  }
+}
 }  // namespace
 
 void ThreadCollectives::naive_all_reduce(int r, Pieces mine, int64_t total,
@@ -47,16 +75,7 @@ void ThreadCollectives::naive_all_gather(int r, std::span<const float> in, std::
   }
   barrier_.arrive_and_wait();
   copy_floats(out.data(), staging(0, p), total);
-  const int64_t own = chunk_of(total, n, r).size;
-  if (r == 0) {
-    stats.bytes_received = (total - own) * kFloat;
-    stats.bytes_sent = (n - 1) * total * kFloat;
-    stats.messages_sent = n - 1;
-  } else {
-    stats.bytes_sent = own * kFloat;
-    stats.bytes_received = total * kFloat;
-    stats.messages_sent = 1;
-  }
+  gather_stats(r, n, total, chunk_of(total, n, r).size, stats);
 }
 
 void ThreadCollectives::naive_reduce_scatter(int r, std::span<const float> in, std::span<float> out,
@@ -77,15 +96,45 @@ void ThreadCollectives::naive_reduce_scatter(int r, std::span<const float> in, s
   barrier_.arrive_and_wait();
   const Chunk c = chunk_of(total, n, r);
   copy_floats(out.data(), staging(0, p) + c.begin, c.size);
+  scatter_stats(r, n, total, c.size, stats);
+}
+
+void ThreadCollectives::naive_reduce_scatter(int r, Pieces mine, int64_t total,
+                                             CollectiveStats& stats) {
+  const int n = n_;
+  ranks_[r].pieces = mine;
+  const int p = begin_call(r, r == 0 ? total : 0);
+  first_barrier(r, p, stats);
   if (r == 0) {
-    stats.bytes_received = (n - 1) * total * kFloat;
-    stats.bytes_sent = (total - c.size) * kFloat;
-    stats.messages_sent = n - 1;
-  } else {
-    stats.bytes_sent = total * kFloat;
-    stats.bytes_received = c.size * kFloat;
-    stats.messages_sent = 1;
+    // The same sums in the same order as naive_all_reduce.
+    float* sum = staging(0, p);
+    pieces_to_flat(mine, sum, 0, total);
+    for (int s = 1; s < n; ++s) add_pieces_to_flat(ranks_[s].pieces, sum, 0, total);
   }
+  barrier_.arrive_and_wait();
+  const Chunk c = chunk_of(total, n, r);
+  flat_to_pieces(staging(0, p) + c.begin, mine, c.begin, c.begin + c.size);
+  scatter_stats(r, n, total, c.size, stats);
+}
+
+void ThreadCollectives::naive_all_gather(int r, Pieces mine, int64_t total,
+                                         CollectiveStats& stats) {
+  const int n = n_;
+  ranks_[r].pieces = mine;
+  const int p = begin_call(r, r == 0 ? total : 0);
+  first_barrier(r, p, stats);
+  if (r == 0) {
+    float* all = staging(0, p);
+    for (int s = 0; s < n; ++s) {
+      const Chunk c = chunk_of(total, n, s);
+      pieces_to_flat(ranks_[s].pieces, all + c.begin, c.begin, c.begin + c.size);
+    }
+  }
+  barrier_.arrive_and_wait();
+  const Chunk own = chunk_of(total, n, r);
+  flat_to_pieces(staging(0, p), mine, 0, own.begin);
+  flat_to_pieces(staging(0, p) + own.begin + own.size, mine, own.begin + own.size, total);
+  gather_stats(r, n, total, own.size, stats);
 }
 
 void ThreadCollectives::naive_broadcast(int r, int root, std::span<float> buffer,

@@ -31,13 +31,7 @@ void ThreadCollectives::ring_all_reduce(int r, Pieces mine, int64_t total, Colle
     pieces_to_flat(mine, staging(r, p), c.begin, c.begin + c.size);
   };
   first_barrier(r, p, stats);
-  for (int k = 0; k < n - 1; ++k) {
-    if (k > 0) barrier_.arrive_and_wait();
-    const Chunk c = chunk_of(total, n, wrap(r - 2 - k, n));
-    add_pieces(mine, ranks_[l].pieces, c.begin, c.begin + c.size);
-    stats.bytes_received += c.size * kFloat;
-    stats.bytes_sent += chunk_of(total, n, wrap(r - 1 - k, n)).size * kFloat;
-  }
+  ring_reduce_steps(r, mine, total, stats);
   if (n == 2) stage_last();
   for (int k = 0; k < n - 1; ++k) {
     barrier_.arrive_and_wait();
@@ -52,6 +46,44 @@ void ThreadCollectives::ring_all_reduce(int r, Pieces mine, int64_t total, Colle
     stats.bytes_sent += chunk_of(total, n, wrap(r - k, n)).size * kFloat;
   }
   stats.messages_sent = 2 * (n - 1);
+}
+
+void ThreadCollectives::ring_reduce_steps(int r, Pieces mine, int64_t total,
+                                          CollectiveStats& stats) {
+  const int n = n_, l = wrap(r - 1, n);
+  for (int k = 0; k < n - 1; ++k) {
+    if (k > 0) barrier_.arrive_and_wait();
+    const Chunk c = chunk_of(total, n, wrap(r - 2 - k, n));
+    add_pieces(mine, ranks_[l].pieces, c.begin, c.begin + c.size);
+    stats.bytes_received += c.size * kFloat;
+    stats.bytes_sent += chunk_of(total, n, wrap(r - 1 - k, n)).size * kFloat;
+  }
+}
+
+void ThreadCollectives::ring_reduce_scatter(int r, Pieces mine, int64_t total,
+                                            CollectiveStats& stats) {
+  ranks_[r].pieces = mine;
+  const int p = begin_call(r, 0);
+  first_barrier(r, p, stats);
+  ring_reduce_steps(r, mine, total, stats);
+  barrier_.arrive_and_wait();  // the left neighbour may reuse its pieces once this returns
+  stats.messages_sent = n_ - 1;
+}
+
+void ThreadCollectives::ring_all_gather(int r, Pieces mine, int64_t total, CollectiveStats& stats) {
+  const int n = n_, l = wrap(r - 1, n);
+  ranks_[r].pieces = mine;
+  const int p = begin_call(r, 0);
+  first_barrier(r, p, stats);
+  for (int k = 0; k < n - 1; ++k) {
+    if (k > 0) barrier_.arrive_and_wait();
+    const Chunk c = chunk_of(total, n, wrap(r - 1 - k, n));
+    copy_pieces(mine, ranks_[l].pieces, c.begin, c.begin + c.size);
+    stats.bytes_received += c.size * kFloat;
+    stats.bytes_sent += chunk_of(total, n, wrap(r - k, n)).size * kFloat;
+  }
+  barrier_.arrive_and_wait();  // as in ring_reduce_scatter
+  stats.messages_sent = n - 1;
 }
 
 void ThreadCollectives::ring_all_gather(int r, std::span<const float> in, std::span<float> out,

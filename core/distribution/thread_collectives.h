@@ -29,6 +29,8 @@ class ThreadCollectives final : public Collectives {
   CollectiveStats all_gather(int rank, std::span<const float> in, std::span<float> out) override;
   CollectiveStats reduce_scatter(int rank, std::span<const float> in,
                                  std::span<float> out) override;
+  CollectiveStats reduce_scatter(int rank, std::span<const std::span<float>> buffers) override;
+  CollectiveStats all_gather(int rank, std::span<const std::span<float>> buffers) override;
   CollectiveStats broadcast(int rank, int root, std::span<float> buffer) override;
 
   using Pieces = std::span<const std::span<float>>;
@@ -60,6 +62,17 @@ class ThreadCollectives final : public Collectives {
 
   void ring_all_reduce(int rank, Pieces mine, int64_t total, CollectiveStats& stats);
   void naive_all_reduce(int rank, Pieces mine, int64_t total, CollectiveStats& stats);
+  // The reduce-scatter steps of ring all_reduce (after the first barrier): this rank's chunk of
+  // `mine` ends as the sum, read from the left neighbour's pieces.
+  void ring_reduce_steps(int rank, Pieces mine, int64_t total, CollectiveStats& stats);
+  // In-place piecewise reduce_scatter / all_gather. The ring versions read the left
+  // neighbour's pieces in every step and end with a barrier, so that no rank returns (and
+  // reuses its buffers) while another still reads them; the naive ones go through rank 0's
+  // staging buffer.
+  void ring_reduce_scatter(int rank, Pieces mine, int64_t total, CollectiveStats& stats);
+  void naive_reduce_scatter(int rank, Pieces mine, int64_t total, CollectiveStats& stats);
+  void ring_all_gather(int rank, Pieces mine, int64_t total, CollectiveStats& stats);
+  void naive_all_gather(int rank, Pieces mine, int64_t total, CollectiveStats& stats);
   void ring_all_gather(int rank, std::span<const float> in, std::span<float> out,
                        CollectiveStats& stats);
   void naive_all_gather(int rank, std::span<const float> in, std::span<float> out,

@@ -13,10 +13,11 @@ void Adagrad::build_slots(std::span<Matrix* const> variables) {
 }
 
 // keras/src/optimizers/adagrad.py (Duchi et al. 2011): acc += g^2; w -= lr * g / sqrt(acc + eps).
-void Adagrad::update(size_t index, Matrix& variable, const Matrix& gradient, const Step& step) {
+void Adagrad::update(size_t index, Matrix& variable, const Matrix& gradient, const Step& step,
+                     Index begin, Index end) {
   const float lr = step.learning_rate;
   const float eps = epsilon_;
-  for_each_block(variable.size(), [&](Index o, Index n) {
+  for_each_block(begin, end, [&](Index o, Index n) {
     ArrayMap w = block(variable, o, n);
     const ConstArrayMap g = block(gradient, o, n);
     ArrayMap acc = block(accumulators_[index], o, n);
@@ -25,5 +26,7 @@ void Adagrad::update(size_t index, Matrix& variable, const Matrix& gradient, con
     w -= lr * g / (acc + eps).sqrt();
   });
 }
+
+std::vector<const std::vector<Matrix>*> Adagrad::slots() const { return {&accumulators_}; }
 
 }  // namespace fitbench

@@ -33,7 +33,8 @@ void Adam::build_slots(std::span<Matrix* const> variables) {
 // alpha = lr * sqrt(1 - beta_2^t) / (1 - beta_1^t), m += (g - m) * (1 - beta_1),
 // v += (g^2 - v) * (1 - beta_2), [AMSGrad: v_hat = max(v_hat, v)], w -= m * alpha / (sqrt(v) +
 // eps).
-void Adam::update(size_t index, Matrix& variable, const Matrix& gradient, const Step& step) {
+void Adam::update(size_t index, Matrix& variable, const Matrix& gradient, const Step& step,
+                  Index begin, Index end) {
   const double t = static_cast<double>(step.local_step);
   const float alpha =
       static_cast<float>(static_cast<double>(step.learning_rate) *
@@ -41,7 +42,7 @@ void Adam::update(size_t index, Matrix& variable, const Matrix& gradient, const 
   const float one_minus_beta_1 = static_cast<float>(1.0 - beta_1_);
   const float one_minus_beta_2 = static_cast<float>(1.0 - beta_2_);
   const float eps = epsilon_;
-  for_each_block(variable.size(), [&](Index o, Index n) {
+  for_each_block(begin, end, [&](Index o, Index n) {
     ArrayMap w = block(variable, o, n);
     const ConstArrayMap g = block(gradient, o, n);
     ArrayMap m = block(momentums_[index], o, n);
@@ -57,6 +58,10 @@ void Adam::update(size_t index, Matrix& variable, const Matrix& gradient, const 
       w -= m * alpha / (v.sqrt() + eps);
     }
   });
+}
+
+std::vector<const std::vector<Matrix>*> Adam::slots() const {
+  return {&momentums_, &velocities_, &velocity_hats_};
 }
 
 }  // namespace fitbench

@@ -20,7 +20,9 @@ class Adam : public OptimizerBase {
 
  private:
   void build_slots(std::span<Matrix* const> variables) override;
-  void update(size_t index, Matrix& variable, const Matrix& gradient, const Step& step) override;
+  void update(size_t index, Matrix& variable, const Matrix& gradient, const Step& step, Index begin,
+              Index end) override;
+  std::vector<const std::vector<Matrix>*> slots() const override;
 
   double beta_1_;
   double beta_2_;

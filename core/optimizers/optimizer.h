@@ -26,6 +26,21 @@ class Optimizer {
   // No allocation after build().
   virtual void apply(std::span<Matrix* const> variables, std::span<Matrix* const> gradients) = 0;
 
+  // True when each element's update depends on that element's gradient alone (no clipnorm or
+  // global_clipnorm, which need whole-gradient norms): then apply_range() over disjoint ranges
+  // that cover every element equals one apply().
+  virtual bool elementwise() const = 0;
+  // apply() restricted to elements [begin, end) of the logical buffer made of `variables` one
+  // after the other (the flat order Collectives uses): only those elements of the variables and
+  // of the slots change; iterations() is incremented. Requires elementwise(). No allocation
+  // after build().
+  virtual void apply_range(std::span<Matrix* const> variables, std::span<Matrix* const> gradients,
+                           int64_t begin, int64_t end) = 0;
+  // Copies elements [begin, end) of every slot variable from `other`, an optimizer of the same
+  // class built for the same variables (a replica that updated that range), and takes its
+  // iteration count.
+  virtual void copy_state_range(const Optimizer& other, int64_t begin, int64_t end) = 0;
+
   // The learning rate that the next apply() will use (the schedule's value at iterations()).
   virtual double learning_rate() const = 0;
   // Sets a constant learning rate (ReduceLROnPlateau, LearningRateScheduler); replaces a schedule.

@@ -62,16 +62,60 @@ void OptimizerBase::apply(std::span<Matrix* const> variables, std::span<Matrix* 
   if (!built_) build(variables);
   assert(variables.size() == gradients.size());
   clip_gradients(gradients);
+  int64_t total = 0;
+  for (const Matrix* v : variables) total += v->size();
+  update_range(variables, gradients, 0, total);
+}
+
+bool OptimizerBase::elementwise() const {
+  return !(clipnorm_ && *clipnorm_ > 0.0) && !(global_clipnorm_ && *global_clipnorm_ > 0.0);
+}
+
+void OptimizerBase::apply_range(std::span<Matrix* const> variables,
+                                std::span<Matrix* const> gradients, int64_t begin, int64_t end) {
+  assert(elementwise());
+  if (!built_) build(variables);
+  assert(variables.size() == gradients.size());
+  if (clipvalue_ && *clipvalue_ > 0.0) {
+    const float v = static_cast<float>(*clipvalue_);
+    for_each_piece(gradients, begin, end, [&](size_t, Matrix& g, Index lo, Index n) {
+      ArrayMap g_block = block(g, lo, n);
+      g_block = g_block.max(-v).min(v);
+    });
+  }
+  update_range(variables, gradients, begin, end);
+}
+
+void OptimizerBase::update_range(std::span<Matrix* const> variables,
+                                 std::span<Matrix* const> gradients, int64_t begin, int64_t end) {
   Step step;
   step.learning_rate = static_cast<float>(learning_rate());
   step.weight_decay = static_cast<float>(weight_decay_.value_or(0.0));
   step.local_step = iterations_ + 1;
-  for (size_t i = 0; i < variables.size(); ++i) {
-    assert(variables[i]->rows() == gradients[i]->rows() &&
-           variables[i]->cols() == gradients[i]->cols());
-    update(i, *variables[i], *gradients[i], step);
-  }
+  for_each_piece(variables, begin, end, [&](size_t i, Matrix& v, Index lo, Index n) {
+    assert(v.rows() == gradients[i]->rows() && v.cols() == gradients[i]->cols());
+    update(i, v, *gradients[i], step, lo, lo + n);
+  });
   ++iterations_;
+}
+
+void OptimizerBase::copy_state_range(const Optimizer& other, int64_t begin, int64_t end) {
+  const auto& from = dynamic_cast<const OptimizerBase&>(other);
+  const auto mine = slots(), theirs = from.slots();
+  assert(mine.size() == theirs.size());
+  for (size_t s = 0; s < mine.size(); ++s) {
+    // A slot list is empty when the rule does not use it (or before build()).
+    auto& to = const_cast<std::vector<Matrix>&>(*mine[s]);  // ours, and this call is not const
+    const auto& src = *theirs[s];
+    if (to.empty() || src.empty()) continue;
+    assert(to.size() == src.size());
+    std::vector<Matrix*> pieces;
+    for (auto& m : to) pieces.push_back(&m);
+    for_each_piece(
+        std::span<Matrix* const>(pieces), begin, end,
+        [&](size_t i, Matrix& m, Index lo, Index n) { block(m, lo, n) = block(src[i], lo, n); });
+  }
+  iterations_ = from.iterations_;
 }
 
 }  // namespace fitbench

@@ -15,6 +15,10 @@ class OptimizerBase : public Optimizer {
  public:
   void build(std::span<Matrix* const> variables) final;
   void apply(std::span<Matrix* const> variables, std::span<Matrix* const> gradients) final;
+  bool elementwise() const final;
+  void apply_range(std::span<Matrix* const> variables, std::span<Matrix* const> gradients,
+                   int64_t begin, int64_t end) final;
+  void copy_state_range(const Optimizer& other, int64_t begin, int64_t end) final;
 
   double learning_rate() const final;
   void set_learning_rate(double lr) final;
@@ -35,20 +39,35 @@ class OptimizerBase : public Optimizer {
 
   // Creates the rule's slot variables for `variables` (called once).
   virtual void build_slots(std::span<Matrix* const> variables) = 0;
-  // Updates variables[index] in place from its clipped gradient; starts each block with
-  // decay_block() so that weight decay precedes the rule as in Keras.
-  virtual void update(size_t index, Matrix& variable, const Matrix& gradient, const Step& step) = 0;
+  // Updates elements [begin, end) of variables[index] in place from its clipped gradient; starts
+  // each block with decay_block() so that weight decay precedes the rule as in Keras.
+  virtual void update(size_t index, Matrix& variable, const Matrix& gradient, const Step& step,
+                      Index begin, Index end) = 0;
+  // The rule's slot variables: one list per kind of slot, each with one matrix per variable.
+  virtual std::vector<const std::vector<Matrix>*> slots() const = 0;
 
   using ArrayMap = Eigen::Map<Eigen::ArrayXf>;
   using ConstArrayMap = Eigen::Map<const Eigen::ArrayXf>;
 
-  // Runs f(offset, length) over [0, size) in blocks small enough that the several passes of a rule
-  // (one fused expression per slot) find their operands in the L1 cache.
+  // Runs f(offset, length) over [begin, end) in blocks small enough that the several passes of a
+  // rule (one fused expression per slot) find their operands in the L1 cache.
   template <class F>
-  static void for_each_block(Index size, F&& f) {
+  static void for_each_block(Index begin, Index end, F&& f) {
     constexpr Index kBlock = 1024;
-    for (Index offset = 0; offset < size; offset += kBlock)
-      f(offset, std::min(kBlock, size - offset));
+    for (Index offset = begin; offset < end; offset += kBlock)
+      f(offset, std::min(kBlock, end - offset));
+  }
+  // Calls f(index, matrix, offset, length) for the part of each matrix that lies in [begin, end)
+  // of the logical buffer made of `matrices` one after the other.
+  template <class F>
+  static void for_each_piece(std::span<Matrix* const> matrices, int64_t begin, int64_t end, F&& f) {
+    int64_t base = 0;
+    for (size_t i = 0; i < matrices.size() && base < end; ++i) {
+      const int64_t size = matrices[i]->size();
+      const int64_t lo = std::max(begin, base), hi = std::min(end, base + size);
+      if (lo < hi) f(i, *matrices[i], static_cast<Index>(lo - base), static_cast<Index>(hi - lo));
+      base += size;
+    }
   }
   static ArrayMap block(Matrix& m, Index offset, Index length) {
     return ArrayMap(m.data() + offset, length);
@@ -63,6 +82,9 @@ class OptimizerBase : public Optimizer {
 
  private:
   void clip_gradients(std::span<Matrix* const> gradients) const;
+  // The update of elements [begin, end) of the logical buffer (the whole of it for apply()).
+  void update_range(std::span<Matrix* const> variables, std::span<Matrix* const> gradients,
+                    int64_t begin, int64_t end);
 
   double learning_rate_;                  // constant rate, used when schedule_ is unset
   std::optional<ScheduleSpec> schedule_;  // learning rate as a function of iterations_

@@ -22,14 +22,15 @@ void RMSprop::build_slots(std::span<Matrix* const> variables) {
 // a = rho * a + (1 - rho) * g and the denominator is v - a^2 + eps, else v + eps;
 // increment = lr * g / sqrt(denominator); momentum: m = momentum * m + increment, w -= m;
 // otherwise w -= increment.
-void RMSprop::update(size_t index, Matrix& variable, const Matrix& gradient, const Step& step) {
+void RMSprop::update(size_t index, Matrix& variable, const Matrix& gradient, const Step& step,
+                     Index begin, Index end) {
   const float lr = step.learning_rate;
   const float rho = rho_;
   const float one_minus_rho = one_minus_rho_;
   const float mu = momentum_;
   const float eps = epsilon_;
   const bool use_momentum = !momentums_.empty();
-  for_each_block(variable.size(), [&](Index o, Index n) {
+  for_each_block(begin, end, [&](Index o, Index n) {
     ArrayMap w = block(variable, o, n);
     const ConstArrayMap g = block(gradient, o, n);
     ArrayMap v = block(velocities_[index], o, n);
@@ -53,6 +54,10 @@ void RMSprop::update(size_t index, Matrix& variable, const Matrix& gradient, con
       w -= lr * g / (v + eps).sqrt();
     }
   });
+}
+
+std::vector<const std::vector<Matrix>*> RMSprop::slots() const {
+  return {&velocities_, &momentums_, &average_gradients_};
 }
 
 }  // namespace fitbench

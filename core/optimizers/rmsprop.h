@@ -17,7 +17,9 @@ class RMSprop final : public OptimizerBase {
 
  private:
   void build_slots(std::span<Matrix* const> variables) override;
-  void update(size_t index, Matrix& variable, const Matrix& gradient, const Step& step) override;
+  void update(size_t index, Matrix& variable, const Matrix& gradient, const Step& step, Index begin,
+              Index end) override;
+  std::vector<const std::vector<Matrix>*> slots() const override;
 
   float rho_;
   float one_minus_rho_;

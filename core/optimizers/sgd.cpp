@@ -14,10 +14,11 @@ void SGD::build_slots(std::span<Matrix* const> variables) {
 
 // keras/src/optimizers/sgd.py: m = m * momentum - g * lr; w += m (Nesterov: w += m * momentum -
 // g * lr); without momentum w -= g * lr.
-void SGD::update(size_t index, Matrix& variable, const Matrix& gradient, const Step& step) {
+void SGD::update(size_t index, Matrix& variable, const Matrix& gradient, const Step& step,
+                 Index begin, Index end) {
   const float lr = step.learning_rate;
   const float mu = momentum_;
-  for_each_block(variable.size(), [&](Index o, Index n) {
+  for_each_block(begin, end, [&](Index o, Index n) {
     ArrayMap w = block(variable, o, n);
     const ConstArrayMap g = block(gradient, o, n);
     decay_block(w, step);
@@ -33,5 +34,7 @@ void SGD::update(size_t index, Matrix& variable, const Matrix& gradient, const S
       w += m;
   });
 }
+
+std::vector<const std::vector<Matrix>*> SGD::slots() const { return {&momentums_}; }
 
 }  // namespace fitbench

@@ -53,10 +53,13 @@ inline void make_binary_data(Index n, Index features, Matrix& x, Matrix& y) {
 }
 
 // Compiles m with SGD(0.1), binary cross-entropy and accuracy.
-inline void compile_binary_sgd(Sequential& m) {
+// SGD(0.1); with `clipnorm` its update needs whole-gradient norms, so DataParallel all-reduces
+// and every replica updates everything (Optimizer::elementwise()).
+inline void compile_binary_sgd(Sequential& m, bool clipnorm = false) {
   CompileOptions c;
   c.optimizer.class_name = "SGD";
   c.optimizer.learning_rate = 0.1;
+  if (clipnorm) c.optimizer.clipnorm = 100.0;
   c.loss.name = "binary_crossentropy";
   c.metrics = {"accuracy"};
   m.compile(c);

@@ -1,9 +1,10 @@
-// Collectives from real threads: all_reduce (one buffer and several pieces), all_gather,
-// reduce_scatter and broadcast with the ring and naive algorithms for N = 1, 2, 3, 4, 5, 8 and odd
-// sizes, against a plain double-precision sum and, bit for bit, against the summation order each
-// algorithm documents; calls back to back (buffer reuse); bytes per rank; the link model's
-// modeled cost, charged to every operation and waited from the last rank's arrival; the wait for
-// a late rank. No test asserts an upper bound on a measured time, or a ratio of two.
+// Collectives from real threads: all_reduce (one buffer and several pieces), all_gather and
+// reduce_scatter (flat, and in place over pieces), and broadcast with the ring and naive algorithms
+// for N = 1, 2, 3, 4, 5, 8 and odd sizes, against a plain double-precision sum and, bit for bit,
+// against the summation order each algorithm documents; calls back to back (buffer reuse); bytes
+// per rank; the link model's modeled cost, charged to every operation and waited from the last
+// rank's arrival; the wait for a late rank. No test asserts an upper bound on a measured time, or a
+// ratio of two.
 #include <QTest>
 #include <algorithm>
 #include <array>
@@ -125,10 +126,11 @@ void TestCollectives::operations() {
   constexpr int kRounds = 3;  // back to back, so staging buffers are reused
   // Per round and rank: inputs and every operation's result.
   std::vector<std::vector<std::vector<float>>> in(kRounds), reduced(kRounds), pieces(kRounds),
-      gathered(kRounds), scattered(kRounds), broadcasted(kRounds);
+      gathered(kRounds), scattered(kRounds), broadcasted(kRounds), split(kRounds),
+      split_chunk(kRounds);
   for (int round = 0; round < kRounds; ++round)
     for (int r = 0; r < n; ++r) in[round].push_back(input(r, round, size));
-  for (auto* v : {&reduced, &pieces, &gathered, &scattered, &broadcasted})
+  for (auto* v : {&reduced, &pieces, &gathered, &scattered, &broadcasted, &split, &split_chunk})
     for (auto& round : *v) round.resize(n);
 
   on_threads(n, [&](int r) {
@@ -146,6 +148,22 @@ void TestCollectives::operations() {
                                    std::span<float>(p.data() + cut1, cut2 - cut1),
                                    std::span<float>(p.data() + cut2, p.size() - cut2)};
       coll->all_reduce(r, std::span<const std::span<float>>(parts));
+      // The same all-reduce split in two, in place over the pieces: reduce_scatter leaves this
+      // rank's chunk summed (kept aside, then the chunk is overwritten with its own sum again and
+      // everything else with garbage), all_gather brings every other rank's chunk.
+      auto& q = split[round][r];
+      q = mine;
+      std::span<float> qparts[3] = {std::span<float>(q.data(), cut1),
+                                    std::span<float>(q.data() + cut1, cut2 - cut1),
+                                    std::span<float>(q.data() + cut2, q.size() - cut2)};
+      coll->reduce_scatter(r, std::span<const std::span<float>>(qparts));
+      {
+        const Chunk c = chunk_of(size, n, r);
+        split_chunk[round][r].assign(q.begin() + c.begin, q.begin() + c.begin + c.size);
+        for (int64_t i = 0; i < size; ++i)
+          if (i < c.begin || i >= c.begin + c.size) q[static_cast<size_t>(i)] = -7.0f;
+      }
+      coll->all_gather(r, std::span<const std::span<float>>(qparts));
       // all_gather of each rank's chunk of its input.
       const Chunk own = chunk_of(size, n, r);
       auto& g = gathered[round][r];
@@ -182,6 +200,7 @@ void TestCollectives::operations() {
         // Bit for bit: the documented order, the same on every rank and with pieces.
         QCOMPARE(reduced[round][r][i], exact[i]);
         QCOMPARE(pieces[round][r][i], exact[i]);
+        QCOMPARE(split[round][r][i], exact[i]);
         // all_gather puts every rank's chunk in place: the input itself.
         QCOMPARE(gathered[round][r][i], x[static_cast<size_t>([&] {
                    for (int c = 0; c < n; ++c) {
@@ -193,7 +212,10 @@ void TestCollectives::operations() {
         QCOMPARE(broadcasted[round][r][i], x[n - 1][i]);
       }
       const Chunk own = chunk_of(size, n, r);
-      for (int64_t i = 0; i < own.size; ++i) QCOMPARE(scattered[round][r][i], exact[own.begin + i]);
+      for (int64_t i = 0; i < own.size; ++i) {
+        QCOMPARE(scattered[round][r][i], exact[own.begin + i]);
+        QCOMPARE(split_chunk[round][r][static_cast<size_t>(i)], exact[own.begin + i]);
+      }
     }
   }
 }

@@ -57,8 +57,9 @@ class TestDataParallel : public QObject {
   void replicas_stay_identical();
   void deterministic();
   void device_error_propagates();
-  void naive_equals_one_device_data();
-  void naive_equals_one_device();
+  void sharded_update_equals_one_device_data();
+  void sharded_update_equals_one_device();
+  void sharded_state_carries_into_the_next_fit();
   void knobs_change_time_not_numbers();
   void rehearsal_errors_data();
   void rehearsal_errors();
@@ -157,29 +158,75 @@ void TestDataParallel::device_error_propagates() {
   QCOMPARE(h.epoch.size(), size_t(1));
 }
 
-void TestDataParallel::naive_equals_one_device_data() {
+void TestDataParallel::sharded_update_equals_one_device_data() {
   QTest::addColumn<QString>("optimizer");
   QTest::addColumn<int>("devices");
-  for (const char* n : {"sgd", "adam"})
+  QTest::addColumn<bool>("naive");
+  const char* names[] = {"sgd", "momentum", "adam", "rmsprop", "adagrad", "clipvalue"};
+  for (const char* n : names)
     for (int d : {2, 3, 5, 8})
-      QTest::newRow(qPrintable(QString("%1/%2").arg(n).arg(d))) << QString(n) << d;
+      for (bool naive : {false, true})
+        QTest::newRow(qPrintable(QString("%1/%2/%3").arg(n).arg(d).arg(naive ? "naive" : "ring")))
+            << QString(n) << d << naive;
 }
 
-void TestDataParallel::naive_equals_one_device() {
-  // The naive all-reduce adds in another order than the ring: it too stays within 1e-5 of one
-  // device, and its replicas are bitwise identical to a rerun.
+void TestDataParallel::sharded_update_equals_one_device() {
+  // Without clipnorm (and with no size threshold) the update is sharded (reduce-scatter, 1/N of
+  // the update per device, all-gather): within 1e-5 of one device, with either algorithm (the naive
+  // one adds in another order than the ring), and bitwise identical to a rerun.
   QFETCH(QString, optimizer);
   QFETCH(int, devices);
-  const OptimizerSpec o = optimizer == "sgd" ? opt("SGD", 0.1) : opt("Adam", 0.01);
-  RehearsalOptions naive;
-  naive.algorithm = CollectiveAlgorithm::kNaive;
+  QFETCH(bool, naive);
+  OptimizerSpec o = opt("SGD", 0.1);
+  if (optimizer == "momentum") o = opt("SGD", 0.05, 0.9, true);
+  if (optimizer == "adam") o = opt("Adam", 0.01);
+  if (optimizer == "rmsprop") {
+    o = opt("RMSprop", 0.005, 0.5);
+    o.centered = true;
+  }
+  if (optimizer == "adagrad") o = opt("Adagrad", 0.1);
+  if (optimizer == "clipvalue") {
+    o = opt("AdamW", 0.01);
+    o.clipvalue = 0.05;
+  }
+  RehearsalOptions options;
+  options.sharded_update_min_elements = 0;  // this small model too
+  if (naive) options.algorithm = CollectiveAlgorithm::kNaive;
   const Run one = train(o, 0);
-  const Run many = train(o, devices, true, naive);
+  const Run many = train(o, devices, true, options);
   const double diff = max_rel_diff(many, one);
   QVERIFY2(diff < 1e-5, qPrintable(QString("max relative difference %1").arg(diff)));
-  const Run again = train(o, devices, true, naive);
+  const Run again = train(o, devices, true, options);
   for (size_t i = 0; i < many.weights.size(); ++i)
     QVERIFY(many.weights[i].values == again.weights[i].values);
+}
+
+void TestDataParallel::sharded_state_carries_into_the_next_fit() {
+  // With a sharded update each device keeps the optimizer slots of its own part; at the end of
+  // every epoch and of fit() they go back to the model's optimizer, so a second fit() (a new
+  // executor, whose replicas clone that optimizer) continues Adam's moments and RMSprop's
+  // averages as one device does.
+  for (const char* name : {"Adam", "RMSprop"}) {
+    const OptimizerSpec o = opt(name, 0.01, std::string(name) == "RMSprop" ? 0.5 : 0.0);
+    const FitOptions fit{.epochs = 2, .batch_size = 10, .verbose = 0};
+    auto run = [&](int devices) {
+      return fixtures::train(
+          mlp(), 5, 3, o,
+          [&](Sequential& m) {
+            if (devices > 0)
+              use_data_parallel(m, devices, RehearsalOptions{.sharded_update_min_elements = 0});
+          },
+          fit, 2);
+    };
+    const Run one = run(0);
+    for (int devices : {2, 3}) {
+      const double diff = max_rel_diff(run(devices), one);
+      QVERIFY2(diff < 1e-5, qPrintable(QString("%1 on %2 devices: max relative difference %3")
+                                           .arg(name)
+                                           .arg(devices)
+                                           .arg(diff)));
+    }
+  }
 }
 
 void TestDataParallel::knobs_change_time_not_numbers() {

@@ -31,11 +31,11 @@ struct Setup {
   Matrix x, y;
   std::unique_ptr<fixtures::ExecutorSetup> setup;
   ExecutorContext ctx;
-  Setup(int64_t features, std::vector<int64_t> hidden, Index rows)
+  Setup(int64_t features, std::vector<int64_t> hidden, Index rows, bool clipnorm = false)
       : model(fixtures::binary_mlp(features, hidden)) {
     set_random_seed(5);
     fixtures::make_binary_data(rows, features, x, y);
-    fixtures::compile_binary_sgd(model);
+    fixtures::compile_binary_sgd(model, clipnorm);
     model.fit(x.topRows(1), y.topRows(1), FitOptions{.epochs = 1, .verbose = 0});
     setup = std::make_unique<fixtures::ExecutorSetup>(model, false);
     ctx = setup->ctx;
@@ -92,44 +92,85 @@ RunTrace hand_trace() {
   return run;
 }
 
+// The collectives of a DataParallel step, in order: with a sharded update (an element-wise
+// optimizer) reduce_scatter, then all_gather; otherwise all_reduce.
+std::vector<CollectiveOp> step_ops(bool sharded) {
+  if (sharded) return {CollectiveOp::kReduceScatter, CollectiveOp::kAllGather};
+  return {CollectiveOp::kAllReduce};
+}
+
+// Data rows: each algorithm, with a sharded update and with clipnorm (all-reduce).
+void algorithm_and_update_rows() {
+  QTest::addColumn<int>("algorithm");
+  QTest::addColumn<bool>("sharded");
+  for (bool sharded : {true, false}) {
+    const char* update = sharded ? "sharded update" : "clipnorm, all-reduce";
+    QTest::addRow("ring, %s", update) << int(CollectiveAlgorithm::kRing) << sharded;
+    QTest::addRow("naive, %s", update) << int(CollectiveAlgorithm::kNaive) << sharded;
+  }
+}
+
+// Device d's collective span of operation `op` in a step.
+const TraceSpan& collective(const StepTrace& t, size_t d, CollectiveOp op) {
+  for (const TraceSpan& s : t.spans[d])
+    if (s.kind == SpanKind::kCollective && s.op == op) return s;
+  static const TraceSpan none;
+  return none;
+}
+
 // What holds for every DataParallel step whatever the machine's load, checked with QVERIFY:
-// each device's spans follow each other without gap or overlap in the order shard copy,
-// forward, backward, [waiting], all_reduce, update, so each lane (compute: copy, forward,
-// backward, update; communication: waiting, all_reduce) is ordered and non-overlapping; at the
-// all-reduce exactly one device has no waiting span (the last to arrive), every other device
-// waits from the end of its backward to that device's arrival, and every device's all_reduce
-// begins there. Sets `last` to the device that arrived last.
-void check_step(const StepTrace& t, int& last) {
+// each device's spans follow each other without gap or overlap in the order shard copy, forward,
+// backward, then [waiting] reduce_scatter, update, [waiting] all_gather (sharded update) or
+// [waiting] all_reduce, update; so each lane (compute: copy, forward, backward, update;
+// communication: waiting, collectives) is ordered and non-overlapping. At each collective exactly
+// one device has no waiting span (the last to arrive), every other device waits from the end of
+// its previous span to that device's arrival, and every device's collective begins there. Sets
+// `last` to the device that arrived last at the first collective.
+void check_step(const StepTrace& t, int& last, bool sharded) {
   constexpr double kEps = 1e-6;  // microseconds: rounding of the timestamps' sums
-  last = -1;
-  double last_arrival = -1.0;
+  const std::vector<CollectiveOp> ops = step_ops(sharded);
+  std::vector<SpanKind> want = {SpanKind::kShardCopy, SpanKind::kForward, SpanKind::kBackward,
+                                SpanKind::kCollective, SpanKind::kUpdate};
+  if (sharded) want.push_back(SpanKind::kCollective);
+  std::vector<int> last_at(ops.size(), -1);
+  std::vector<double> arrival(ops.size(), -1.0);
   for (size_t d = 0; d < t.spans.size(); ++d) {
     const auto& spans = t.spans[d];
     std::vector<SpanKind> kinds;
-    for (const TraceSpan& s : spans) kinds.push_back(s.kind);
-    const bool waited = kinds.size() == 6;
-    std::vector<SpanKind> want = {SpanKind::kShardCopy, SpanKind::kForward, SpanKind::kBackward,
-                                  SpanKind::kCollective, SpanKind::kUpdate};
-    if (waited) want.insert(want.begin() + 3, SpanKind::kWaiting);
-    QVERIFY2(kinds == want, qPrintable(QString("device %1: %2 spans").arg(d).arg(kinds.size())));
+    for (const TraceSpan& s : spans)
+      if (s.kind != SpanKind::kWaiting) kinds.push_back(s.kind);
+    QVERIFY2(kinds == want, qPrintable(QString("device %1: %2 spans").arg(d).arg(spans.size())));
+    size_t k = 0;
     for (size_t i = 0; i < spans.size(); ++i) {
       QVERIFY(spans[i].begin_us >= 0.0);
       QVERIFY(spans[i].duration_us >= 0.0);
       if (i > 0) QVERIFY(std::abs(spans[i].begin_us - spans[i - 1].end_us()) < kEps);
-    }
-    const TraceSpan& collective = spans[waited ? 4 : 3];
-    if (!waited) {
-      QVERIFY2(last < 0, "two devices arrived last");
-      last = static_cast<int>(d);
-      last_arrival = collective.begin_us;
+      if (spans[i].kind == SpanKind::kWaiting) {
+        QVERIFY2(i + 1 < spans.size() && spans[i + 1].kind == SpanKind::kCollective,
+                 "a waiting span not followed by a collective");
+      }
+      if (spans[i].kind != SpanKind::kCollective) continue;
+      QCOMPARE(spans[i].op, ops[k]);
+      if (spans[i - 1].kind != SpanKind::kWaiting) {
+        QVERIFY2(last_at[k] < 0, "two devices arrived last");
+        last_at[k] = static_cast<int>(d);
+        arrival[k] = spans[i].begin_us;
+      }
+      ++k;
     }
   }
-  QVERIFY2(last >= 0, "no device arrived last");
+  for (size_t k = 0; k < ops.size(); ++k) QVERIFY2(last_at[k] >= 0, "no device arrived last");
   for (const auto& spans : t.spans) {
-    const TraceSpan& collective = spans[spans.size() - 2];
-    QVERIFY(std::abs(collective.begin_us - last_arrival) < kEps);
-    if (spans.size() == 6) QVERIFY(spans[3].begin_us <= last_arrival + kEps);
+    size_t k = 0;
+    for (size_t i = 0; i < spans.size(); ++i) {
+      if (spans[i].kind != SpanKind::kCollective) continue;
+      QVERIFY(std::abs(spans[i].begin_us - arrival[k]) < kEps);
+      if (spans[i - 1].kind == SpanKind::kWaiting)
+        QVERIFY(spans[i - 1].begin_us <= arrival[k] + kEps);
+      ++k;
+    }
   }
+  last = last_at[0];
 }
 
 }  // namespace
@@ -139,27 +180,27 @@ class TestTrace : public QObject {
  private slots:
   void spans_of_a_step_data();
   void spans_of_a_step();
+  void sharded_from_a_size();
   void no_reallocation_in_steady_state();
   void slow_device_is_stretched_and_waited_for();
-  void link_time_is_charged_to_the_all_reduce_data();
-  void link_time_is_charged_to_the_all_reduce();
+  void link_time_is_charged_to_the_collectives_data();
+  void link_time_is_charged_to_the_collectives();
   void fit_hands_traces_to_callbacks();
   void run_trace_and_summary();
   void chrome_trace_json();
   void chrome_trace_file();
 };
 
-void TestTrace::spans_of_a_step_data() {
-  QTest::addColumn<int>("algorithm");
-  QTest::newRow("ring") << int(CollectiveAlgorithm::kRing);
-  QTest::newRow("naive") << int(CollectiveAlgorithm::kNaive);
-}
+void TestTrace::spans_of_a_step_data() { algorithm_and_update_rows(); }
 
 void TestTrace::spans_of_a_step() {
   QFETCH(int, algorithm);
-  Setup s(4, {}, 10);  // Dense(1) on 4 features: 5 gradient floats
+  QFETCH(bool, sharded);
+  Setup s(4, {}, 10, !sharded);  // Dense(1) on 4 features: 5 gradient floats
   RehearsalOptions o;
   o.algorithm = static_cast<CollectiveAlgorithm>(algorithm);
+  o.sharded_update_min_elements = 0;  // clipnorm alone decides
+  const bool ring = o.algorithm == CollectiveAlgorithm::kRing;
   DataParallelExecutor exec(s.ctx, 3, o);
   exec.prepare(10);
   StepTotals totals;
@@ -171,24 +212,50 @@ void TestTrace::spans_of_a_step() {
   QCOMPARE(t.shard_rows, (std::vector<int64_t>{4, 3, 3}));
   QCOMPARE(t.spans.size(), size_t(3));
   int last = -1;
-  check_step(t, last);
+  QCOMPARE(exec.sharded_update(), sharded);
+  check_step(t, last, sharded);
   if (QTest::currentTestFailed()) return;
-  // 5 floats over 3 devices: chunks of 1, 2, 2 floats.
+  // 5 floats over 3 devices: chunks of 1, 2, 2 floats. Bytes sent by device d:
+  //   ring reduce-scatter: every chunk but d; ring all-gather: every chunk but d+1; the
+  //   all-reduce both;
+  //   naive reduce-scatter: device 0 sends the others their chunks, the others everything;
+  //   naive all-gather: device 0 sends everything to both others, the others their chunk;
+  //   the naive all-reduce: device 0 sends the sum to both others, the others everything.
   const int64_t chunk[3] = {1, 2, 2};
   for (int d = 0; d < 3; ++d) {
-    const TraceSpan& c = t.spans[d][t.spans[d].size() - 2];
-    QCOMPARE(c.algorithm, o.algorithm);
-    QCOMPARE(c.op, CollectiveOp::kAllReduce);
-    QCOMPARE(QString(span_label(c)), QString("all_reduce"));
-    int64_t sent = 0;
-    if (o.algorithm == CollectiveAlgorithm::kRing)
-      sent = (5 - chunk[d]) + (5 - chunk[(d + 1) % 3]);  // every chunk but d, then but d+1
-    else
-      sent = d == 0 ? 2 * 5 : 5;  // device 0 sends the sum to both others
-    QCOMPARE(c.bytes_sent, sent * 4);
+    const int64_t rs = ring ? 5 - chunk[d] : (d == 0 ? 5 - chunk[0] : 5);
+    const int64_t ag = ring ? 5 - chunk[(d + 1) % 3] : (d == 0 ? 2 * 5 : chunk[d]);
+    const int64_t ar = ring ? rs + ag : (d == 0 ? 2 * 5 : 5);
+    for (CollectiveOp op : step_ops(sharded)) {
+      const TraceSpan& c = collective(t, size_t(d), op);
+      QCOMPARE(c.algorithm, o.algorithm);
+      QCOMPARE(QString(span_label(c)), QString(op_name(op)));
+      const int64_t sent = op == CollectiveOp::kReduceScatter ? rs
+                           : op == CollectiveOp::kAllGather   ? ag
+                                                              : ar;
+      QCOMPARE(c.bytes_sent, sent * 4);
+    }
     // No knob is set: nothing is added to any span.
     QCOMPARE(exec.injections(d).size(), t.spans[d].size());
     for (const SpanInjection& i : exec.injections(d)) QCOMPARE(i.added_us, 0.0);
+  }
+}
+
+void TestTrace::sharded_from_a_size() {
+  // The default threshold: a model with fewer than 16,384 trainable floats all-reduces; one with
+  // more shards its update, as its trace shows.
+  for (const bool large : {false, true}) {
+    Setup s(large ? 32 : 4, large ? std::vector<int64_t>{512} : std::vector<int64_t>{}, 16);
+    QCOMPARE(s.model.count_params(true) >= RehearsalOptions{}.sharded_update_min_elements, large);
+    DataParallelExecutor exec(s.ctx, 2);
+    exec.prepare(16);
+    StepTotals totals;
+    totals.reset(s.ctx.graph.metric_state_size());
+    exec.train_step(s.x, s.y, 0, totals);
+    int last = -1;
+    QCOMPARE(exec.sharded_update(), large);
+    check_step(*exec.step_trace(), last, large);
+    if (QTest::currentTestFailed()) return;
   }
 }
 
@@ -213,7 +280,7 @@ void TestTrace::slow_device_is_stretched_and_waited_for() {
   // Equal shards; device 1 at a quarter of the speed. On any machine, in every step: each of its
   // forward, backward and update spans lasts at least its measured work plus the stretch noted
   // beside it, and the stretch is 3 times the work (1/0.25 - 1); device 0's spans get nothing
-  // added; the step's structure holds (check_step). Which device reaches the all-reduce last is
+  // added; the step's structure holds (check_step). Which device reaches the reduce-scatter last is
   // up to the machine, but the slow one must in at least one of up to 300 steps (failing only if
   // the fast device were held back for 3 times the slow one's compute in every step), and in
   // such a step device 0 has a waiting span and device 1 none.
@@ -229,7 +296,7 @@ void TestTrace::slow_device_is_stretched_and_waited_for() {
     exec.train_step(s.x, s.y, step, totals);
     const StepTrace& t = *exec.step_trace();
     int last = -1;
-    check_step(t, last);
+    check_step(t, last, exec.sharded_update());
     if (QTest::currentTestFailed()) return;
     for (int d = 0; d < 2; ++d) {
       const auto& spans = t.spans[d];
@@ -262,24 +329,27 @@ void TestTrace::slow_device_is_stretched_and_waited_for() {
   QVERIFY2(slow_last > 0, "the slow device never reached the all-reduce last");
 }
 
-void TestTrace::link_time_is_charged_to_the_all_reduce_data() {
-  QTest::addColumn<int>("algorithm");
-  QTest::newRow("ring") << int(CollectiveAlgorithm::kRing);
-  QTest::newRow("naive") << int(CollectiveAlgorithm::kNaive);
-}
+void TestTrace::link_time_is_charged_to_the_collectives_data() { algorithm_and_update_rows(); }
 
-void TestTrace::link_time_is_charged_to_the_all_reduce() {
-  // 2 devices, 400 us per message and 0.01 GB/s: every all_reduce span notes the modeled link
+void TestTrace::link_time_is_charged_to_the_collectives() {
+  // 2 devices, 400 us per message and 0.01 GB/s: every collective span notes the modeled link
   // time of the 5 gradient floats and lasts at least that long (it starts at the last arrival,
-  // and the link is charged from there). Ring: 2 messages of 3 floats (12 bytes, 1.2 us) = 802.4
-  // us; naive: 2 messages of 5 floats (20 bytes, 2 us) = 804 us.
+  // and the link is charged from there). All-reduce: ring, 2 messages of 3 floats (12 bytes,
+  // 1.2 us) = 802.4 us; naive, 2 messages of 5 floats (20 bytes, 2 us) = 804 us. Reduce-scatter
+  // and all-gather: ring, 1 message of 3 floats = 401.2 us each; naive, a chunk and the whole
+  // buffer = 803.2 us each.
   QFETCH(int, algorithm);
-  Setup s(4, {}, 16);
+  QFETCH(bool, sharded);
+  Setup s(4, {}, 16, !sharded);
   RehearsalOptions o;
   o.algorithm = static_cast<CollectiveAlgorithm>(algorithm);
   o.link = {400.0, 0.01};
-  const double modeled = modeled_link_us(CollectiveOp::kAllReduce, o.algorithm, 2, 5, o.link);
-  QCOMPARE(modeled, o.algorithm == CollectiveAlgorithm::kRing ? 802.4 : 804.0);
+  o.sharded_update_min_elements = 0;  // clipnorm alone decides
+  const bool ring = o.algorithm == CollectiveAlgorithm::kRing;
+  QCOMPARE(modeled_link_us(CollectiveOp::kAllReduce, o.algorithm, 2, 5, o.link),
+           ring ? 802.4 : 804.0);
+  for (CollectiveOp op : {CollectiveOp::kReduceScatter, CollectiveOp::kAllGather})
+    QCOMPARE(modeled_link_us(op, o.algorithm, 2, 5, o.link), ring ? 401.2 : 803.2);
   DataParallelExecutor exec(s.ctx, 2, o);
   exec.prepare(16);
   StepTotals totals;
@@ -287,18 +357,25 @@ void TestTrace::link_time_is_charged_to_the_all_reduce() {
   for (int step = 0; step < 3; ++step) {
     exec.train_step(s.x, s.y, step, totals);
     int last = -1;
-    check_step(*exec.step_trace(), last);
+    check_step(*exec.step_trace(), last, sharded);
     if (QTest::currentTestFailed()) return;
     for (int d = 0; d < 2; ++d) {
       const auto& spans = exec.step_trace()->spans[d];
-      const size_t c = spans.size() - 2;
-      QCOMPARE(spans[c].kind, SpanKind::kCollective);
-      QCOMPARE(exec.injections(d)[c].added_us, modeled);
-      QVERIFY2(spans[c].duration_us >= modeled - 0.002,
-               qPrintable(QString::number(spans[c].duration_us)));
-      // Compute spans get nothing: every device runs at full speed.
-      for (size_t i = 0; i < spans.size(); ++i)
-        if (i != c) QCOMPARE(exec.injections(d)[i].added_us, 0.0);
+      int collectives = 0;
+      for (size_t i = 0; i < spans.size(); ++i) {
+        const double added = exec.injections(d)[i].added_us;
+        if (spans[i].kind != SpanKind::kCollective) {
+          // Compute spans get nothing: every device runs at full speed.
+          QCOMPARE(added, 0.0);
+          continue;
+        }
+        ++collectives;
+        const double modeled = modeled_link_us(spans[i].op, o.algorithm, 2, 5, o.link);
+        QCOMPARE(added, modeled);
+        QVERIFY2(spans[i].duration_us >= modeled - 0.002,
+                 qPrintable(QString::number(spans[i].duration_us)));
+      }
+      QCOMPARE(collectives, sharded ? 2 : 1);
     }
   }
 }

@@ -320,74 +320,103 @@ void TestCollectivesView::measuredEqualsSpans() {
 
 void TestCollectivesView::measuredFromRealFit() {
   // A real DataParallel fit on 3 devices: the last step's collective spans carry the bytes the
-  // view's model gives each device for the model's trainable parameter count.
-  for (auto a : {CollectiveAlgorithm::kRing, CollectiveAlgorithm::kNaive}) {
-    set_random_seed(5);
-    ModelSpec spec;
-    LayerSpec in;
-    in.class_name = "InputLayer";
-    in.shape = {3};
-    LayerSpec hidden;
-    hidden.class_name = "Dense";
-    hidden.units = 5;
-    hidden.activation = "relu";
-    LayerSpec out = hidden;
-    out.units = 1;
-    out.activation = "sigmoid";
-    spec.layers = {in, hidden, out};
-    Sequential model(spec);
-    CompileOptions compile;
-    compile.optimizer.class_name = "SGD";
-    compile.loss.name = "binary_crossentropy";
-    model.compile(compile);
-    const LinkModel link{.latency_us = 50.0, .gbps = 1.0};
-    use_data_parallel(model, 3, {.algorithm = a, .link = link});
-    Matrix x(20, 3), y(20, 1);
-    for (Index i = 0; i < 20; ++i) {
-      for (Index j = 0; j < 3; ++j) x(i, j) = float((i * 7 + j * 3) % 11) / 11.0f;
-      y(i, 0) = float(i % 2);
+  // view's model gives each device for the model's trainable parameter count. This small model
+  // all-reduces; with the size threshold at 0 its update is sharded (reduce-scatter, all-gather)
+  // and the table adds the two up.
+  for (auto a : {CollectiveAlgorithm::kRing, CollectiveAlgorithm::kNaive})
+    for (const bool sharded : {false, true}) {
+      set_random_seed(5);
+      ModelSpec spec;
+      LayerSpec in;
+      in.class_name = "InputLayer";
+      in.shape = {3};
+      LayerSpec hidden;
+      hidden.class_name = "Dense";
+      hidden.units = 5;
+      hidden.activation = "relu";
+      LayerSpec out = hidden;
+      out.units = 1;
+      out.activation = "sigmoid";
+      spec.layers = {in, hidden, out};
+      Sequential model(spec);
+      CompileOptions compile;
+      compile.optimizer.class_name = "SGD";
+      compile.loss.name = "binary_crossentropy";
+      model.compile(compile);
+      const LinkModel link{.latency_us = 50.0, .gbps = 1.0};
+      use_data_parallel(model, 3,
+                        {.algorithm = a,
+                         .link = link,
+                         .sharded_update_min_elements = sharded ? 0 : int64_t(1) << 40});
+      Matrix x(20, 3), y(20, 1);
+      for (Index i = 0; i < 20; ++i) {
+        for (Index j = 0; j < 3; ++j) x(i, j) = float((i * 7 + j * 3) % 11) / 11.0f;
+        y(i, 0) = float(i % 2);
+      }
+      LastTrace last;
+      model.fit(x, y, FitOptions{.epochs = 1, .batch_size = 7, .verbose = 0},
+                RunOptions{.callbacks = {&last}});
+      const int64_t params = model.count_params(true);
+      QCOMPARE(params, int64_t(3 * 5 + 5 + 5 * 1 + 1));  // 26: two Dense layers' kernels and biases
+      CollectivesView view;
+      view.setSetup(names(3), a, params, link);
+      view.showMeasured(last.last);
+      QTableWidget* measured = table(view, "measuredTable");
+      QCOMPARE(measured->rowCount(), 3);
+      const int64_t chunk[3] = {8, 9, 9};  // 26 floats over 3 devices
+      for (int d = 0; d < 3; ++d) {
+        double us = 0.0, modelUs = 0.0;
+        int64_t sent = 0, received = 0;
+        std::vector<CollectiveOp> ops;
+        for (const TraceSpan& s : last.last.spans[size_t(d)]) {
+          if (s.kind != SpanKind::kCollective) continue;
+          QCOMPARE(s.algorithm, a);
+          ops.push_back(s.op);
+          us += s.duration_us;
+          sent += s.bytes_sent;
+          received += s.bytes_received;
+          modelUs += modeled_link_us(s.op, a, 3, params, link);
+        }
+        const std::vector<CollectiveOp> want =
+            sharded
+                ? std::vector<CollectiveOp>{CollectiveOp::kReduceScatter, CollectiveOp::kAllGather}
+                : std::vector<CollectiveOp>{CollectiveOp::kAllReduce};
+        QCOMPARE(ops, want);
+        QCOMPARE(measured->item(d, CollectivesView::kSent)->data(Qt::UserRole).toLongLong(), sent);
+        QCOMPARE(measured->item(d, CollectivesView::kReceived)->data(Qt::UserRole).toLongLong(),
+                 received);
+        QCOMPARE(measured->item(d, CollectivesView::kMeasuredTime)->data(Qt::UserRole).toDouble(),
+                 us);
+        QCOMPARE(measured->item(d, CollectivesView::kModelTime)->data(Qt::UserRole).toDouble(),
+                 modelUs);
+        if (!sharded || a == CollectiveAlgorithm::kRing) {
+          // The all-reduce's bytes are the model's; the ring pair moves exactly as many.
+          QCOMPARE(sent, view.schedule(a).bytesSent(d));
+          QCOMPARE(received, view.schedule(a).bytesReceived(d));
+        } else {
+          // Naive: device 0 sends the others their chunks, then everything to each; the others
+          // send everything, then their chunk.
+          const int64_t want = d == 0 ? (26 - chunk[0]) + 2 * 26 : 26 + chunk[d];
+          QCOMPARE(sent, want * 4);
+          QCOMPARE(received, want * 4);
+        }
+        // The link's wait is part of the measured spans.
+        QVERIFY(us >= modelUs);
+      }
+      // At the screenshot size the measured rows are all on screen, under the rest.
+      view.resize(420, 640);
+      const QImage image = view.grab().toImage();
+      auto* box = view.findChild<QGroupBox*>(QStringLiteral("measuredBox"));
+      QVERIFY(!box->isHidden());
+      QVERIFY(box->geometry().bottom() < view.height());
+      QVERIFY(measured->height() >=
+              measured->horizontalHeader()->height() + 3 * measured->rowHeight(0));
+      const QString dir = qEnvironmentVariable("FITBENCH_SCREENSHOTS");
+      if (!dir.isEmpty())
+        QVERIFY(
+            image.save(QDir(dir).filePath(QStringLiteral("collectives_measured_%1%2.png")
+                                              .arg(algorithm_name(a), sharded ? "_sharded" : ""))));
     }
-    LastTrace last;
-    model.fit(x, y, FitOptions{.epochs = 1, .batch_size = 7, .verbose = 0},
-              RunOptions{.callbacks = {&last}});
-    const int64_t params = model.count_params(true);
-    QCOMPARE(params, int64_t(3 * 5 + 5 + 5 * 1 + 1));  // 26: two Dense layers' kernels and biases
-    CollectivesView view;
-    view.setSetup(names(3), a, params, link);
-    view.showMeasured(last.last);
-    QTableWidget* measured = table(view, "measuredTable");
-    QCOMPARE(measured->rowCount(), 3);
-    for (int d = 0; d < 3; ++d) {
-      const TraceSpan* span = nullptr;
-      for (const TraceSpan& s : last.last.spans[size_t(d)])
-        if (s.kind == SpanKind::kCollective) span = &s;
-      QVERIFY(span);
-      QCOMPARE(span->algorithm, a);
-      QCOMPARE(measured->item(d, CollectivesView::kSent)->data(Qt::UserRole).toLongLong(),
-               span->bytes_sent);
-      QCOMPARE(measured->item(d, CollectivesView::kReceived)->data(Qt::UserRole).toLongLong(),
-               span->bytes_received);
-      QCOMPARE(measured->item(d, CollectivesView::kMeasuredTime)->data(Qt::UserRole).toDouble(),
-               span->duration_us);
-      QCOMPARE(span->bytes_sent, view.schedule(a).bytesSent(d));
-      QCOMPARE(span->bytes_received, view.schedule(a).bytesReceived(d));
-      // The link's wait is part of the measured span.
-      QVERIFY(span->duration_us >=
-              measured->item(d, CollectivesView::kModelTime)->data(Qt::UserRole).toDouble());
-    }
-    // At the screenshot size the measured rows are all on screen, under the rest.
-    view.resize(420, 640);
-    const QImage image = view.grab().toImage();
-    auto* box = view.findChild<QGroupBox*>(QStringLiteral("measuredBox"));
-    QVERIFY(!box->isHidden());
-    QVERIFY(box->geometry().bottom() < view.height());
-    QVERIFY(measured->height() >=
-            measured->horizontalHeader()->height() + 3 * measured->rowHeight(0));
-    const QString dir = qEnvironmentVariable("FITBENCH_SCREENSHOTS");
-    if (!dir.isEmpty())
-      QVERIFY(image.save(QDir(dir).filePath(
-          QStringLiteral("collectives_measured_%1.png").arg(algorithm_name(a)))));
-  }
 }
 
 void TestCollectivesView::oneDevice() {

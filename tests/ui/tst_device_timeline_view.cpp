@@ -12,6 +12,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
+#include <array>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -380,9 +381,10 @@ void TestDeviceTimeline::exportedTrace() {
 
 void TestDeviceTimeline::stragglerMakesOthersWait() {
   // Device 1 at a quarter of the speed (devices.speed). Structure only: in every step each lane
-  // that waits shows its waiting span right before its all-reduce; exactly one device (the last
-  // to arrive) does not wait; and in some step the fast device 0 waits while the slow device 1
-  // does not (failing only if device 0 arrived last in all 20 steps), with the tooltip saying so.
+  // that waits shows its waiting span right before a collective; at each collective exactly one
+  // device (the last to arrive) does not wait; and in some step the fast device 0 waits at the
+  // first collective while the slow device 1 does not (failing only if device 0 arrived last in
+  // all 20 steps), with the tooltip saying so.
   DevicesSpec knobs;
   knobs.speed = {1.0, 0.25};
   const Run run = fitRun(2, 16, {32}, 320, 1, 16, knobs);
@@ -399,20 +401,29 @@ void TestDeviceTimeline::stragglerMakesOthersWait() {
   int slowLast = 0;
   const DeviceTimelineView::SpanBox* widest = nullptr;  // device 0's widest waiting box
   for (size_t step = 0; step < 20; ++step) {
-    bool waits[2] = {false, false};
+    // waits[k][d]: device d waited before the step's collective k (one all-reduce for this small
+    // model; a reduce-scatter and an all-gather for a large one).
+    std::vector<std::array<bool, 2>> waits;
     for (int d = 0; d < 2; ++d) {
       const auto& boxes = byLane[{step, d}];
-      const auto waiting = std::find_if(boxes.begin(), boxes.end(),
-                                        [](const auto& b) { return b.kind == SpanKind::kWaiting; });
-      if (waiting == boxes.end()) continue;
-      waits[d] = true;
-      QVERIFY(waiting + 1 != boxes.end());
-      QCOMPARE((waiting + 1)->kind, SpanKind::kCollective);
-      QVERIFY((waiting + 1)->rect.left() >= waiting->rect.left());
-      if (d == 0 && (!widest || waiting->rect.width() > widest->rect.width())) widest = &*waiting;
+      size_t k = 0;
+      for (size_t i = 0; i < boxes.size(); ++i) {
+        if (boxes[i].kind == SpanKind::kWaiting) {
+          QVERIFY(i + 1 < boxes.size());
+          QCOMPARE(boxes[i + 1].kind, SpanKind::kCollective);
+          QVERIFY(boxes[i + 1].rect.left() >= boxes[i].rect.left());
+          if (d == 0 && (!widest || boxes[i].rect.width() > widest->rect.width()))
+            widest = &boxes[i];
+        }
+        if (boxes[i].kind != SpanKind::kCollective) continue;
+        if (waits.size() <= k) waits.push_back({false, false});
+        waits[k][size_t(d)] = i > 0 && boxes[i - 1].kind == SpanKind::kWaiting;
+        ++k;
+      }
     }
-    QVERIFY(waits[0] != waits[1]);
-    if (waits[0]) ++slowLast;
+    QVERIFY(!waits.empty());
+    for (const auto& w : waits) QVERIFY(w[0] != w[1]);
+    if (waits[0][0]) ++slowLast;
   }
   QVERIFY(slowLast > 0);
   QVERIFY(widest);

@@ -80,6 +80,7 @@ class TestMetricChart : public QObject {
   void longBatchSeriesIsDecimated();
   void logScaleTogglesAxis();
   void accuracyStartsAtZeroToOne();
+  void flatLineAndDeepZoomKeepFewTicks();
   void zoomStopsFollowingAndResetRestores();
   void hoverNamesNearestPoint();
   void exportWritesPngAndSvg();
@@ -345,6 +346,39 @@ void TestMetricChart::accuracyStartsAtZeroToOne() {
   loss.addEpochPoint(false, 2, 3.0);
   loss.flushNow();
   QVERIFY(yMin(loss) > 1.5 && yMin(loss) < 2.0);  // follows the data, with a margin
+}
+
+void TestMetricChart::flatLineAndDeepZoomKeepFewTicks() {
+  // A loss flat to float rounding (0.6931472 +- 1e-9), and then a zoom into a millionth of an
+  // epoch near epoch 100,000: the axes keep a handful of ticks, anchored next to their range.
+  // (Anchored at 0, Qt Charts' int tick count overflowed and the chart spent minutes creating
+  // tick labels.)
+  MetricChart chart(QStringLiteral("loss"));
+  chart.resize(600, 400);
+  chart.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&chart));
+  QVector<QPointF> flat;
+  for (int i = 0; i < 20; ++i) flat.append({0.05 * (i + 1), 0.6931472 + (i % 2 ? 1e-9 : -1e-9)});
+  chart.addBatchPoints(flat);
+  chart.flushNow();
+  const auto fewTicks = [](QValueAxis* axis) {
+    const double step = axis->tickInterval();
+    return step > 0 && (axis->max() - axis->min()) / step <= 20 &&
+           std::abs(axis->min() - axis->tickAnchor()) <= step;
+  };
+  auto* x = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Horizontal).value(0));
+  auto* y = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Vertical).value(0));
+  QVERIFY(fewTicks(x));
+  QVERIFY(fewTicks(y));
+  QVERIFY2(y->max() - y->min() >= 0.6931472e-6, qPrintable(QString("%1 %2 %3 %4")
+                                                               .arg(y->min(), 0, 'g', 12)
+                                                               .arg(y->max(), 0, 'g', 12)
+                                                               .arg(y->tickInterval())
+                                                               .arg(y->tickAnchor(), 0, 'g', 12)));
+  x->setRange(1e5, 1e5 + 1e-6);
+  QVERIFY(fewTicks(x));
+  QCoreApplication::processEvents();
+  QVERIFY(!chart.grab().isNull());
 }
 
 void TestMetricChart::zoomStopsFollowingAndResetRestores() {
