@@ -226,8 +226,13 @@ class CountingExecutor : public StepExecutor {
   void train_step(ConstMatrixRef x, ConstMatrixRef y, uint64_t step, StepTotals& totals) override {
     const uint64_t before = allocs();
     inner_->train_step(x, y, step, totals);
-    const uint64_t n = allocs() - before;
-    if (calls_++ > 0) max_after_first_ = std::max(max_after_first_, n);
+    count(before);
+  }
+  void train_step_rows(ConstMatrixRef x, ConstMatrixRef y, std::span<const int64_t> index,
+                       Matrix& xb, Matrix& yb, uint64_t step, StepTotals& totals) override {
+    const uint64_t before = allocs();
+    inner_->train_step_rows(x, y, index, xb, yb, step, totals);
+    count(before);
   }
   void test_step(ConstMatrixRef x, ConstMatrixRef y, StepTotals& totals) override {
     inner_->test_step(x, y, totals);
@@ -239,6 +244,13 @@ class CountingExecutor : public StepExecutor {
   static uint64_t max_after_first_;
   static uint64_t calls_;
 
+ private:
+  void count(uint64_t before) {
+    const uint64_t n = allocs() - before;
+    if (calls_++ > 0) max_after_first_ = std::max(max_after_first_, n);
+  }
+
+ public:
  private:
   std::unique_ptr<StepExecutor> inner_;
 };

@@ -5,6 +5,9 @@
 // 1024^3, on one thread and on two threads running independent GEMM loops at once (the ceiling of
 // two simulated devices).
 // Usage: bench_step [--repeats N] [--quick]
+#include <pthread.h>
+#include <sched.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -238,6 +241,8 @@ SeedResult bench_seed(int repeats) {
 struct MlpResult {
   double samples_per_s = 0.0;
   double samples_per_s_dp2 = 0.0;        // DataParallel on 2 simulated devices
+  double dp2_setup_s = 0.0;              // its first epoch's excess: what fit() sets up once
+  double samples_per_s_cpu[2] = {0, 0};  // one device, pinned to CPU 0 / CPU 1
   double flops_per_sample = 0.0;         // 6 * params: 2 forward + 4 backward per weight
   double gemm_flops_per_sample = 0.0;    // the GEMMs a step runs (no dx for the first layer)
   double gemm_only_samples_per_s = 0.0;  // the step's 8 products alone, same shapes
@@ -276,19 +281,44 @@ struct MlpGemms {
 
 // The MLP's fit() samples/s over whole epochs of x (batch 256), median of repeats; devices > 0
 // trains with DataParallel over that many simulated devices.
-double mlp_samples_per_s(const Matrix& x, const Matrix& y, int repeats, int devices) {
+// The time of each epoch of a fit().
+struct EpochTimer : Callback {
+  Clock::time_point begin;
+  std::vector<double> seconds;
+  void on_epoch_begin(int, const Logs&) override { begin = Clock::now(); }
+  void on_epoch_end(int, Logs&) override { seconds.push_back(seconds_since(begin)); }
+};
+
+// Steady-state training throughput: one fit() of 1 + repeats epochs, and the median samples/s
+// of its epochs after the first. The first epoch also pays what a fit() sets up once (a
+// DataParallel executor's threads, replicas and optimizer clones: fresh memory, which this VM's
+// page faults make cost tens of milliseconds); `setup_s` gets its excess over the median.
+double mlp_samples_per_s(const Matrix& x, const Matrix& y, int repeats, int devices,
+                         double* setup_s = nullptr) {
   set_random_seed(7);
   Sequential model(mlp_spec());
   model.compile(mlp_compile());
   if (devices > 0) use_data_parallel(model, devices);
-  model.fit(x, y, quiet_fit(1, 256));  // warm-up: optimizer slots, caches, page faults
-  std::vector<double> rates;
-  for (int rep = 0; rep < repeats; ++rep) {
-    const auto t0 = Clock::now();
-    model.fit(x, y, quiet_fit(1, 256));
-    rates.push_back(static_cast<double>(x.rows()) / seconds_since(t0));
-  }
-  return median(rates);
+  EpochTimer timer;
+  RunOptions run;
+  run.callbacks = {&timer};
+  model.fit(x, y, quiet_fit(1 + repeats, 256), run);
+  std::vector<double> steady(timer.seconds.begin() + 1, timer.seconds.end());
+  const double epoch_s = median(steady);
+  if (setup_s) *setup_s = timer.seconds.front() - epoch_s;
+  return static_cast<double>(x.rows()) / epoch_s;
+}
+
+// The same on one device with the calling thread pinned to `cpu`; 0 when pinning fails.
+double mlp_samples_per_s_on(int cpu, const Matrix& x, const Matrix& y, int repeats) {
+  cpu_set_t saved, one;
+  if (pthread_getaffinity_np(pthread_self(), sizeof(saved), &saved) != 0) return 0.0;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  if (pthread_setaffinity_np(pthread_self(), sizeof(one), &one) != 0) return 0.0;
+  const double rate = mlp_samples_per_s(x, y, repeats, 0);
+  pthread_setaffinity_np(pthread_self(), sizeof(saved), &saved);
+  return rate;
 }
 
 // (b) The MLP through fit() on `samples` synthetic samples, and its GEMMs alone.
@@ -300,7 +330,9 @@ MlpResult bench_mlp(int repeats, int samples) {
   for (Index i = 0; i < n; ++i) y(i, 0) = static_cast<float>(rng.below(10));
   MlpResult r;
   r.samples_per_s = mlp_samples_per_s(x, y, repeats, 0);
-  r.samples_per_s_dp2 = mlp_samples_per_s(x, y, repeats, 2);
+  r.samples_per_s_dp2 = mlp_samples_per_s(x, y, repeats, 2, &r.dp2_setup_s);
+  if (std::thread::hardware_concurrency() >= 2)
+    for (int c = 0; c < 2; ++c) r.samples_per_s_cpu[c] = mlp_samples_per_s_on(c, x, y, repeats);
   Sequential model(mlp_spec());
   r.flops_per_sample = 6.0 * static_cast<double>(model.count_params(true));
   const double dims[] = {784, 512, 512, 10};
@@ -357,6 +389,12 @@ int main(int argc, char** argv) {
               mlp.samples_per_s);
   std::printf("%-52s %9.0f samp/s\n", "(b) MLP fit(), DataParallel 2 devices",
               mlp.samples_per_s_dp2);
+  std::printf("%-52s %11.1f ms\n", "(b) MLP DataParallel 2 devices, fit() setup (once)",
+              mlp.dp2_setup_s * 1e3);
+  std::printf("%-52s %9.0f samp/s\n", "(b) MLP fit(), 1 device pinned to CPU 0",
+              mlp.samples_per_s_cpu[0]);
+  std::printf("%-52s %9.0f samp/s\n", "(b) MLP fit(), 1 device pinned to CPU 1",
+              mlp.samples_per_s_cpu[1]);
   std::printf("%-52s %11.1f GF/s\n", "(b) MLP fit() model FLOP rate (6*params/sample)", mlp_gflops);
   std::printf("%-52s %11.1f GF/s\n", "(b) MLP fit() GEMM FLOP rate (FLOPs actually run)",
               mlp_gemm_gflops);
@@ -371,6 +409,13 @@ int main(int argc, char** argv) {
               mlp.samples_per_s / mlp.gemm_only_samples_per_s);
   std::printf("%-52s %11.2f\n", "MLP fit DataParallel 2 devices / 1 device",
               mlp.samples_per_s_dp2 / mlp.samples_per_s);
+  // Equal shards in lockstep: a step lasts as long as the slower CPU takes for half the batch,
+  // so two devices can reach at most 2 x the slower CPU's one-device rate.
+  const double ceiling = 2.0 * std::min(mlp.samples_per_s_cpu[0], mlp.samples_per_s_cpu[1]);
+  std::printf("%-52s %11.2f\n", "CPU 1 / CPU 0, MLP fit one device",
+              mlp.samples_per_s_cpu[1] / mlp.samples_per_s_cpu[0]);
+  std::printf("%-52s %11.2f\n", "MLP DataParallel 2 / (2 x slower CPU's 1 device)",
+              ceiling > 0 ? mlp.samples_per_s_dp2 / ceiling : 0.0);
   std::printf("%-52s %11.2f\n", "seed fit() per step / train_step",
               seed.fit_step_us / seed.step_us);
   std::printf("load avg at end: %s\n", load_average().c_str());
@@ -379,9 +424,11 @@ int main(int argc, char** argv) {
       "SUMMARY seed_step_us=%.2f seed_fit_step_us=%.2f mlp_samples_per_s=%.0f mlp_gflops=%.1f "
       "mlp_gemm_gflops=%.1f mlp_gemm_only_samples_per_s=%.0f sgemm_mlp_1t=%.1f sgemm_mlp_2t=%.1f "
       "sgemm_1024_1t=%.1f "
-      "sgemm_1024_2t=%.1f seed_fit_step_us_dp2=%.2f mlp_samples_per_s_dp2=%.0f simd=%s\n",
+      "sgemm_1024_2t=%.1f seed_fit_step_us_dp2=%.2f mlp_samples_per_s_dp2=%.0f "
+      "mlp_samples_per_s_cpu0=%.0f mlp_samples_per_s_cpu1=%.0f simd=%s\n",
       seed.step_us, seed.fit_step_us, mlp.samples_per_s, mlp_gflops, mlp_gemm_gflops,
       mlp.gemm_only_samples_per_s, peak_mlp_1, peak_mlp_2, peak_cube_1, peak_cube_2,
-      seed.fit_step_us_dp2, mlp.samples_per_s_dp2, isa());
+      seed.fit_step_us_dp2, mlp.samples_per_s_dp2, mlp.samples_per_s_cpu[0],
+      mlp.samples_per_s_cpu[1], isa());
   return 0;
 }

@@ -15,15 +15,16 @@ void shard_rows(Index rows, int shards, std::vector<Index>& offsets, std::vector
 }
 
 void BatchJob::start(Phase p, const ConstMatrixRef& batch_x, const ConstMatrixRef* batch_y,
-                     MatrixRef* predictions, int shards) {
+                     MatrixRef* predictions, int shards, std::span<const int64_t> rows_of) {
   phase = p;
   x = &batch_x;
   y = batch_y;
   out = predictions;
-  scale = 1.0f / static_cast<float>(std::max<Index>(batch_x.rows(), 1));
+  index = rows_of;
+  scale = 1.0f / static_cast<float>(std::max<Index>(rows(), 1));
   offsets.resize(static_cast<size_t>(shards));
   sizes.resize(static_cast<size_t>(shards));
-  shard_rows(batch_x.rows(), shards, offsets, sizes);
+  shard_rows(rows(), shards, offsets, sizes);
 }
 
 namespace {
@@ -40,14 +41,21 @@ void ShardBuffers::reserve(Index rows, Index features) {
   ensure_size(x, capacity, features);
 }
 
-void ShardBuffers::copy(ConstMatrixRef batch_x, const ConstMatrixRef* batch_y, Index offset,
-                        Index rows) {
+void ShardBuffers::copy(const BatchJob& job, Index offset, Index rows) {
+  const ConstMatrixRef& batch_x = *job.x;
   capacity = std::max(capacity, rows);
   ensure_size(x, capacity, batch_x.cols());
-  x.topRows(rows) = batch_x.middleRows(offset, rows);
-  if (!batch_y) return;
-  ensure_size(y, capacity, batch_y->cols());
-  y.topRows(rows) = batch_y->middleRows(offset, rows);
+  if (job.y) ensure_size(y, capacity, job.y->cols());
+  if (job.index.empty()) {
+    x.topRows(rows) = batch_x.middleRows(offset, rows);
+    if (job.y) y.topRows(rows) = job.y->middleRows(offset, rows);
+    return;
+  }
+  for (Index r = 0; r < rows; ++r) {
+    const Index from = job.index[static_cast<size_t>(offset + r)];
+    x.row(r) = batch_x.row(from);
+    if (job.y) y.row(r) = job.y->row(from);
+  }
 }
 
 void add_shard_totals(const ComputeGraph& graph, ConstMatrixRef y_pred, ConstMatrixRef y,

@@ -29,10 +29,13 @@ struct BatchJob {
   uint64_t step = 0;                  // the model's train step counter (kTrain)
   float scale = 1.0f;                 // the loss gradient's scale: 1 / the batch's rows
   std::vector<Index> offsets, sizes;  // each shard's rows
+  // A gathered batch: rows index[i] of x and y form the batch (empty: x and y are the batch).
+  std::span<const int64_t> index;
 
-  // Sets the job and splits the batch into `shards` shards.
+  // Sets the job and splits the batch (x and y, or their rows `index`) into `shards` shards.
   void start(Phase phase, const ConstMatrixRef& x, const ConstMatrixRef* y, MatrixRef* out,
-             int shards);
+             int shards, std::span<const int64_t> index = {});
+  Index rows() const { return index.empty() ? x->rows() : static_cast<Index>(index.size()); }
   bool training() const { return phase == Phase::kTrain; }
 };
 
@@ -44,8 +47,9 @@ struct ShardBuffers {
   // Room for `rows` rows of `features` columns (allocation happens here and when a batch's
   // target has more columns than seen so far).
   void reserve(Index rows, Index features);
-  // Copies rows [offset, offset + rows) of x, and of y unless it is null.
-  void copy(ConstMatrixRef x, const ConstMatrixRef* y, Index offset, Index rows);
+  // Copies rows [offset, offset + rows) of the job's batch, and of y unless it is null (from
+  // rows job.index[offset...] of x and y for a gathered batch).
+  void copy(const BatchJob& job, Index offset, Index rows);
 };
 
 // Adds a shard's loss sum, sample count and metric states (of y_pred against y) to totals.

@@ -145,7 +145,7 @@ void DataParallelExecutor::train_device(int d) {
   DeviceTimeline& timeline = timelines_[d];
   timeline.clear();
   auto t = Clock::now();
-  errors_.guarded(d, [&] { dev.shard.copy(*job_.x, job_.y, off, rows); });
+  errors_.guarded(d, [&] { dev.shard.copy(job_, off, rows); });
   t = timeline.end_span(SpanKind::kShardCopy, t);
   const auto x = dev.shard.x.topRows(rows);
   const auto y = dev.shard.y.topRows(rows);
@@ -205,13 +205,14 @@ void DataParallelExecutor::train_device(int d) {
 }
 
 void DataParallelExecutor::run(BatchJob::Phase phase, const ConstMatrixRef& x,
-                               const ConstMatrixRef* y, MatrixRef* out, StepTotals* totals) {
-  job_.start(phase, x, y, out, pool_.size());
+                               const ConstMatrixRef* y, MatrixRef* out, StepTotals* totals,
+                               std::span<const int64_t> index) {
+  job_.start(phase, x, y, out, pool_.size(), index);
   if (totals) {
     // The regularization loss is computed once, on device 0's (identical) replica.
     totals->reg_weighted +=
         ctx_.graph.network->regularization_loss(devices_[0]->replica->const_params()) *
-        static_cast<double>(x.rows());
+        static_cast<double>(job_.rows());
     for (auto& d : devices_) d->totals.reset(totals->metric_states.size());
   }
   errors_.reset();
@@ -229,6 +230,13 @@ void DataParallelExecutor::train_step(ConstMatrixRef x, ConstMatrixRef y, uint64
                                       StepTotals& totals) {
   job_.step = step;
   run(BatchJob::Phase::kTrain, x, &y, nullptr, &totals);
+}
+
+void DataParallelExecutor::train_step_rows(ConstMatrixRef x, ConstMatrixRef y,
+                                           std::span<const int64_t> index, Matrix&, Matrix&,
+                                           uint64_t step, StepTotals& totals) {
+  job_.step = step;
+  run(BatchJob::Phase::kTrain, x, &y, nullptr, &totals, index);
 }
 
 void DataParallelExecutor::test_step(ConstMatrixRef x, ConstMatrixRef y, StepTotals& totals) {

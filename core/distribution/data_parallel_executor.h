@@ -37,6 +37,10 @@ class DataParallelExecutor : public StepExecutor {
 
   void prepare(Index max_rows) override;
   void train_step(ConstMatrixRef x, ConstMatrixRef y, uint64_t step, StepTotals& totals) override;
+  // Each device gathers its rows of the shuffled batch itself (its shard copy span), so the
+  // gather runs on every device at once and fit()'s thread copies nothing.
+  void train_step_rows(ConstMatrixRef x, ConstMatrixRef y, std::span<const int64_t> index,
+                       Matrix& xb, Matrix& yb, uint64_t step, StepTotals& totals) override;
   void test_step(ConstMatrixRef x, ConstMatrixRef y, StepTotals& totals) override;
   void predict_step(ConstMatrixRef x, MatrixRef out) override;
   void pull_from_model() override;
@@ -64,7 +68,7 @@ class DataParallelExecutor : public StepExecutor {
   using Clock = std::chrono::steady_clock;
   // Runs one phase on every device and gathers errors and totals.
   void run(BatchJob::Phase phase, const ConstMatrixRef& x, const ConstMatrixRef* y, MatrixRef* out,
-           StepTotals* totals);
+           StepTotals* totals, std::span<const int64_t> index = {});
   static void run_device(void* self, int device);
   void device_step(int d);
   void train_device(int d);

@@ -223,7 +223,7 @@ void ModelParallelExecutor::device_step(int d) {
   const Index rows = job_.sizes[static_cast<size_t>(dev.b)];
   assert(rows <= dev.capacity);
   auto t = Clock::now();
-  errors_.guarded(d, [&] { dev.shard.copy(*job_.x, job_.y, off, rows); });
+  errors_.guarded(d, [&] { dev.shard.copy(job_, off, rows); });
   t = timeline.end_span(SpanKind::kShardCopy, t);
   const ConstMatrixRef x = dev.shard.x.topRows(rows);
   t = forward(dev, x, off, rows, t);

@@ -9,6 +9,17 @@ std::vector<Matrix*> variable_values(std::vector<Variable>& variables) {
   return out;
 }
 
+void StepExecutor::train_step_rows(ConstMatrixRef x, ConstMatrixRef y,
+                                   std::span<const int64_t> index, Matrix& xb, Matrix& yb,
+                                   uint64_t step, StepTotals& totals) {
+  const Index rows = static_cast<Index>(index.size());
+  for (Index r = 0; r < rows; ++r) {
+    xb.row(r) = x.row(index[static_cast<size_t>(r)]);
+    yb.row(r) = y.row(index[static_cast<size_t>(r)]);
+  }
+  train_step(xb.topRows(rows), yb.topRows(rows), step, totals);
+}
+
 void apply_update(const Network& network, Optimizer& optimizer, std::span<Matrix* const> params,
                   std::span<const Matrix* const> const_params, std::span<Matrix* const> grads,
                   std::vector<Matrix*>& trainable_vars, std::vector<Matrix*>& trainable_grads) {

@@ -286,11 +286,8 @@ History Sequential::fit(const Matrix& x_all, const Matrix& y_all, const FitOptio
       const Index start = static_cast<Index>(step) * batch;
       const Index rows = std::min<Index>(batch, n_train - start);
       if (o.shuffle) {
-        for (Index r = 0; r < rows; ++r) {
-          xb.row(r) = x.row(perm[static_cast<size_t>(start + r)]);
-          yb.row(r) = y.row(perm[static_cast<size_t>(start + r)]);
-        }
-        exec->train_step(xb.topRows(rows), yb.topRows(rows), train_step_++, totals);
+        const std::span<const int64_t> index(perm.data() + start, static_cast<size_t>(rows));
+        exec->train_step_rows(x, y, index, xb, yb, train_step_++, totals);
       } else {
         exec->train_step(x.middleRows(start, rows), y.middleRows(start, rows), train_step_++,
                          totals);

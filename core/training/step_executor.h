@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "core/nn/variable.h"
@@ -33,6 +34,12 @@ class StepExecutor {
   // batch's sums to totals (reg_weighted = rows * regularization loss before the update).
   virtual void train_step(ConstMatrixRef x, ConstMatrixRef y, uint64_t step,
                           StepTotals& totals) = 0;
+  // train_step on the batch made of rows `index` of x and y (a shuffled batch). The default
+  // gathers them into xb and yb (fit()'s buffers, with room for index.size() rows) and calls
+  // train_step; DataParallel's devices gather their own rows instead, in parallel, as their
+  // shard copy.
+  virtual void train_step_rows(ConstMatrixRef x, ConstMatrixRef y, std::span<const int64_t> index,
+                               Matrix& xb, Matrix& yb, uint64_t step, StepTotals& totals);
   virtual void test_step(ConstMatrixRef x, ConstMatrixRef y, StepTotals& totals) = 0;
   virtual void predict_step(ConstMatrixRef x, MatrixRef out) = 0;
   // The model's variables or learning rate were changed from outside (callbacks): take them.
