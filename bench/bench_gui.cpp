@@ -5,11 +5,13 @@
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QThread>
 #include <QTimer>
 #include <algorithm>
 #include <cstdio>
 #include <ostream>
 #include <streambuf>
+#include <string>
 #include <vector>
 
 #include "bench/bench_util.h"
@@ -22,6 +24,44 @@ using namespace fitbench;
 namespace {
 
 using fitbench::bench::median;
+
+// Times every event the UI thread dispatches while `on`, keeping the longest: a stall of the UI
+// thread is one long event (a tick, a paint, a layout), and its type and receiver say which.
+class TimingApplication : public QApplication {
+ public:
+  using QApplication::QApplication;
+  bool notify(QObject* receiver, QEvent* event) override {
+    if (!on || QThread::currentThread() != thread()) return QApplication::notify(receiver, event);
+    QElapsedTimer t;
+    t.start();
+    const int type = event->type();
+    const char* name = receiver->metaObject()->className();
+    ++depth;
+    const bool result = QApplication::notify(receiver, event);
+    --depth;
+    const double ms = t.nsecsElapsed() * 1e-6;
+    if (depth == 0 && ms >= 4.0 && log.size() < 4000)
+      log.push_back({clock.nsecsElapsed() * 1e-6 - ms, ms, type, name});
+    if (ms > longestMs) {
+      longestMs = ms;
+      longestType = type;
+      longestReceiver = name;
+    }
+    return result;
+  }
+  struct Entry {
+    double startMs, ms;
+    int type;
+    std::string receiver;
+  };
+  bool on = false;
+  int depth = 0;
+  QElapsedTimer clock;     // started in main
+  std::vector<Entry> log;  // outermost events of 4 ms or more (BENCH_GUI_EVENTS=1 prints)
+  double longestMs = 0.0;
+  int longestType = 0;
+  std::string longestReceiver;
+};
 
 class NullBuf : public std::streambuf {
  protected:
@@ -108,7 +148,8 @@ ExperimentSpec workload(const char* which) {
 int main(int argc, char** argv) {
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY"))
     qputenv("QT_QPA_PLATFORM", "offscreen");
-  QApplication app(argc, argv);
+  TimingApplication app(argc, argv);
+  app.clock.start();
   QApplication::setOrganizationName(QStringLiteral("fitbench-bench"));
   const int repeats = argc > 1 ? std::max(1, std::atoi(argv[1])) : 5;
   MainWindow window;
@@ -123,7 +164,9 @@ int main(int argc, char** argv) {
     std::vector<double> cli, gui, ratio, stall, tick;
     for (int i = 0; i < repeats; ++i) {
       const double c = headless(spec);
+      app.on = true;
       const WindowRun g = windowed(window, spec);
+      app.on = false;
       cli.push_back(c);
       gui.push_back(g.seconds);
       ratio.push_back(c / g.seconds);
@@ -133,7 +176,16 @@ int main(int argc, char** argv) {
     std::printf("%-6s %12.3f %12.3f %7.1f%% %14.1f %14.1f\n", which, median(cli), median(gui),
                 100.0 * median(ratio), *std::max_element(stall.begin(), stall.end()),
                 *std::max_element(tick.begin(), tick.end()));
+    std::printf("       stall ms per run:");
+    for (const double s : stall) std::printf(" %.1f", s);
+    std::printf("\n");
   }
+  if (qEnvironmentVariableIsSet("BENCH_GUI_EVENTS"))
+    for (const auto& e : app.log)
+      std::printf("event at %9.1f ms: %6.1f ms, type %3d, %s\n", e.startMs, e.ms, e.type,
+                  e.receiver.c_str());
+  std::printf("longest single UI event: %.1f ms, type %d, receiver %s\n", app.longestMs,
+              app.longestType, app.longestReceiver.c_str());
   std::printf(
       "ratio: window throughput as a share of headless (median of %d pairs)\n"
       "max stall: the UI thread's longest gap beyond its 33 ms tick over all runs\n"

@@ -324,10 +324,14 @@ void MetricChart::styleRun(Run& run) {
     QLineSeries* line = run.line[i];
     QPen pen(run.isOverlay ? withAlpha(base, 90) : base);
     pen.setWidthF(epochLine ? (run.isOverlay ? 1.5 : 2.0) : 1.0);
-    if (run.isOverlay && epochLine) pen.setStyle(Qt::DashLine);
+    // Overlays are faded, not dashed: Qt strokes a dashed path of hundreds of points slowly
+    // (eight dashed overlays kept the UI thread busy for 80-130 ms when the axes changed).
     line->setPen(pen);
     line->setColor(pen.color());
-    line->setPointsVisible(epochLine);
+    // A faded overlay is a line alone: eight overlays' markers (2,400 of them for 150-epoch runs
+    // with validation) cost the chart ~30 ms per relayout, and the current run's markers are
+    // the values to read.
+    line->setPointsVisible(epochLine && !run.isOverlay);
     line->setMarkerSize(run.isOverlay ? 4 : 6);
     if (run.isOverlay) {
       // The legend shows one entry per overlay, normally the train line: the bare label.
@@ -372,6 +376,8 @@ void MetricChart::beginRun(const QString& label) {
       raw = nullptr;
     }
     styleRun(old);
+    // Drawn again with an overlay's fewer points (every overlay is redrawn when an axis moves).
+    for (int i = 0; i < kLineCount; ++i) markDirty(old, Line(i));
     m_overlays.push_back(std::move(old));
     while (static_cast<int>(m_overlays.size()) > kMaxOverlays) {
       deleteRunSeries(m_overlays.front());
@@ -542,11 +548,11 @@ QVector<QPointF> MetricChart::drawable(const QVector<QPointF>& points, int* nonF
   return out;
 }
 
-QVector<QPointF> MetricChart::decimated(Line /*line*/, const QVector<QPointF>& points) const {
-  if (points.size() <= kMaxDrawnPoints) return points;
-  if (m_followData)
-    return decimateMinMax(points, kMaxDrawnPoints, points.front().x(), points.back().x());
-  return decimateMinMax(points, kMaxDrawnPoints, m_xAxis->min(), m_xAxis->max());
+QVector<QPointF> MetricChart::decimated(const Run& run, const QVector<QPointF>& points) const {
+  const int most = run.isOverlay ? kMaxOverlayPoints : kMaxDrawnPoints;
+  if (points.size() <= most) return points;
+  if (m_followData) return decimateMinMax(points, most, points.front().x(), points.back().x());
+  return decimateMinMax(points, most, m_xAxis->min(), m_xAxis->max());
 }
 
 void MetricChart::pushLine(Run& run, Line line) {
@@ -576,12 +582,13 @@ void MetricChart::pushLine(Run& run, Line line) {
     run.smoothed[line] = smooth ? smoothDebiased(data, m_smoothing) : QVector<QPointF>{};
   }
   run.line[line]->replace(
-      decimated(line, smooth ? drawable(run.smoothed[line], nullptr, nullptr) : raw));
+      decimated(run, smooth ? drawable(run.smoothed[line], nullptr, nullptr) : raw));
   // Markers on every epoch point while they can be told apart; a line alone beyond that.
-  if (line != kBatch) run.line[line]->setPointsVisible(data.size() <= kMaxMarkedPoints);
+  if (line != kBatch)
+    run.line[line]->setPointsVisible(!run.isOverlay && data.size() <= kMaxMarkedPoints);
   if (QLineSeries* faint = run.raw[line]) {
     if (smooth)
-      faint->replace(decimated(line, raw));
+      faint->replace(decimated(run, raw));
     else if (faint->count() > 0)
       faint->clear();
     faint->setVisible(smooth);
@@ -590,9 +597,14 @@ void MetricChart::pushLine(Run& run, Line line) {
 
 void MetricChart::updateLegend() {
   QLegend* legend = m_chart->legend();
-  const auto show = [legend](QLineSeries* series, bool visible) {
+  bool changed = false;
+  const auto show = [legend, &changed](QLineSeries* series, bool visible) {
     if (!series) return;
-    for (QLegendMarker* marker : legend->markers(series)) marker->setVisible(visible);
+    for (QLegendMarker* marker : legend->markers(series)) {
+      if (marker->isVisible() == visible) continue;
+      marker->setVisible(visible);
+      changed = true;
+    }
   };
   for (const Run* run : allRuns()) {
     bool shown = false;  // an overlay shows one entry, its label
@@ -602,6 +614,12 @@ void MetricChart::updateLegend() {
       shown = shown || hasData;
       show(run->raw[i], false);
     }
+  }
+  // Qt Charts 6.4 does not lay the legend out again when a marker's visibility changes: without
+  // this, a legend laid out while empty kept one bare marker and no text.
+  if (changed) {
+    if (QGraphicsLayout* layout = legend->layout()) layout->invalidate();
+    m_chart->layout()->invalidate();
   }
 }
 

@@ -34,6 +34,11 @@ class MetricChart : public QWidget {
   static constexpr int kMaxOverlays = 8;
   // Points drawn per batch line (the stored data stays complete).
   static constexpr int kMaxDrawnPoints = 2000;
+  // The same for each line of a faded overlay: every overlay is laid out again whenever an axis
+  // range changes (each tick while a run follows its data), so eight overlays at 2,000 points a
+  // line kept the UI thread busy for 40 ms at a time; 400 points still trace a curve at chart
+  // widths.
+  static constexpr int kMaxOverlayPoints = 400;
   // Shortest time between two redraws (about 30 per second).
   static constexpr int kRedrawIntervalMs = 33;
   // Epoch lines with more points than this are drawn without markers.
@@ -127,7 +132,7 @@ class MetricChart : public QWidget {
   void onHover(const QPoint& viewPos);
   void onSaveClicked();
   QVector<QPointF> drawable(const QVector<QPointF>& points, int* nonFinite, int* nonPositive) const;
-  QVector<QPointF> decimated(Line line, const QVector<QPointF>& points) const;
+  QVector<QPointF> decimated(const Run& run, const QVector<QPointF>& points) const;
   std::vector<const Run*> allRuns() const;
   QString lineName(const Run& run, Line line) const;
 
