@@ -40,18 +40,23 @@ void gather_stats(int r, int n, int64_t total, int64_t own, CollectiveStats& sta
 }
 }  // namespace
 
-void ThreadCollectives::naive_all_reduce(int r, Pieces mine, int64_t total,
-                                         CollectiveStats& stats) {
-  const int n = n_;
+int ThreadCollectives::naive_sum(int r, Pieces mine, int64_t total, CollectiveStats& stats) {
   ranks_[r].pieces = mine;
   const int p = begin_call(r, r == 0 ? total : 0);
   first_barrier(r, p, stats);
   if (r == 0) {
     float* sum = staging(0, p);
     pieces_to_flat(mine, sum, 0, total);
-    for (int s = 1; s < n; ++s) add_pieces_to_flat(ranks_[s].pieces, sum, 0, total);
+    for (int s = 1; s < n_; ++s) add_pieces_to_flat(ranks_[s].pieces, sum, 0, total);
   }
   barrier_.arrive_and_wait();
+  return p;
+}
+
+void ThreadCollectives::naive_all_reduce(int r, Pieces mine, int64_t total,
+                                         CollectiveStats& stats) {
+  const int n = n_;
+  const int p = naive_sum(r, mine, total, stats);
   flat_to_pieces(staging(0, p), mine, 0, total);
   const int64_t others = n - 1;
   stats.bytes_sent = (r == 0 ? others : 1) * total * kFloat;
@@ -102,16 +107,7 @@ void ThreadCollectives::naive_reduce_scatter(int r, std::span<const float> in, s
 void ThreadCollectives::naive_reduce_scatter(int r, Pieces mine, int64_t total,
                                              CollectiveStats& stats) {
   const int n = n_;
-  ranks_[r].pieces = mine;
-  const int p = begin_call(r, r == 0 ? total : 0);
-  first_barrier(r, p, stats);
-  if (r == 0) {
-    // The same sums in the same order as naive_all_reduce.
-    float* sum = staging(0, p);
-    pieces_to_flat(mine, sum, 0, total);
-    for (int s = 1; s < n; ++s) add_pieces_to_flat(ranks_[s].pieces, sum, 0, total);
-  }
-  barrier_.arrive_and_wait();
+  const int p = naive_sum(r, mine, total, stats);  // the same sums as naive_all_reduce
   const Chunk c = chunk_of(total, n, r);
   flat_to_pieces(staging(0, p) + c.begin, mine, c.begin, c.begin + c.size);
   scatter_stats(r, n, total, c.size, stats);

@@ -62,6 +62,9 @@ class ThreadCollectives final : public Collectives {
 
   void ring_all_reduce(int rank, Pieces mine, int64_t total, CollectiveStats& stats);
   void naive_all_reduce(int rank, Pieces mine, int64_t total, CollectiveStats& stats);
+  // Starts a naive call over pieces: rank 0 sums every rank's pieces in rank order into its
+  // staging buffer of this call's parity, which it returns once every rank can read the sum.
+  int naive_sum(int rank, Pieces mine, int64_t total, CollectiveStats& stats);
   // The reduce-scatter steps of ring all_reduce (after the first barrier): this rank's chunk of
   // `mine` ends as the sum, read from the left neighbour's pieces.
   void ring_reduce_steps(int rank, Pieces mine, int64_t total, CollectiveStats& stats);
