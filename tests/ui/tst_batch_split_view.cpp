@@ -5,6 +5,7 @@
 // replicated, an invalid layout's errors, and the glossary's terms in its tooltips.
 #include <QSet>
 #include <QTest>
+#include <functional>
 #include <numeric>
 
 #include "core/distribution/data_parallel_executor.h"
@@ -34,6 +35,24 @@ struct TraceKeeper : Callback {
   std::vector<StepTrace> steps;
   void on_step_trace(const StepTrace& t) override { steps.push_back(t); }
 };
+
+// The step traces of a real fit(): a binary classifier `spec` on `samples` rows of 4 features,
+// distributed by `distribute`.
+std::vector<StepTrace> fitTraces(const ModelSpec& spec, Index samples,
+                                 const std::function<void(Sequential&)>& distribute,
+                                 const FitOptions& fit) {
+  set_random_seed(7);
+  Matrix x, y;
+  fixtures::make_binary_data(samples, 4, x, y);
+  Sequential model(spec);
+  fixtures::compile_binary_sgd(model);
+  distribute(model);
+  TraceKeeper keeper;
+  RunOptions run;
+  run.callbacks = {&keeper};
+  model.fit(x, y, fit, run);
+  return keeper.steps;
+}
 
 BatchSplitPlan dataParallelPlan(int devices, int64_t batch, int64_t samples) {
   BatchSplitPlan plan;
@@ -123,23 +142,17 @@ void TestBatchSplitView::shardRows() {
 
 void TestBatchSplitView::dataParallelFitMatchesEngine() {
   // 3 devices, 25 samples, batch 10: batches of 10, 10 and 5 rows each epoch.
-  set_random_seed(7);
-  Matrix x, y;
-  fixtures::make_binary_data(25, 4, x, y);
-  Sequential model(fixtures::binary_mlp(4, {}));
-  fixtures::compile_binary_sgd(model);
-  use_data_parallel(model, 3);
-  TraceKeeper keeper;
-  RunOptions run;
-  run.callbacks = {&keeper};
-  model.fit(x, y, FitOptions{.epochs = 2, .batch_size = 10, .verbose = 0}, run);
-  QCOMPARE(keeper.steps.size(), size_t(6));
+  const auto dataParallel = [](Sequential& m) { use_data_parallel(m, 3); };
+  const std::vector<StepTrace> steps =
+      fitTraces(fixtures::binary_mlp(4, {}), 25, dataParallel,
+                FitOptions{.epochs = 2, .batch_size = 10, .verbose = 0});
+  QCOMPARE(steps.size(), size_t(6));
 
   BatchSplitView view;
   view.resize(380, 520);
   view.setPlan(dataParallelPlan(3, 10, 25));
-  for (size_t i = 0; i < keeper.steps.size(); ++i) {
-    const StepTrace& step = keeper.steps[i];
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const StepTrace& step = steps[i];
     view.showStep(step);
     QCOMPARE(view.batches().size(), size_t(1));
     const BatchSplit& shown = view.batches().front();
@@ -152,7 +165,7 @@ void TestBatchSplitView::dataParallelFitMatchesEngine() {
     QCOMPARE(BatchSplitView::shardRows(shown.rows, 3), step.shard_rows);
   }
   QCOMPARE(view.caption(), QStringLiteral("Epoch 2, batch 3 of 3 · 5 rows: last partial batch"));
-  view.showStep(keeper.steps[1]);
+  view.showStep(steps[1]);
   QCOMPARE(view.caption(), QStringLiteral("Epoch 1, batch 2 of 3 · 10 rows"));
   saveShot(view, "S_dp_live.png");
 }
@@ -162,22 +175,15 @@ void TestBatchSplitView::validationSplitShrinksTheEpoch() {
   // 10, 10 and 4 rows; the last split 2 + 1 + 1 on 3 devices.
   QCOMPARE(batchsplit::trainingSamples(30, 0.2), int64_t(24));
   QCOMPARE(batchsplit::trainingSamples(30, 0.0), int64_t(30));
-  set_random_seed(7);
-  Matrix x, y;
-  fixtures::make_binary_data(30, 4, x, y);
-  Sequential model(fixtures::binary_mlp(4, {}));
-  fixtures::compile_binary_sgd(model);
-  use_data_parallel(model, 3);
-  TraceKeeper keeper;
-  RunOptions run;
-  run.callbacks = {&keeper};
-  model.fit(x, y, FitOptions{.epochs = 1, .batch_size = 10, .validation_split = 0.2, .verbose = 0},
-            run);
-  QCOMPARE(keeper.steps.size(), size_t(3));
+  const auto dataParallel = [](Sequential& m) { use_data_parallel(m, 3); };
+  const std::vector<StepTrace> steps =
+      fitTraces(fixtures::binary_mlp(4, {}), 30, dataParallel,
+                FitOptions{.epochs = 1, .batch_size = 10, .validation_split = 0.2, .verbose = 0});
+  QCOMPARE(steps.size(), size_t(3));
   BatchSplitView view;
   view.setPlan(dataParallelPlan(3, 10, batchsplit::trainingSamples(30, 0.2)));
   QCOMPARE(view.batches().size(), size_t(2));
-  QCOMPARE(view.batches()[1].parts, keeper.steps[2].shard_rows);
+  QCOMPARE(view.batches()[1].parts, steps[2].shard_rows);
   QCOMPARE(view.batches()[1].parts, (Rows{2, 1, 1}));
 }
 
@@ -374,21 +380,14 @@ void TestBatchSplitView::modelParallelFitMatchesEngine() {
   dist.axis_names = {"batch", "model"};
   dist.layout_map = {{"dense/kernel", {"", "model"}}};
   const ModelSpec spec = fixtures::binary_mlp(4, {16, 16});
-  set_random_seed(7);
-  Matrix x, y;
-  fixtures::make_binary_data(25, 4, x, y);
-  Sequential model(spec);
-  fixtures::compile_binary_sgd(model);
-  use_model_parallel(model, dist, 4);
-  TraceKeeper keeper;
-  RunOptions run;
-  run.callbacks = {&keeper};
-  model.fit(x, y, FitOptions{.epochs = 1, .batch_size = 10, .verbose = 0}, run);
-  QCOMPARE(keeper.steps.size(), size_t(3));
+  const std::vector<StepTrace> steps = fitTraces(
+      spec, 25, [&](Sequential& m) { use_model_parallel(m, dist, 4); },
+      FitOptions{.epochs = 1, .batch_size = 10, .verbose = 0});
+  QCOMPARE(steps.size(), size_t(3));
   BatchSplitView view;
   view.setPlan(modelParallelPlan(spec, dist));
-  for (size_t i = 0; i < keeper.steps.size(); ++i) {
-    const StepTrace& step = keeper.steps[i];
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const StepTrace& step = steps[i];
     QCOMPARE(step.shard_rows.size(), size_t(4));
     view.showStep(step);
     const Rows expected = i == 2 ? Rows{3, 2} : Rows{5, 5};
