@@ -3,9 +3,11 @@
 // floats (the seed model's gradients), 16,384 and 669,706 (the 784-512-512-10 MLP's gradients),
 // with the bytes a rank sends and the GB/s that makes; (c) the seed model's train_step on 16 rows
 // through DataParallel on 2 devices vs the local executor (the difference is the framework
-// overhead of distribution), and fit() per step; (d) the MLP's train_step on a batch of 256:
-// local, DataParallel x2 and ModelParallel 1x2 (kernels split by columns). Medians of repeats;
-// never asserted. Usage: bench_collectives [--repeats N]
+// overhead of distribution), and fit() per step; (d) the MLP's train_step on shuffled batches
+// of 256: local, DataParallel x2 and ModelParallel 1x2 (kernels split by columns), in
+// alternating blocks of steps, with the speedups as medians of each round's ratios and each
+// DataParallel device's time per span. Medians of repeats; never asserted.
+// Usage: bench_collectives [--repeats N] [--mlp]   (--mlp: part (d) alone)
 #include <algorithm>
 #include <barrier>
 #include <chrono>
@@ -13,6 +15,7 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -187,12 +190,37 @@ SeedSteps seed_steps(int repeats, const RehearsalOptions& options) {
   return r;
 }
 
-// (d) The MLP's train_step on one batch of 256 rows, per step in microseconds.
+// (d) The MLP's train_step on shuffled batches of 256 rows (as fit() hands them over:
+// train_step_rows with the batch's row indices), per step in microseconds. The local executor,
+// DataParallel x2 and ModelParallel 1x2 each train a model of their own, in alternating blocks of
+// steps, so that all three see the same moments of a machine whose speed drifts; the ratios are
+// the medians of each round's ratios.
 struct MlpSteps {
   double local_us = 0.0, dp2_us = 0.0, mp12_us = 0.0;
+  double dp2_speedup = 0.0, mp12_speedup = 0.0;  // local / distributed, median over rounds
+  double dp2_speedup_lo = 0.0, dp2_speedup_hi = 0.0;
+  // DataParallel x2: each span label's median time per step on devices 0 and 1 (steps in which a
+  // device has no span of a label, e.g. no waiting, are left out of that label's median).
+  std::map<std::string, double> dp2_spans[2];
 };
 
-MlpSteps mlp_steps(int repeats) {
+// Keeps every device's span durations of each step, by label.
+struct SpanLog {
+  std::map<std::string, std::vector<double>> per_device[2];
+  void add(const StepTrace& t) {
+    for (size_t d = 0; d < 2 && d < t.spans.size(); ++d) {
+      std::map<std::string, double> step;
+      for (const TraceSpan& s : t.spans[d]) step[span_label(s)] += s.duration_us;
+      for (const auto& [k, v] : step) per_device[d][k].push_back(v);
+    }
+  }
+  void medians(std::map<std::string, double> (&out)[2]) const {
+    for (int d = 0; d < 2; ++d)
+      for (const auto& [k, v] : per_device[d]) out[d][k] = median(v);
+  }
+};
+
+ModelSpec mlp_spec() {
   LayerSpec in;
   in.class_name = "InputLayer";
   in.shape = {784};
@@ -205,70 +233,100 @@ MlpSteps mlp_steps(int repeats) {
     d.activation = units == 10 ? "softmax" : "relu";
     spec.layers.push_back(d);
   }
+  return spec;
+}
+
+// A compiled MLP that has trained one step locally (its optimizer is built), and its executor
+// context.
+struct MlpModel {
+  std::unique_ptr<Sequential> model;
+  ExecutorContext ctx;
+};
+
+MlpModel mlp_model(const CompileOptions& c, const Matrix& x, const Matrix& y) {
+  MlpModel m;
+  set_random_seed(7);
+  m.model = std::make_unique<Sequential>(mlp_spec());
+  m.model->compile(c);
+  m.model->set_executor_factory([&m](const ExecutorContext& ctx) {
+    m.ctx = ctx;
+    return std::make_unique<LocalExecutor>(ctx);
+  });
+  m.model->fit(x.topRows(256), y.topRows(256),
+               FitOptions{.epochs = 1, .batch_size = 256, .verbose = 0});
+  return m;
+}
+
+MlpSteps mlp_steps(int repeats) {
   CompileOptions c;
   c.optimizer.class_name = "Adam";
   c.loss.name = "sparse_categorical_crossentropy";
   c.metrics = {"accuracy"};
+  constexpr Index kRows = 4096, kBatch = 256;
   Rng rng(11);
-  Matrix x(256, 784), y(256, 1);
-  for (Index i = 0; i < 256; ++i) {
+  Matrix x(kRows, 784), y(kRows, 1);
+  for (Index i = 0; i < kRows; ++i) {
     for (Index j = 0; j < 784; ++j) x(i, j) = static_cast<float>(rng.normal());
     y(i, 0) = static_cast<float>(rng.below(10));
   }
-  set_random_seed(7);
-  Sequential model(spec);
-  model.compile(c);
-  ExecutorContext saved;
-  model.set_executor_factory([&saved](const ExecutorContext& ctx) {
-    saved = ctx;
-    return std::make_unique<LocalExecutor>(ctx);
-  });
-  model.fit(x, y, FitOptions{.epochs = 1, .batch_size = 256, .verbose = 0});
+  MlpModel local_model = mlp_model(c, x, y), dp_model = mlp_model(c, x, y),
+           mp_model = mlp_model(c, x, y);
+  LocalExecutor local(local_model.ctx);
+  DataParallelExecutor dp2(dp_model.ctx, 2);
+  // ModelParallel starts its own optimizer state: it takes an optimizer that has not stepped.
+  DistributionSpec mp;
+  mp.class_name = "ModelParallel";
+  mp.mesh_shape = {1, 2};
+  mp.axis_names = {"batch", "model"};
+  mp.layout_map = default_layout_map(model_variables(mlp_spec(), 784), "model", 2);
+  auto fresh = make_optimizer(c.optimizer, "compile.optimizer");
+  ExecutorContext mp_ctx = mp_model.ctx;
+  mp_ctx.optimizer = fresh.get();
+  ModelParallelExecutor mp12(mp_ctx, make_model_parallel_plan(mp_model.model->network(), mp, 2),
+                             c.optimizer, std::make_shared<ModelParallelOptimizers>());
+  StepExecutor* execs[3] = {&local, &dp2, &mp12};
   StepTotals totals;
-  totals.reset(saved.graph.metric_state_size());
+  totals.reset(local_model.ctx.graph.metric_state_size());
+  Matrix xb(kBatch, 784), yb(kBatch, 1);
+  std::vector<int64_t> order(static_cast<size_t>(kRows));
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int64_t>(i);
   uint64_t step = 0;
-  auto per_step = [&](StepExecutor& exec) {
-    exec.prepare(256);
-    return us_per_iteration(
-        [&](long it) {
-          for (long i = 0; i < it; ++i) exec.train_step(x, y, step++, totals);
-        },
-        40, repeats);
+  SpanLog log;
+  // One block: 10 steps of one executor over shuffled batches; microseconds per step.
+  auto block = [&](int e, bool keep_spans) {
+    constexpr int kSteps = 10;
+    for (size_t i = order.size() - 1; i > 0; --i)
+      std::swap(order[i], order[static_cast<size_t>(rng.below(static_cast<int64_t>(i) + 1))]);
+    const auto t0 = Clock::now();
+    for (int i = 0; i < kSteps; ++i) {
+      const std::span<const int64_t> index(order.data() + i * kBatch, kBatch);
+      execs[e]->train_step_rows(x, y, index, xb, yb, step++, totals);
+      if (keep_spans) log.add(*execs[e]->step_trace());
+    }
+    return std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / kSteps;
   };
+  for (StepExecutor* e : execs) e->prepare(kBatch);
+  for (int e = 0; e < 3; ++e) block(e, false);  // warm-up
+  std::vector<double> us[3], dp2_ratio, mp12_ratio;
+  for (int round = 0; round < 2 * repeats; ++round) {
+    for (int e = 0; e < 3; ++e) us[e].push_back(block(e, e == 1));
+    dp2_ratio.push_back(us[0].back() / us[1].back());
+    mp12_ratio.push_back(us[0].back() / us[2].back());
+  }
   MlpSteps r;
-  {
-    LocalExecutor exec(saved);
-    r.local_us = per_step(exec);
-  }
-  {
-    DataParallelExecutor exec(saved, 2);
-    r.dp2_us = per_step(exec);
-  }
-  {
-    // ModelParallel starts its own optimizer state: it takes an optimizer that has not stepped.
-    DistributionSpec mp;
-    mp.class_name = "ModelParallel";
-    mp.mesh_shape = {1, 2};
-    mp.axis_names = {"batch", "model"};
-    mp.layout_map = default_layout_map(model_variables(spec, 784), "model", 2);
-    auto fresh = make_optimizer(c.optimizer, "compile.optimizer");
-    ExecutorContext ctx = saved;
-    ctx.optimizer = fresh.get();
-    ModelParallelExecutor exec(ctx, make_model_parallel_plan(model.network(), mp, 2), c.optimizer,
-                               std::make_shared<ModelParallelOptimizers>());
-    r.mp12_us = per_step(exec);
-  }
+  r.local_us = median(us[0]);
+  r.dp2_us = median(us[1]);
+  r.mp12_us = median(us[2]);
+  r.dp2_speedup = median(dp2_ratio);
+  r.mp12_speedup = median(mp12_ratio);
+  r.dp2_speedup_lo = *std::min_element(dp2_ratio.begin(), dp2_ratio.end());
+  r.dp2_speedup_hi = *std::max_element(dp2_ratio.begin(), dp2_ratio.end());
+  log.medians(r.dp2_spans);
   return r;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  int repeats = 7;
-  for (int i = 1; i + 1 < argc; ++i)
-    if (std::strcmp(argv[i], "--repeats") == 0) repeats = std::atoi(argv[i + 1]);
-  std::printf("bench_collectives: medians of %d repeats; %u hardware threads; load %s\n", repeats,
-              std::thread::hardware_concurrency(), load_average().c_str());
+// (a) to (c): barriers, collectives over buffer sizes, the seed model's steps.
+void run_small(int repeats) {
   std::printf("%-58s %10.3f us\n", "(a) barrier, 2 threads, SpinBarrier",
               barrier_us(true, repeats));
   std::printf("%-58s %10.3f us\n", "(a) barrier, 2 threads, std::barrier",
@@ -301,10 +359,36 @@ int main(int argc, char** argv) {
     std::printf("%-58s %10.3f us\n", ("(c) seed fit() per step, DataParallel x2, " + name).c_str(),
                 s.fit_dp2_us);
   }
-  const MlpSteps m = mlp_steps(repeats);
+}
+
+void print_mlp(const MlpSteps& m) {
   std::printf("%-58s %10.1f us\n", "(d) MLP train_step, 256 rows, local executor", m.local_us);
   std::printf("%-58s %10.1f us\n", "(d) MLP train_step, DataParallel x2, ring", m.dp2_us);
+  std::printf("%-58s %10.3f  (rounds %.3f-%.3f)\n", "(d) MLP local / DataParallel x2, per round",
+              m.dp2_speedup, m.dp2_speedup_lo, m.dp2_speedup_hi);
+  for (int d = 0; d < 2; ++d) {
+    std::printf("(d)   DataParallel x2, cpu:%d per step (us):", d);
+    for (const auto& [label, us] : m.dp2_spans[d]) std::printf(" %s %.1f", label.c_str(), us);
+    std::printf("\n");
+  }
   std::printf("%-58s %10.1f us\n", "(d) MLP train_step, ModelParallel 1x2, ring", m.mp12_us);
+  std::printf("%-58s %10.3f\n", "(d) MLP local / ModelParallel 1x2, per round", m.mp12_speedup);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int repeats = 7;
+  bool mlp_only = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) repeats = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--mlp") == 0) mlp_only = true;
+  }
+  std::printf("bench_collectives: medians of %d repeats; %u hardware threads; load %s\n", repeats,
+              std::thread::hardware_concurrency(), load_average().c_str());
+  if (!mlp_only) run_small(repeats);
+  const MlpSteps m = mlp_steps(repeats);
+  print_mlp(m);
   std::printf("load at end: %s\n", load_average().c_str());
   return 0;
 }
