@@ -3,7 +3,8 @@
 // dispatches the workers sleep on a futex, so an idle pool burns no CPU. Phases inside a job
 // synchronize with barrier(). dispatch() is called by one thread at a time; barrier() only from
 // inside a job. Also the waiting primitives the devices share: a spinning barrier and a precise
-// wait until a time point.
+// wait until a time point. (Plain threads rather than a oneTBB task_arena per device: measured
+// faster for microsecond steps by bench/bench_pool; docs/architecture.md gives the figures.)
 #pragma once
 
 #include <atomic>
