@@ -9,16 +9,13 @@
 #include <QFileInfo>
 #include <QGraphicsLayout>
 #include <QHBoxLayout>
-#include <QKeyEvent>
 #include <QLabel>
 #include <QLegend>
 #include <QLegendMarker>
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QMessageBox>
-#include <QMouseEvent>
 #include <QPainter>
-#include <QRubberBand>
 #include <QSlider>
 #include <QSvgGenerator>
 #include <QTimer>
@@ -26,12 +23,11 @@
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <QValueAxis>
-#include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <limits>
 
+#include "ui/chart_view.h"
 #include "ui/smoothing.h"
 
 namespace fitbench {
@@ -41,7 +37,6 @@ const QColor kTrainColor(31, 119, 180);       // blue
 const QColor kValidationColor(255, 127, 14);  // orange
 const QColor kBatchColor(107, 174, 214);      // light blue: per-batch training values
 constexpr double kHoverRadius = 14.0;         // px: how near the mouse a point must be
-constexpr double kWheelZoom = 0.8;            // visible span kept per wheel notch
 
 QColor withAlpha(QColor color, int alpha) {
   color.setAlpha(alpha);
@@ -75,120 +70,6 @@ QString chartTitle(const QString& metric, const QString& runLabel) {
   if (!title.isEmpty()) title[0] = title[0].toUpper();
   return runLabel.isEmpty() ? title : title + QStringLiteral(" · ") + runLabel;
 }
-
-// The QChartView with the workbench's mouse and keyboard: left drag zooms into a rectangle, the
-// wheel zooms around the cursor, right / middle drag and the arrow keys pan, double-click and
-// Home reset, plain moves report the hover position.
-class ChartView : public QChartView {
- public:
-  ChartView(QChart* chart, QWidget* parent) : QChartView(chart, parent) {
-    setRenderHint(QPainter::Antialiasing);
-    setMouseTracking(true);
-    setFocusPolicy(Qt::StrongFocus);
-    setRubberBand(QChartView::NoRubberBand);
-    m_band = new QRubberBand(QRubberBand::Rectangle, viewport());
-  }
-
-  std::function<void()> viewEdited;  // after any zoom or pan
-  std::function<void()> resetRequested;
-  std::function<void(const QPoint&)> hovered;  // viewport coordinates
-
- protected:
-  void mousePressEvent(QMouseEvent* event) override {
-    const QPoint pos = event->position().toPoint();
-    if (event->button() == Qt::RightButton || event->button() == Qt::MiddleButton) {
-      m_panning = true;
-      m_last = pos;
-      viewport()->setCursor(Qt::ClosedHandCursor);
-    } else if (event->button() == Qt::LeftButton && chart()->plotArea().contains(chartPos(pos))) {
-      m_zooming = true;
-      m_origin = pos;
-      m_band->setGeometry(QRect(pos, QSize()));
-      m_band->show();
-    }
-    QToolTip::hideText();
-    event->accept();
-  }
-  void mouseMoveEvent(QMouseEvent* event) override {
-    const QPoint pos = event->position().toPoint();
-    if (m_panning) {
-      const QPoint delta = pos - m_last;
-      m_last = pos;
-      chart()->scroll(-delta.x(), delta.y());
-      viewEdited();
-    } else if (m_zooming) {
-      m_band->setGeometry(QRect(m_origin, pos).normalized());
-    } else {
-      hovered(pos);
-    }
-    event->accept();
-  }
-  void mouseReleaseEvent(QMouseEvent* event) override {
-    if (m_panning && event->button() != Qt::LeftButton) {
-      m_panning = false;
-      viewport()->unsetCursor();
-    } else if (m_zooming && event->button() == Qt::LeftButton) {
-      m_zooming = false;
-      m_band->hide();
-      const QRect band = m_band->geometry();
-      if (band.width() > 4 && band.height() > 4) {
-        chart()->zoomIn(QRectF(chartPos(band.topLeft()), chartPos(band.bottomRight())));
-        viewEdited();
-      }
-    }
-    event->accept();
-  }
-  void mouseDoubleClickEvent(QMouseEvent* event) override {
-    if (event->button() == Qt::LeftButton) resetRequested();
-    event->accept();
-  }
-  void wheelEvent(QWheelEvent* event) override {
-    const double notches = event->angleDelta().y() / 120.0;
-    if (notches != 0) {
-      zoomAround(chartPos(event->position().toPoint()), std::pow(kWheelZoom, notches));
-      viewEdited();
-    }
-    event->accept();
-  }
-  void keyPressEvent(QKeyEvent* event) override {
-    const QRectF area = chart()->plotArea();
-    const double dx = area.width() / 10, dy = area.height() / 10;
-    const int key = event->key();
-    if (key == Qt::Key_Home) {
-      resetRequested();
-      return;
-    }
-    if (key == Qt::Key_Left || key == Qt::Key_Right)
-      chart()->scroll(key == Qt::Key_Left ? -dx : dx, 0);
-    else if (key == Qt::Key_Up || key == Qt::Key_Down)
-      chart()->scroll(0, key == Qt::Key_Up ? dy : -dy);
-    else if (key == Qt::Key_Plus || key == Qt::Key_Equal || key == Qt::Key_Minus)
-      zoomAround(area.center(), key == Qt::Key_Minus ? 1 / kWheelZoom : kWheelZoom);
-    else
-      return QChartView::keyPressEvent(event);
-    viewEdited();
-  }
-  void leaveEvent(QEvent* event) override {
-    QToolTip::hideText();
-    QChartView::leaveEvent(event);
-  }
-
- private:
-  QPointF chartPos(const QPoint& viewportPos) const {
-    return chart()->mapFromScene(mapToScene(viewportPos));
-  }
-  // Scales the visible area by `factor` keeping the value under `center` in place.
-  void zoomAround(const QPointF& center, double factor) {
-    const QRectF area = chart()->plotArea();
-    chart()->zoomIn(QRectF(center.x() - (center.x() - area.left()) * factor,
-                           center.y() - (center.y() - area.top()) * factor, area.width() * factor,
-                           area.height() * factor));
-  }
-
-  QRubberBand* m_band = nullptr;
-  QPoint m_origin, m_last;
-  bool m_panning = false, m_zooming = false;
-};
 
 }  // namespace
 
