@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/bench_models.h"
 #include "core/data/dataset.h"
 #include "core/distribution/data_parallel_executor.h"
 #include "core/distribution/layout_map.h"
@@ -162,6 +163,8 @@ void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcep
 namespace {
 
 using namespace fitbench;
+using fitbench::bench::dense;
+using fitbench::bench::input;
 
 uint64_t allocs() { return g_allocs.load(std::memory_order_relaxed); }
 uint64_t bytes() { return g_bytes.load(std::memory_order_relaxed); }
@@ -256,21 +259,6 @@ class CountingExecutor : public StepExecutor {
 };
 uint64_t CountingExecutor::max_after_first_ = 0;
 uint64_t CountingExecutor::calls_ = 0;
-
-LayerSpec dense(int64_t units, const std::string& activation) {
-  LayerSpec l;
-  l.class_name = "Dense";
-  l.units = units;
-  l.activation = activation;
-  return l;
-}
-
-LayerSpec input(int64_t units) {
-  LayerSpec l;
-  l.class_name = "InputLayer";
-  l.shape = {units};
-  return l;
-}
 
 struct Workload {
   std::string name;

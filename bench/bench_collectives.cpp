@@ -20,6 +20,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_models.h"
 #include "bench/bench_util.h"
 #include "core/data/dataset.h"
 #include "core/distribution/collectives.h"
@@ -35,6 +36,10 @@ namespace {
 
 using fitbench::bench::load_average;
 using fitbench::bench::median;
+using fitbench::bench::mlp_compile;
+using fitbench::bench::mlp_spec;
+using fitbench::bench::seed_compile;
+using fitbench::bench::seed_spec;
 using namespace fitbench;
 using Clock = std::chrono::steady_clock;
 
@@ -108,27 +113,6 @@ CallCost collective_us(CollectiveOp op, CollectiveAlgorithm alg, int n, size_t f
       },
       iterations, repeats);
   return cost;
-}
-
-ModelSpec seed_spec() {
-  LayerSpec in, d;
-  in.class_name = "InputLayer";
-  in.shape = {4};
-  d.class_name = "Dense";
-  d.units = 1;
-  d.activation = "sigmoid";
-  ModelSpec s;
-  s.layers = {in, d};
-  return s;
-}
-
-CompileOptions seed_compile() {
-  CompileOptions c;
-  c.optimizer.class_name = "SGD";
-  c.optimizer.learning_rate = 0.2;
-  c.loss.name = "binary_crossentropy";
-  c.metrics = {"accuracy"};
-  return c;
 }
 
 struct SeedSteps {
@@ -220,22 +204,6 @@ struct SpanLog {
   }
 };
 
-ModelSpec mlp_spec() {
-  LayerSpec in;
-  in.class_name = "InputLayer";
-  in.shape = {784};
-  ModelSpec spec;
-  spec.layers = {in};
-  for (int64_t units : {512, 512, 10}) {
-    LayerSpec d;
-    d.class_name = "Dense";
-    d.units = units;
-    d.activation = units == 10 ? "softmax" : "relu";
-    spec.layers.push_back(d);
-  }
-  return spec;
-}
-
 // A compiled MLP that has trained one step locally (its optimizer is built), and its executor
 // context.
 struct MlpModel {
@@ -258,10 +226,7 @@ MlpModel mlp_model(const CompileOptions& c, const Matrix& x, const Matrix& y) {
 }
 
 MlpSteps mlp_steps(int repeats) {
-  CompileOptions c;
-  c.optimizer.class_name = "Adam";
-  c.loss.name = "sparse_categorical_crossentropy";
-  c.metrics = {"accuracy"};
+  const CompileOptions c = mlp_compile();
   constexpr Index kRows = 4096, kBatch = 256;
   Rng rng(11);
   Matrix x(kRows, 784), y(kRows, 1);

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_models.h"
 #include "bench/bench_util.h"
 #include "core/data/dataset.h"
 #include "core/distribution/distribution.h"
@@ -29,6 +30,12 @@ namespace {
 using fitbench::bench::load_average;
 using fitbench::bench::median;
 using namespace fitbench;
+using fitbench::bench::dense;
+using fitbench::bench::input;
+using fitbench::bench::mlp_compile;
+using fitbench::bench::mlp_spec;
+using fitbench::bench::seed_compile;
+using fitbench::bench::seed_spec;
 using Clock = std::chrono::steady_clock;
 
 // The vector instructions this binary was compiled for (Eigen's own string does not list AVX2/FMA
@@ -121,50 +128,6 @@ double gemm_gflops_2(Index m, Index k, Index n, int repeats) {
 }
 
 // ---- models ----
-
-LayerSpec dense(int64_t units, const std::string& activation) {
-  LayerSpec l;
-  l.class_name = "Dense";
-  l.units = units;
-  l.activation = activation;
-  return l;
-}
-
-LayerSpec input(int64_t units) {
-  LayerSpec l;
-  l.class_name = "InputLayer";
-  l.shape = {units};
-  return l;
-}
-
-ModelSpec seed_spec() {
-  ModelSpec s;
-  s.layers = {input(4), dense(1, "sigmoid")};
-  return s;
-}
-
-CompileOptions seed_compile() {
-  CompileOptions c;
-  c.optimizer.class_name = "SGD";
-  c.optimizer.learning_rate = 0.2;
-  c.loss.name = "binary_crossentropy";
-  c.metrics = {"accuracy"};
-  return c;
-}
-
-ModelSpec mlp_spec() {
-  ModelSpec s;
-  s.layers = {input(784), dense(512, "relu"), dense(512, "relu"), dense(10, "softmax")};
-  return s;
-}
-
-CompileOptions mlp_compile() {
-  CompileOptions c;
-  c.optimizer.class_name = "Adam";
-  c.loss.name = "sparse_categorical_crossentropy";
-  c.metrics = {"accuracy"};
-  return c;
-}
 
 FitOptions quiet_fit(int epochs, int batch_size) {
   FitOptions o;
