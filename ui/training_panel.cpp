@@ -365,26 +365,27 @@ void TrainingPanel::connectSignals() {
     fillOptimizer();  // the defaults shown for unset values depend on the optimizer
     edited();
   });
-  const auto number = [this](NumberSpinBox* spin, auto setter) {
-    connect(spin, &QDoubleSpinBox::valueChanged, this, [this, setter](double v) {
+  // A user's edit of a field (not the panel's own filling) goes through setter, then counts as
+  // an edit of the experiment.
+  const auto onEdit = [this](auto* widget, auto signal, auto setter) {
+    connect(widget, signal, this, [this, setter](const auto& value) {
       if (m_filling) return;
-      setter(v);
+      setter(value);
       edited();
     });
   };
-  const auto check = [this](QCheckBox* box, auto setter) {
-    connect(box, &QCheckBox::toggled, this, [this, setter](bool on) {
-      if (m_filling) return;
-      setter(on);
-      edited();
-    });
+  const auto number = [onEdit](NumberSpinBox* spin, auto setter) {
+    onEdit(spin, &QDoubleSpinBox::valueChanged, setter);
   };
-  const auto integer = [this](QSpinBox* spin, auto setter) {
-    connect(spin, &QSpinBox::valueChanged, this, [this, setter](int v) {
-      if (m_filling) return;
-      setter(v);
-      edited();
-    });
+  const auto check = [onEdit](QCheckBox* box, auto setter) {
+    onEdit(box, &QCheckBox::toggled, setter);
+  };
+  const auto integer = [onEdit](QSpinBox* spin, auto setter) {
+    onEdit(spin, &QSpinBox::valueChanged, setter);
+  };
+  const auto text = [onEdit](QComboBox* combo, auto setter) {
+    onEdit(combo, &QComboBox::currentTextChanged,
+           [setter](const QString& t) { setter(t.toStdString()); });
   };
   number(m_learningRate, [opt](double v) { opt->learning_rate = v; });
   connect(m_removeSchedule, &QPushButton::clicked, this, [this, opt] {
@@ -412,11 +413,7 @@ void TrainingPanel::connectSignals() {
   connectOptional(m_globalClipnormSet, m_globalClipnorm, &OptimizerSpec::global_clipnorm);
 
   LossSpec* loss = &m_compile.loss;
-  connect(m_loss, &QComboBox::currentTextChanged, this, [this, loss](const QString& name) {
-    if (m_filling) return;
-    loss->name = name.toStdString();
-    edited();
-  });
+  text(m_loss, [loss](std::string name) { loss->name = std::move(name); });
   check(m_fromLogits, [loss](bool on) { loss->from_logits = on; });
   number(m_delta, [loss](double v) { loss->delta = v; });
   connect(m_metrics, &QListWidget::itemChanged, this, [this](QListWidgetItem* item) {
@@ -442,31 +439,15 @@ void TrainingPanel::connectSignals() {
     if (m_seedSet->isChecked()) m_seed = static_cast<uint64_t>(v);
   });
 
-  connect(m_esCheck, &QCheckBox::toggled, this, [this](bool on) {
-    if (m_filling) return;
-    m_esOn = on;
-    edited();
-  });
-  connect(m_esMonitor, &QComboBox::currentTextChanged, this, [this](const QString& text) {
-    if (m_filling) return;
-    m_es.monitor = text.toStdString();
-    edited();
-  });
+  check(m_esCheck, [this](bool on) { m_esOn = on; });
+  text(m_esMonitor, [this](std::string monitor) { m_es.monitor = std::move(monitor); });
   // Patience and min_delta are written (with their "set" twins) only once edited, so a file's
   // unset values stay unset.
   integer(m_esPatience, [this](int v) { m_es.patience = *(m_es.patience_set = v); });
   number(m_esMinDelta, [this](double v) { m_es.min_delta = *(m_es.min_delta_set = v); });
   check(m_esRestore, [this](bool on) { m_es.restore_best_weights = on; });
-  connect(m_rlrCheck, &QCheckBox::toggled, this, [this](bool on) {
-    if (m_filling) return;
-    m_rlrOn = on;
-    edited();
-  });
-  connect(m_rlrMonitor, &QComboBox::currentTextChanged, this, [this](const QString& text) {
-    if (m_filling) return;
-    m_rlr.monitor = text.toStdString();
-    edited();
-  });
+  check(m_rlrCheck, [this](bool on) { m_rlrOn = on; });
+  text(m_rlrMonitor, [this](std::string monitor) { m_rlr.monitor = std::move(monitor); });
   number(m_rlrFactor, [this](double v) { m_rlr.factor = v; });
   integer(m_rlrPatience, [this](int v) { m_rlr.patience = *(m_rlr.patience_set = v); });
   number(m_rlrMinLr, [this](double v) { m_rlr.min_lr = v; });
