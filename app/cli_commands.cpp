@@ -14,6 +14,7 @@
 #include "core/distribution/distribution.h"
 #include "core/distribution/layout_map.h"
 #include "core/error.h"
+#include "core/file_checks.h"
 #include "core/io/experiment.h"
 #include "core/io/json_file.h"
 #include "core/io/model_file.h"
@@ -256,6 +257,11 @@ int run_command(const QStringList& args) {
     throw InputError("devices.type", "\"" + spec.devices.type +
                                          "\" devices are not available: fitbench simulates CPU "
                                          "devices only; use \"cpu\"");
+
+  // The files written after training are checked before it, so that a wrong path does not
+  // cost the run.
+  for (const char* flag : {"save-model", "history", "trace"})
+    if (p.isSet(flag)) check_writable_file(p.value(flag).toStdString());
 
   const std::string file = p.positionalArguments()[0].toStdString();
   RunOptions options;

@@ -7,6 +7,8 @@
 #include <QTimer>
 #include <cstdio>
 
+#include "core/error.h"
+#include "core/file_checks.h"
 #include "ui/main_window.h"
 #include "ui/metric_chart.h"
 
@@ -19,7 +21,8 @@ bool saveScreenshot(fitbench::MainWindow& window, const QString& path) {
   window.metricChart()->flushNow();
   QApplication::processEvents();
   if (!window.grab().save(path)) {
-    fail(QStringLiteral("%1: could not write the screenshot").arg(path));
+    fail(QStringLiteral("%1: could not write the screenshot (is it a .png, .jpg or .bmp file?)")
+             .arg(path));
     return false;
   }
   return true;
@@ -43,8 +46,8 @@ int main(int argc, char** argv) {
   QCommandLineParser parser;
   parser.setApplicationDescription(
       QStringLiteral("A workbench for rehearsing Keras-style distributed training."));
-  parser.addHelpOption();
-  parser.addVersionOption();
+  const QCommandLineOption help = parser.addHelpOption();
+  const QCommandLineOption version = parser.addVersionOption();
   parser.addPositionalArgument(QStringLiteral("EXPERIMENT"),
                                QStringLiteral("An experiment file to open (JSON)."),
                                QStringLiteral("[EXPERIMENT]"));
@@ -63,14 +66,29 @@ int main(int argc, char** argv) {
                     QStringLiteral("FILE.png")});
   parser.addOption({QStringLiteral("quit"),
                     QStringLiteral("Quit when training ends (with --run) or after the "
-                                   "screenshot. Exit status: 0 success, 1 training failed, 2 a "
-                                   "bad experiment.")});
-  parser.process(app);
+                                   "screenshot. Exit status: 0 success, 1 training failed, 2 a bad "
+                                   "experiment, option or file.")});
+  // A usage error exits 2, as every other bad input (QCommandLineParser::process would exit 1).
+  if (!parser.parse(QApplication::arguments())) {
+    fail(parser.errorText());
+    return 2;
+  }
+  if (parser.isSet(help)) parser.showHelp(0);
+  if (parser.isSet(version)) parser.showVersion();
 
   const bool run = parser.isSet(QStringLiteral("run"));
   const bool quit = parser.isSet(QStringLiteral("quit"));
   const QString screenshot = parser.value(QStringLiteral("screenshot"));
   const bool batch = quit || !screenshot.isEmpty();
+  if (!screenshot.isEmpty()) {
+    // Checked now, so that a wrong path does not cost the run it was to show.
+    try {
+      fitbench::check_writable_file(screenshot.toStdString());
+    } catch (const fitbench::InputError& e) {
+      fail(QStringLiteral("--screenshot: %1").arg(QString::fromStdString(e.what())));
+      return 2;
+    }
+  }
 
   fitbench::MainWindow window;
   // Automation: no modal dialogs, no prompt on quit, the user's session left as it was.
@@ -122,14 +140,16 @@ int main(int argc, char** argv) {
   if (run) {
     QObject::connect(&window, &fitbench::MainWindow::runEnded, &app, [&](bool ok) {
       exitCode = ok ? 0 : window.lastResult() ? 1 : 2;
+      // What the window shows beside the field or in its log, also on stderr for the caller.
+      if (!ok && !window.lastRunError().isEmpty()) fail(window.lastRunError());
       showViews();
-      if (!screenshot.isEmpty() && !saveScreenshot(window, screenshot)) exitCode = 1;
+      if (!screenshot.isEmpty() && !saveScreenshot(window, screenshot)) exitCode = 2;
       if (quit) QTimer::singleShot(0, &app, [&] { window.close(); });
     });
     QTimer::singleShot(0, &window, [&] { window.run(); });
   } else if (!screenshot.isEmpty() || quit) {
     QTimer::singleShot(300, &window, [&] {
-      if (!screenshot.isEmpty() && !saveScreenshot(window, screenshot)) exitCode = 1;
+      if (!screenshot.isEmpty() && !saveScreenshot(window, screenshot)) exitCode = 2;
       if (quit) window.close();
     });
   }

@@ -460,6 +460,7 @@ QString MainWindow::runLabel(int devices, const QString& distribution) const {
 }
 
 void MainWindow::run() {
+  m_lastRunError.clear();
   if (m_running) return;
   struct Check {
     QString error;
@@ -473,6 +474,7 @@ void MainWindow::run() {
   for (const Check& c : checks) {
     if (c.error.isEmpty()) continue;
     m_tabs->setCurrentIndex(c.tab);
+    m_lastRunError = c.error;
     appendLog(tr("Cannot run: %1").arg(c.error), QStringLiteral("#b00020"));
     statusBar()->showMessage(tr("Cannot run: %1").arg(c.error), 8000);
     emit runEnded(false);
@@ -689,6 +691,7 @@ void MainWindow::onError(const QString& message) {
   viewsRunEnded();
   m_running = false;
   setEditing(true);
+  m_lastRunError = message;
   appendLog(tr("Error: %1").arg(message), QStringLiteral("#b00020"));
   m_progress->setFormat(tr("Error"));
   statusBar()->showMessage(message, 15000);

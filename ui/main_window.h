@@ -83,6 +83,9 @@ class MainWindow : public QMainWindow {
   CollectivesView* collectivesView() const { return m_collectives; }
   QPlainTextEdit* logView() const { return m_log; }
   const RunResult* lastResult() const { return m_lastResult.get(); }
+  // Why the last run could not start or failed (a panel's error, an error from the engine), or
+  // empty when it ran.
+  const QString& lastRunError() const { return m_lastRunError; }
   // The UI thread's longest gap between two feed ticks during the last run (ms).
   double longestStallMs() const { return m_longestStallMs; }
   // The longest time one feed tick's own work (charts, log, progress) took in the last run (ms).
@@ -182,6 +185,7 @@ class MainWindow : public QMainWindow {
                               // layout: size the docks on the first show
   std::optional<int> m_deviceOverride;
   std::shared_ptr<RunResult> m_lastResult;
+  QString m_lastRunError;
   QString m_metricKey;        // the log key the metric chart follows
   std::string m_viewsKey;     // the experiment the rehearsal views were last set up for
   QString m_runDistribution;  // the running (or last) run's strategy, as started() names it

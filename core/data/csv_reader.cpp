@@ -9,6 +9,7 @@
 #include <system_error>
 
 #include "core/error.h"
+#include "core/file_checks.h"
 
 namespace fitbench {
 namespace {
@@ -34,6 +35,7 @@ CsvReader::CsvReader(const std::filesystem::path& file, std::string display_name
   if (std::filesystem::is_directory(file, ec)) {
     throw InputError(display_name_, "cannot be opened: it is a directory, not a CSV file");
   }
+  check_regular_file(file, display_name_);
   errno = 0;
   std::ifstream in(file, std::ios::binary);
   if (!in) {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/error.h"
+#include "core/file_checks.h"
 
 namespace fitbench::json_io {
 
@@ -53,6 +54,7 @@ nlohmann::ordered_json parse_json_text(const std::string& text, const std::strin
 }
 
 nlohmann::ordered_json read_json_file(const std::filesystem::path& file) {
+  check_regular_file(file, file.string());
   std::ifstream in(file, std::ios::binary);
   if (!in) {
     throw InputError(file.string(), std::string("cannot be read: ") + std::strerror(errno));
@@ -118,7 +120,9 @@ std::string dump_document(const nlohmann::ordered_json& doc) {
   return out + "\n";
 }
 
-void write_file_atomically(const std::filesystem::path& file, const std::string& text) {
+void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
+  // Through a symbolic link to the file it names; never over a folder, FIFO or device.
+  const std::filesystem::path file = write_target(path);
   std::random_device device;
   std::ostringstream suffix;
   suffix << std::hex << device() << device();
@@ -130,7 +134,7 @@ void write_file_atomically(const std::filesystem::path& file, const std::string&
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     if (!out) {
-      throw InputError(file.string(), std::string("cannot be written: ") + std::strerror(errno));
+      throw InputError(path.string(), std::string("cannot be written: ") + std::strerror(errno));
     }
     out.write(text.data(), static_cast<std::streamsize>(text.size()));
     out.close();
@@ -138,7 +142,7 @@ void write_file_atomically(const std::filesystem::path& file, const std::string&
       const std::string reason = std::strerror(errno);
       std::error_code ignored;
       std::filesystem::remove(temp, ignored);
-      throw InputError(file.string(), "cannot be written: " + reason);
+      throw InputError(path.string(), "cannot be written: " + reason);
     }
   }
   std::error_code error;
@@ -146,7 +150,7 @@ void write_file_atomically(const std::filesystem::path& file, const std::string&
   if (error) {
     std::error_code ignored;
     std::filesystem::remove(temp, ignored);
-    throw InputError(file.string(), "cannot be written: " + error.message());
+    throw InputError(path.string(), "cannot be written: " + error.message());
   }
 }
 

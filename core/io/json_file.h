@@ -9,7 +9,8 @@
 
 namespace fitbench::json_io {
 
-// Parses a file keeping key order. Throws InputError("<file>", "cannot be read: ...") or
+// Parses a file keeping key order. Throws InputError("<file>", "cannot be read: ..."), as
+// check_regular_file does for a folder, FIFO or device, or
 // InputError("<file>: line L, column C", "is not valid JSON: ...").
 nlohmann::ordered_json read_json_file(const std::filesystem::path& file);
 
@@ -21,7 +22,9 @@ nlohmann::ordered_json parse_json_text(const std::string& text, const std::strin
 std::string dump_document(const nlohmann::ordered_json& doc);
 
 // Writes `text` to a temporary file next to `file`, then renames it over `file`, so readers see
-// the old or the new content, never a partial one. Throws InputError("<file>", ...) on failure.
+// the old or the new content, never a partial one. A symbolic link is written through (the file
+// it names is replaced, the link kept); a folder, FIFO, socket or device is refused
+// (write_target). Throws InputError("<file>", ...) on failure.
 void write_file_atomically(const std::filesystem::path& file, const std::string& text);
 
 }  // namespace fitbench::json_io

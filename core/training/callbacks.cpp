@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "core/error.h"
+#include "core/file_checks.h"
 #include "core/io/model_file.h"
 #include "core/optimizers/optimizer.h"
 #include "core/training/sequential.h"
@@ -92,7 +93,11 @@ void EarlyStopping::on_train_end(const Logs&) {
 ModelCheckpoint::ModelCheckpoint(const CallbackSpec& spec)
     : spec_(spec), upward_(monitor_improves_upward(spec.monitor, spec.mode)) {}
 
-void ModelCheckpoint::on_train_begin(const Logs&) { best_ = worst(upward_); }
+void ModelCheckpoint::on_train_begin(const Logs&) {
+  // A file that cannot be written fails now, not after the first epoch's training.
+  check_writable_file(file_for_epoch(0));
+  best_ = worst(upward_);
+}
 
 std::string ModelCheckpoint::file_for_epoch(int epoch) const {
   std::string out;
@@ -133,6 +138,7 @@ void ModelCheckpoint::on_epoch_end(int epoch, Logs& logs) {
 CSVLogger::CSVLogger(const CallbackSpec& spec) : spec_(spec) {}
 
 void CSVLogger::on_train_begin(const Logs&) {
+  check_writable_file(spec_.filepath);  // not a FIFO or device, and its folder takes a file
   const bool exists = std::filesystem::exists(spec_.filepath);
   header_written_ = spec_.append && exists && std::filesystem::file_size(spec_.filepath) > 0;
   file_.open(spec_.filepath, spec_.append ? std::ios::app : std::ios::trunc);

@@ -1,6 +1,9 @@
 // fitbench-cli as a user runs it: the seed example's output, history and model files, evaluate
 // and predict, summary, devices, --help, and exit code 2 with one clear line for bad input; the
 // rehearsal flags, the per-device summary and the Chrome trace file.
+#include <sys/stat.h>
+
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -43,6 +46,11 @@ QString example(const char* name) {
   return QString(FITBENCH_SOURCE_DIR "/resources/examples/") + name;
 }
 
+QByteArray readFile(const QString& path) {
+  QFile f(path);
+  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
 void write(const QString& path, const QByteArray& text) {
   QFile f(path);
   QVERIFY(f.open(QIODevice::WriteOnly));
@@ -61,6 +69,7 @@ class TestCli : public QObject {
   void devices();
   void help_on_every_command();
   void bad_input_exits_2();
+  void output_files_are_checked_before_training();
   void nan_exits_1();
   void rehearsal_flags_and_trace();
   void rehearsal_flag_errors();
@@ -238,6 +247,41 @@ void TestCli::bad_input_exits_2() {
       cli({"evaluate", model, "--data", dir.filePath("bad.csv"), "--target", "label"});
   QCOMPARE(csv.code, 2);
   QVERIFY2(csv.err.contains("bad.csv:3:1"), qPrintable(csv.err));
+}
+
+void TestCli::output_files_are_checked_before_training() {
+  // A file that cannot be written is reported before the first epoch (the run is not lost
+  // first), and a FIFO or device is neither read (which would block) nor replaced.
+  QTemporaryDir dir;
+  for (const char* flag : {"--save-model", "--history", "--trace"}) {
+    const Result r = cli({"run", example("seed.json"), "--devices", "2", "--epochs", "1", flag,
+                          dir.filePath("no/such/folder/out.json")});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(!r.out.contains("Epoch"), qPrintable(r.out));
+    QVERIFY2(r.err.contains("out.json: cannot be written: No such file or directory"),
+             qPrintable(r.err));
+  }
+  const QString fifo = dir.filePath("fifo.json");
+  QCOMPARE(mkfifo(fifo.toLocal8Bit().constData(), 0600), 0);
+  const Result save = cli({"run", example("seed.json"), "--epochs", "1", "--save-model", fifo});
+  QCOMPARE(save.code, 2);
+  QVERIFY2(save.err.contains("fifo.json: is not a regular file"), qPrintable(save.err));
+  QVERIFY(QFileInfo(fifo).isFile() == false && QFileInfo::exists(fifo));
+  const Result read = cli({"run", fifo});  // would wait for a writer forever
+  QCOMPARE(read.code, 2);
+  QVERIFY2(read.err.contains("fifo.json: is not a regular file"), qPrintable(read.err));
+  // A ModelCheckpoint whose folder does not exist fails before the first epoch too.
+  QString experiment = QString::fromUtf8(readFile(example("seed.json")));
+  QVERIFY(experiment.contains("\"fit\": {"));
+  experiment.replace("\"fit\": {", QString("\"fit\": {\"callbacks\": [{\"class_name\": "
+                                           "\"ModelCheckpoint\", \"config\": {\"filepath\": "
+                                           "\"%1\"}}], ")
+                                       .arg(dir.filePath("none/ck.json")));
+  write(dir.filePath("ck.json"), experiment.toUtf8());
+  const Result ck = cli({"run", dir.filePath("ck.json")});
+  QCOMPARE(ck.code, 2);
+  QVERIFY2(!ck.out.contains("Epoch"), qPrintable(ck.out));
+  QVERIFY2(ck.err.contains("ck.json: cannot be written"), qPrintable(ck.err));
 }
 
 void TestCli::nan_exits_1() {

@@ -288,6 +288,41 @@ class TestMainWindow : public QObject {
     const QString err = QString::fromUtf8(p.readAllStandardError());
     QVERIFY2(err.contains(QStringLiteral("bad.json")) && err.contains(QStringLiteral("epochs")),
              qPrintable(err));
+
+    // An error found when the run starts (a bad CSV cell): exit 2, and the window's message on
+    // stderr too.
+    QFile csv(dir.filePath(QStringLiteral("cells.csv")));
+    QVERIFY(csv.open(QIODevice::WriteOnly));
+    csv.write("a,b,y\n1,2,0\n3,x,1\n");
+    csv.close();
+    text = seed.seek(0) ? seed.readAll() : QByteArray();
+    const QByteArray generator =
+        "{\"generator\": \"seed\", \"samples\": 128, \"features\": 4, \"seed\": 7}";
+    QVERIFY(text.contains(generator));
+    text.replace(generator, "{\"csv\": \"cells.csv\", \"target\": \"y\"}");
+    text.replace("[null, 4]", "[null, 2]");
+    QFile cells(dir.filePath(QStringLiteral("cells.json")));
+    QVERIFY(cells.open(QIODevice::WriteOnly));
+    cells.write(text);
+    cells.close();
+    p.start(QStringLiteral(FITBENCH_GUI),
+            {cells.fileName(), QStringLiteral("--run"), QStringLiteral("--quit")});
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 2);
+    const QString cellErr = QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(cellErr.contains(QStringLiteral("cells.csv:3:2 (b)")), qPrintable(cellErr));
+
+    // A usage error and a screenshot that cannot be written: exit 2 before any training.
+    p.start(QStringLiteral(FITBENCH_GUI), {example("seed.json"), QStringLiteral("--bogus")});
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 2);
+    p.start(QStringLiteral(FITBENCH_GUI),
+            {example("seed.json"), QStringLiteral("--run"), QStringLiteral("--screenshot"),
+             dir.filePath(QStringLiteral("no/folder/w.png")), QStringLiteral("--quit")});
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 2);
+    const QString shotErr = QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(shotErr.contains(QStringLiteral("w.png: cannot be written")), qPrintable(shotErr));
   }
 };
 

@@ -1,0 +1,28 @@
+// Checks on the files fitbench reads and writes, so that a wrong path fails at once with a
+// sentence naming it: reading a FIFO or a device would block or never end, writing over one
+// would replace it, and a folder that takes no file should say so before a long training run
+// rather than after it. Free functions; no shared state; the file system may change between a
+// check and the use, which then fails with its own error.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace fitbench {
+
+// Throws InputError(display, ...) unless `file` is a regular file (after symbolic links): "is a
+// directory" or "is not a regular file (a FIFO, socket or device)". A missing file passes: the
+// caller's open reports it.
+void check_regular_file(const std::filesystem::path& file, const std::string& display);
+
+// Where a write to `file` goes: `file` itself or, when it is a symbolic link, the file the link
+// points to (so that writing keeps the link). Throws InputError(file, "is not a regular file ...")
+// when that exists and is a directory, FIFO, socket or device.
+std::filesystem::path write_target(const std::filesystem::path& file);
+
+// Checks before long work that `file` can be written as write_file_atomically writes it: the
+// target is a regular file or does not exist yet, and its folder takes a new file (one is made
+// and removed again). Throws InputError(file, "cannot be written: ...") or as write_target does.
+void check_writable_file(const std::filesystem::path& file);
+
+}  // namespace fitbench

@@ -1,0 +1,123 @@
+// The checks on files fitbench reads and writes: a FIFO or a device is refused at once instead
+// of blocking a read or being replaced by a write; a symbolic link is written through and kept;
+// a folder that takes no file is reported before any work.
+#include <sys/stat.h>
+
+#include <QTemporaryDir>
+#include <QTest>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.h"
+#include "core/file_checks.h"
+#include "core/io/json_file.h"
+
+using namespace fitbench;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string read_all(const fs::path& file) {
+  std::ifstream in(file);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// The message of the InputError fn throws, or "" when it throws none.
+template <class F>
+QString error_of(F&& fn) {
+  try {
+    fn();
+  } catch (const InputError& e) {
+    return QString::fromStdString(e.what());
+  }
+  return {};
+}
+
+}  // namespace
+
+class TestFileChecks : public QObject {
+  Q_OBJECT
+ private slots:
+  void reading_refuses_fifos_devices_and_folders();
+  void writing_refuses_fifos_and_devices_and_leaves_them();
+  void writing_goes_through_a_symbolic_link();
+  void writability_is_checked_without_writing();
+};
+
+void TestFileChecks::reading_refuses_fifos_devices_and_folders() {
+  QTemporaryDir dir;
+  const fs::path fifo = dir.filePath("in.json").toStdString();
+  QCOMPARE(mkfifo(fifo.c_str(), 0600), 0);
+  // Opening a FIFO for reading would wait for a writer forever.
+  QCOMPARE(
+      error_of([&] { json_io::read_json_file(fifo); }),
+      QString::fromStdString(fifo.string()) + ": is not a regular file (a FIFO, socket or device)");
+  QVERIFY(error_of([] {
+            json_io::read_json_file("/dev/zero");
+          }).endsWith("/dev/zero: is not a regular file (a FIFO, socket or device)"));
+  QVERIFY(error_of([&] {
+            json_io::read_json_file(dir.path().toStdString());
+          }).endsWith(": is a directory"));
+  // A regular file and a missing one pass the check (the open reports the missing one).
+  const fs::path ok = dir.filePath("ok.json").toStdString();
+  std::ofstream(ok) << "{}";
+  QVERIFY(error_of([&] { check_regular_file(ok, "ok.json"); }).isEmpty());
+  QVERIFY(error_of([&] { check_regular_file(dir.filePath("none").toStdString(), "x"); }).isEmpty());
+}
+
+void TestFileChecks::writing_refuses_fifos_and_devices_and_leaves_them() {
+  QTemporaryDir dir;
+  const fs::path fifo = dir.filePath("out.json").toStdString();
+  QCOMPARE(mkfifo(fifo.c_str(), 0600), 0);
+  QVERIFY(error_of([&] {
+            json_io::write_file_atomically(fifo, "{}\n");
+          }).endsWith("out.json: is not a regular file (a FIFO, socket or device)"));
+  QVERIFY(fs::is_fifo(fifo));  // not replaced by a regular file
+  QVERIFY(error_of([] {
+            json_io::write_file_atomically("/dev/null", "{}\n");
+          }).endsWith("is not a regular file (a FIFO, socket or device)"));
+  QVERIFY(fs::is_character_file("/dev/null"));
+  QVERIFY(error_of([&] {
+            json_io::write_file_atomically(dir.path().toStdString(), "{}\n");
+          }).endsWith(": is a directory"));
+}
+
+void TestFileChecks::writing_goes_through_a_symbolic_link() {
+  QTemporaryDir dir;
+  const fs::path real = dir.filePath("real").toStdString();
+  fs::create_directory(real);
+  const fs::path target = real / "model.json";
+  std::ofstream(target) << "old\n";
+  const fs::path link = dir.filePath("link.json").toStdString();
+  fs::create_symlink("real/model.json", link);  // relative, as `ln -s` makes it
+  json_io::write_file_atomically(link, "new\n");
+  QVERIFY(fs::is_symlink(link));
+  QCOMPARE(read_all(target), std::string("new\n"));
+  QCOMPARE(read_all(link), std::string("new\n"));
+  // A link to a file that does not exist yet creates that file.
+  const fs::path dangling = dir.filePath("next.json").toStdString();
+  fs::create_symlink(real / "next.json", dangling);
+  json_io::write_file_atomically(dangling, "x\n");
+  QVERIFY(fs::is_symlink(dangling));
+  QCOMPARE(read_all(real / "next.json"), std::string("x\n"));
+}
+
+void TestFileChecks::writability_is_checked_without_writing() {
+  QTemporaryDir dir;
+  const fs::path fresh = dir.filePath("history.json").toStdString();
+  QVERIFY(error_of([&] { check_writable_file(fresh); }).isEmpty());
+  QVERIFY(!fs::exists(fresh));
+  QCOMPARE(std::distance(fs::directory_iterator(dir.path().toStdString()), {}),
+           0);  // no probe left
+  QCOMPARE(error_of([] { check_writable_file("/proc/fitbench.json"); }),
+           QString("/proc/fitbench.json: cannot be written: No such file or directory"));
+  const std::string missing = dir.filePath("no/such/folder/m.json").toStdString();
+  QCOMPARE(error_of([&] { check_writable_file(missing); }),
+           QString::fromStdString(missing) + ": cannot be written: No such file or directory");
+  QVERIFY(error_of([] {
+            check_writable_file("/dev/full");
+          }).endsWith("is not a regular file (a FIFO, socket or device)"));
+}
+
+QTEST_GUILESS_MAIN(TestFileChecks)
+#include "tst_file_checks.moc"
