@@ -4,6 +4,7 @@
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <set>
 #include <sstream>
 
 #include "core/error.h"
@@ -28,9 +29,79 @@ std::string parse_error_reason(const std::string& what) {
 
 }  // namespace
 
+namespace {
+
+// Finds keys given twice in one object while nlohmann parses (it would keep the last one
+// silently), naming the key's JSON path: "fit.epochs", "model.config.layers[1].config.units".
+class DuplicateKeys {
+ public:
+  explicit DuplicateKeys(const std::string& source) : source_(source) {}
+
+  bool operator()(int, nlohmann::ordered_json::parse_event_t event,
+                  nlohmann::ordered_json& parsed) {
+    using Event = nlohmann::ordered_json::parse_event_t;
+    switch (event) {
+      case Event::object_start:
+      case Event::array_start:
+        element_begins();
+        frames_.push_back(Frame{event == Event::array_start, {}, {}, -1});
+        break;
+      case Event::object_end:
+      case Event::array_end:
+        if (!frames_.empty()) frames_.pop_back();
+        break;
+      case Event::key: {
+        Frame& f = frames_.back();
+        std::string key = parsed.get<std::string>();
+        if (!f.keys.insert(key).second) {
+          std::string place = path() + (frames_.size() > 1 ? "." : "") + key;
+          if (!source_.empty()) place = source_ + ": " + place;
+          throw InputError(place, "is given twice in one object; give each key once");
+        }
+        f.key = std::move(key);
+        break;
+      }
+      case Event::value:
+        element_begins();
+        break;
+    }
+    return true;
+  }
+
+ private:
+  struct Frame {
+    bool array;
+    std::set<std::string> keys;  // an object's keys so far
+    std::string key;             // an object's current key
+    int64_t index;               // an array's current element
+  };
+  void element_begins() {
+    if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
+  }
+  // The path of the current innermost object (its key is appended by the caller).
+  std::string path() const {
+    std::string out;
+    for (size_t i = 0; i + 1 < frames_.size(); ++i) {
+      const Frame& f = frames_[i];
+      if (f.array) {
+        out += "[" + std::to_string(f.index) + "]";
+      } else {
+        if (!out.empty()) out += ".";
+        out += f.key;
+      }
+    }
+    return out;
+  }
+
+  std::string source_;
+  std::vector<Frame> frames_;
+};
+
+}  // namespace
+
 nlohmann::ordered_json parse_json_text(const std::string& text, const std::string& source) {
   try {
-    return nlohmann::ordered_json::parse(text);
+    return nlohmann::ordered_json::parse(text, DuplicateKeys(source));
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte is the 1-based index of the character at which parsing failed.
     size_t pos = e.byte > 0 ? e.byte - 1 : 0;

@@ -11,6 +11,7 @@
 
 #include "core/error.h"
 #include "core/io/experiment.h"
+#include "core/io/json_file.h"
 #include "core/io/keras_json.h"
 
 using namespace fitbench;
@@ -432,6 +433,7 @@ class TestExperimentIo : public QObject {
   void errors_data();
   void errors();
   void invalid_json_names_line_and_column();
+  void duplicate_keys_name_their_path();
   void missing_file();
   void relative_paths_are_resolved();
   void examples_read_data();
@@ -840,6 +842,31 @@ void TestExperimentIo::invalid_json_names_line_and_column() {
   QVERIFY(overflow.has_value());
   QCOMPARE(overflow->place(), file.string());
   QCOMPARE(overflow->message(), std::string("is not valid JSON: number overflow parsing '1e400'"));
+}
+
+void TestExperimentIo::duplicate_keys_name_their_path() {
+  // JSON parsers keep the last of two equal keys silently; an experiment's values must not
+  // depend on which one a reader keeps.
+  QTemporaryDir dir;
+  const std::filesystem::path file = std::filesystem::path(dir.path().toStdString()) / "d.json";
+  const std::pair<const char*, const char*> cases[] = {
+      {R"({"seed": 7, "name": "x", "seed": 8})", "seed"},
+      {R"({"model": {"config": {"layers": [{"class_name": "InputLayer"},
+          {"class_name": "Dense", "config": {"units": 1, "units": 2}}]}}})",
+       "model.config.layers[1].config.units"},
+      {R"({"fit": {"callbacks": [[1, 2], {"a": {}, "a": 1}]}})", "fit.callbacks[1].a"},
+      {R"([{"k": 1}, {"k": 2, "k": 3}])", "[1].k"},
+  };
+  for (const auto& [text, place] : cases) {
+    write_text(file, text);
+    const auto error = error_of([&] { fitbench::json_io::read_json_file(file); });
+    QVERIFY2(error.has_value(), text);
+    QCOMPARE(error->place(), file.string() + ": " + place);
+    QCOMPARE(error->message(), std::string("is given twice in one object; give each key once"));
+  }
+  // The same key in two objects is fine.
+  write_text(file, R"({"a": {"k": 1}, "b": {"k": 1}, "c": [{"k": 1}, {"k": 2}]})");
+  QVERIFY(!error_of([&] { fitbench::json_io::read_json_file(file); }).has_value());
 }
 
 void TestExperimentIo::missing_file() {
