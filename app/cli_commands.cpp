@@ -413,8 +413,21 @@ int summary_command(const QStringList& args) {
     if (model.built()) model.set_weights(file.weights, path);
     std::cout << model.summary();
   } else {
-    PreparedRun run = prepare_run(read_experiment(path));
-    std::cout << run.model->summary();
+    const ExperimentSpec spec = read_experiment(path);
+    try {
+      // A model that declares its input (an InputLayer) needs no data to be summarized.
+      Sequential model(spec.model);
+      if (const auto input = model.network().declared_input_units()) {
+        model.build(*input);
+        std::cout << model.summary();
+        return 0;
+      }
+      PreparedRun run = prepare_run(spec);
+      std::cout << run.model->summary();
+    } catch (const InputError& e) {
+      if (e.place().rfind(path, 0) == 0) throw;
+      throw e.within(path);
+    }
   }
   return 0;
 }

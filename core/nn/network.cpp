@@ -59,13 +59,16 @@ Network::Network(const ModelSpec& spec) : name_(spec.name.empty() ? "sequential"
       validate_initializer(l.kernel_initializer, place + ".config.kernel_initializer");
       validate_initializer(l.bias_initializer, place + ".config.bias_initializer");
       layers_.push_back(std::make_unique<Dense>(l));
+      spec_index_.push_back(i);
     } else if (l.class_name == "Dropout") {
       if (!(l.rate >= 0.0 && l.rate < 1.0))
         throw InputError(place + ".config.rate", "must be in [0, 1)");
       layers_.push_back(std::make_unique<Dropout>(l));
+      spec_index_.push_back(i);
     } else if (l.class_name == "Activation") {
       parse_activation(l.activation, place + ".config.activation");
       layers_.push_back(std::make_unique<ActivationLayer>(l));
+      spec_index_.push_back(i);
     } else {
       throw InputError(place + ".class_name",
                        "layer \"" + l.class_name +
@@ -73,6 +76,29 @@ Network::Network(const ModelSpec& spec) : name_(spec.name.empty() ? "sequential"
                            "Dropout");
     }
   }
+}
+
+void Network::too_large(size_t layer, double floats, bool units) const {
+  const std::string place =
+      "model.config.layers[" + std::to_string(spec_index_[layer]) + "].config.units";
+  char amount[32];
+  std::snprintf(amount, sizeof amount, "%.3g", floats);
+  const std::string limit =
+      "fitbench's limit of " + std::to_string(kMaxModelFloats) + " floats (1 GiB) per model";
+  throw InputError(place, units
+                              ? std::string("is too large: ") + amount + " units are over " + limit
+                              : std::string("is too large: with this layer the model's variables "
+                                            "hold ") +
+                                    amount + " floats, over " + limit);
+}
+
+int64_t Network::workspace_floats_per_row() const {
+  int64_t floats = 0, in = input_units_;
+  for (size_t l = 0; l < layers_.size(); ++l) {
+    floats += 2 * units_[l] + layers_[l]->cache_units(in);
+    in = units_[l];
+  }
+  return floats;
 }
 
 void Network::build(int64_t input_units) {
@@ -85,8 +111,17 @@ void Network::build(int64_t input_units) {
   variables_.clear();
   first_var_.assign(1, 0);
   int64_t in = input_units;
+  double floats = 0.0;  // in double: 10^12 units times 10^12 inputs must not wrap around
   for (size_t l = 0; l < layers_.size(); ++l) {
     const Layer& layer = *layers_[l];
+    if (layer.output_units(in) > kMaxModelFloats)
+      too_large(l, static_cast<double>(layer.output_units(in)), true);
+    for (const auto& def : layer.variable_defs(in)) {
+      double n = 1.0;
+      for (int64_t d : def.shape) n *= static_cast<double>(d);
+      floats += n;
+      if (floats > static_cast<double>(kMaxModelFloats)) too_large(l, floats, false);
+    }
     for (auto& def : layer.variable_defs(in)) {
       variables_.push_back({name_ + "/" + layer.name() + "/" + def.name, def.shape, def.initializer,
                             def.regularizer, layer.spec().trainable, static_cast<int>(l)});

@@ -54,6 +54,11 @@ class Network {
   const std::vector<NetworkVariable>& variables() const { return variables_; }
   // Index of layer l's first variable and how many it has.
   size_t first_variable(size_t layer) const { return first_var_[layer]; }
+  // Floats a forward and backward pass keep per row of a batch (outputs, caches, gradients).
+  int64_t workspace_floats_per_row() const;
+  // The most floats a model's variables may hold together, and a batch's workspace (1 GiB each):
+  // beyond, build() and fit() refuse with the place instead of running out of memory.
+  static constexpr int64_t kMaxModelFloats = int64_t{1} << 28;
   size_t variable_count(size_t layer) const { return first_var_[layer + 1] - first_var_[layer]; }
 
   void reserve(Workspace& ws, Index rows) const;
@@ -77,6 +82,10 @@ class Network {
  private:
   std::string name_;
   std::optional<int64_t> declared_input_;
+  std::vector<size_t> spec_index_;
+  // Throws InputError at layer's units: `floats` units (units), or variables in all.
+  [[noreturn]] void too_large(size_t layer, double floats, bool units)
+      const;  // each layer's index in the ModelSpec (an InputLayer is none)
   std::vector<std::unique_ptr<Layer>> layers_;
   int64_t input_units_ = 0;
   std::vector<int64_t> units_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <iostream>
 #include <stdexcept>
 
@@ -256,6 +257,18 @@ History Sequential::fit(const Matrix& x_all, const Matrix& y_all, const FitOptio
   if (o.verbose > 0) cbs.list.push_back(&progbar);
   cbs.set(this, CallbackParams{o.epochs, steps, o.verbose});
 
+  // A batch's activations and their gradients must fit too (the variables did, at build()).
+  const double workspace =
+      static_cast<double>(batch) * static_cast<double>(network_.workspace_floats_per_row());
+  if (workspace > static_cast<double>(Network::kMaxModelFloats)) {
+    char amount[32];
+    std::snprintf(amount, sizeof amount, "%.3g", workspace);
+    throw InputError("fit.batch_size", "is too large for this model: " + std::to_string(batch) +
+                                           " rows of its activations and gradients would hold " +
+                                           amount + " floats; fitbench holds at most " +
+                                           std::to_string(Network::kMaxModelFloats) +
+                                           " (1 GiB); use a smaller batch_size");
+  }
   auto exec = executor_factory_(executor_context());
   exec->prepare(std::max<Index>(batch, vx ? std::min<Index>(o.batch_size, vx->rows()) : 0));
 

@@ -80,6 +80,7 @@ class TestFit : public QObject {
   void training_control_stops_within_a_batch();
   void initial_epoch();
   void shape_errors();
+  void sizes_beyond_memory_are_input_errors();
 };
 
 void TestFit::same_seed_same_run() {
@@ -298,6 +299,46 @@ void TestFit::shape_errors() {
   }
   Matrix x4 = Matrix::Zero(20, 4);
   QVERIFY_THROWS_EXCEPTION(InputError, m.fit(x4, y, FitOptions{.verbose = 0}));
+}
+
+void TestFit::sizes_beyond_memory_are_input_errors() {
+  // A model or a batch that would need more than 1 GiB of floats fails with the place, before
+  // anything is allocated (instead of std::bad_alloc, or the kernel's OOM killer).
+  ModelSpec wide = mlp();
+  wide.layers[1].units = 1'000'000'000'000;  // 10^12 units: their bias alone is 4 TB
+  try {
+    Sequential m(wide);
+    m.build(3);
+    QFAIL("expected an error");
+  } catch (const InputError& e) {
+    QCOMPARE(e.place(), std::string("model.config.layers[1].config.units"));
+    QVERIFY2(std::string(e.message()).find("is too large: 1e+12 units") == 0, e.what());
+  }
+  wide.layers[1].units = 60'000'000;  // 1.8 x 10^8 + 6 x 10^7 floats, then a 6 x 10^7 kernel
+  try {
+    Sequential m(wide);
+    m.build(3);
+    QFAIL("expected an error");
+  } catch (const InputError& e) {
+    QCOMPARE(e.place(), std::string("model.config.layers[3].config.units"));
+    QVERIFY2(
+        std::string(e.message()).find("model's variables hold 3e+08 floats") != std::string::npos,
+        e.what());
+  }
+  wide.layers[1].units = 200'000;  // 2.4 MB of kernel; 400 rows of activations hold 3.2 x 10^8
+  Sequential m(wide);
+  m.compile(bce());
+  Matrix x, y;
+  make_data(400, x, y);
+  try {
+    m.fit(x, y, FitOptions{.epochs = 1, .batch_size = 400, .verbose = 0});
+    QFAIL("expected an error");
+  } catch (const InputError& e) {
+    QCOMPARE(e.place(), std::string("fit.batch_size"));
+  }
+  QVERIFY(
+      m.fit(x.topRows(16), y.topRows(16), FitOptions{.epochs = 1, .batch_size = 16, .verbose = 0})
+          .epoch.size() == 1);
 }
 
 QTEST_GUILESS_MAIN(TestFit)
