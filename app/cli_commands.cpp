@@ -93,25 +93,27 @@ void write_history(const History& h, const std::string& file) {
   json_io::write_file_atomically(file, text);
 }
 
-double number_option(const QCommandLineParser& p, const QString& name, const std::string& what) {
+// A number in [lo, hi]; with zero_or_from, also 0 below lo.
+double number_option(const QCommandLineParser& p, const QString& name, const std::string& what,
+                     double lo, double hi, bool zero_or_from = false) {
   bool ok = false;
   const double v = p.value(name).toDouble(&ok);
-  if (!ok || !(v >= 0.0) || !std::isfinite(v))
+  if (!ok || !((v >= lo && v <= hi) || (zero_or_from && v == 0.0)))
     throw InputError("--" + name.toStdString(),
                      "must be " + what + ", got \"" + p.value(name).toStdString() + "\"");
   return v;
 }
 
-// "1,0.5" -> {1, 0.5}, each in (0, 1].
+// "1,0.5" -> {1, 0.5}, each in [0.01, 1].
 std::vector<double> speed_list(const QString& text) {
   std::vector<double> out;
   for (const QString& part : text.split(',')) {
     bool ok = false;
     const double v = part.trimmed().toDouble(&ok);
-    if (!ok || !(v > 0.0 && v <= 1.0))
+    if (!ok || !(v >= kMinDeviceSpeed && v <= 1.0))
       throw InputError("--device-speed",
-                       "must list one relative speed per device, each greater than 0 and at "
-                       "most 1 (e.g. 1,0.5), got \"" +
+                       "must list one relative speed per device, each from 0.01 to 1 (e.g. "
+                       "1,0.5), got \"" +
                            text.toStdString() + "\"");
     out.push_back(v);
   }
@@ -205,7 +207,7 @@ int run_command(const QStringList& args) {
     }
   }
   std::optional<int> cli_devices;
-  if (p.isSet("devices")) cli_devices = int_option(p, "devices", 1, 64);
+  if (p.isSet("devices")) cli_devices = int_option(p, "devices", 1, kMaxDeviceCount);
   if (p.isSet("mesh") && spec.distribution.class_name != "ModelParallel")
     throw InputError("--mesh",
                      "needs ModelParallel: the experiment's, or --strategy "
@@ -250,9 +252,12 @@ int run_command(const QStringList& args) {
   }
   if (p.isSet("link-latency-us"))
     spec.devices.link_latency_us =
-        number_option(p, "link-latency-us", "a number of microseconds >= 0");
+        number_option(p, "link-latency-us", "a number of microseconds from 0 to 100000 (100 ms)",
+                      0.0, kMaxLinkLatencyUs);
   if (p.isSet("link-gbps"))
-    spec.devices.link_gbps = number_option(p, "link-gbps", "a bandwidth in GB/s >= 0");
+    spec.devices.link_gbps =
+        number_option(p, "link-gbps", "0 (unlimited) or a bandwidth in GB/s from 0.01 to 10000",
+                      kMinLinkGbps, kMaxLinkGbps, true);
   if (spec.devices.type != "cpu")
     throw InputError("devices.type", "\"" + spec.devices.type +
                                          "\" devices are not available: fitbench simulates CPU "
@@ -445,7 +450,7 @@ int devices_command(const QStringList& args) {
                "TYPE", "cpu"});
   if (int code = parse(p, args, 0, "no positional arguments"); code >= 0) return code;
   std::optional<int> count;
-  if (p.isSet("devices")) count = int_option(p, "devices", 1, 64);
+  if (p.isSet("devices")) count = int_option(p, "devices", 1, kMaxDeviceCount);
   const auto devices =
       list_devices(p.value("type").toStdString(), resolve_device_count(count, std::nullopt));
   std::cout << device_list_repr(devices) << "\n";

@@ -31,6 +31,7 @@
 #include "core/error.h"
 #include "ui/csv_preview.h"
 #include "ui/data_scatter.h"
+#include "ui/field_error.h"
 
 namespace fitbench {
 namespace {
@@ -108,15 +109,6 @@ QPixmap csvIcon(int size) {
   for (int r = 0; r <= 4; ++r) p.drawLine(left, top + r * cell, left + 4 * cell, top + r * cell);
   for (int c = 0; c <= 4; ++c) p.drawLine(left + c * cell, top, left + c * cell, top + 4 * cell);
   return pixmap;
-}
-
-QLabel* errorLabel() {
-  auto* label = new QLabel;
-  label->setWordWrap(true);
-  label->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  label->setStyleSheet(QStringLiteral("color: #c62828;"));
-  label->hide();
-  return label;
 }
 
 }  // namespace
@@ -202,7 +194,7 @@ QGroupBox* DataPanel::buildGeneratorGroup() {
   m_classes->setObjectName("classes");
   m_classes->setRange(2, 1000);
   m_tips[m_classes] = tr("How many clusters (one per class) the blobs set has.");
-  m_generatorError = errorLabel();
+  m_generatorError = makeFieldErrorLabel();
   m_generatorError->setObjectName("generatorError");
 
   m_generatorForm = new QFormLayout(m_generatorGroup);
@@ -238,7 +230,7 @@ QGroupBox* DataPanel::buildOptionsGroup() {
   m_tips[m_standardize] =
       tr("Subtract each feature's mean and divide by its standard deviation, both computed on the "
          "training rows (as sklearn's StandardScaler).");
-  m_splitError = errorLabel();
+  m_splitError = makeFieldErrorLabel();
   m_splitError->setObjectName("splitError");
   auto* form = new QFormLayout(group);
   form->addRow(tr("Validation split"), m_split);

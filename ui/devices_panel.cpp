@@ -12,13 +12,16 @@
 #include <QThread>
 #include <QVBoxLayout>
 
+#include "ui/field_error.h"
 #include "ui/glossary.h"
 
 namespace fitbench {
 
 namespace {
+// The window shows at most 16 devices (its timeline and batch split stay readable); the command
+// line runs up to kMaxDeviceCount.
 constexpr int kMaxDevices = 16;
-}
+}  // namespace
 
 DevicesPanel::DevicesPanel(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
@@ -47,6 +50,8 @@ DevicesPanel::DevicesPanel(QWidget* parent) : QWidget(parent) {
   m_count->setRange(1, kMaxDevices);
   m_count->setToolTip(glossary::device());
   form->addRow(tr("Count"), m_count);
+  m_countError = makeFieldErrorLabel(devicesBox);
+  form->addRow(m_countError);
 
   m_table = new QTableWidget(0, 2, devicesBox);
   m_table->setHorizontalHeaderLabels({tr("Device"), tr("Relative speed")});
@@ -72,15 +77,16 @@ DevicesPanel::DevicesPanel(QWidget* parent) : QWidget(parent) {
          "bandwidth."));
   auto* linkForm = new QFormLayout(linkBox);
   m_latency = new QDoubleSpinBox(linkBox);
-  m_latency->setRange(0.0, 100000.0);
-  m_latency->setDecimals(1);
+  m_latency->setRange(0.0, kMaxLinkLatencyUs);
+  m_latency->setDecimals(3);
   m_latency->setSingleStep(10.0);
   m_latency->setSpecialValueText(tr("none"));
   m_latency->setToolTip(tr("Added to every message a collective sends; 0 = none."));
   linkForm->addRow(tr("Latency (µs)"), m_latency);
   m_bandwidth = new QDoubleSpinBox(linkBox);
-  m_bandwidth->setRange(0.0, 10000.0);
-  m_bandwidth->setDecimals(2);
+  // Three decimals, so that a file's value in range (0, or 0.01 and up) is shown as it is.
+  m_bandwidth->setRange(0.0, kMaxLinkGbps);
+  m_bandwidth->setDecimals(3);
   m_bandwidth->setSingleStep(1.0);
   m_bandwidth->setSpecialValueText(tr("unlimited"));
   m_bandwidth->setToolTip(tr("Bandwidth of each link in GB/s; 0 = unlimited (shared memory)."));
@@ -102,6 +108,8 @@ void DevicesPanel::connectSignals() {
     rebuildDeviceRows(n);
     if (m_filling) return;
     m_countSet = true;
+    m_error.clear();  // the user chose a count the window runs
+    m_countError->setVisible(false);
     emit changed();
   });
   auto edited = [this] {
@@ -128,9 +136,9 @@ void DevicesPanel::rebuildDeviceRows(int count) {
     auto* spin = qobject_cast<QDoubleSpinBox*>(m_table->cellWidget(row, 1));
     if (!spin) {
       spin = new QDoubleSpinBox(m_table);
-      spin->setRange(0.05, 1.0);
+      spin->setRange(kMinDeviceSpeed, 1.0);
       spin->setSingleStep(0.05);
-      spin->setDecimals(2);
+      spin->setDecimals(3);
       spin->setSuffix(QStringLiteral(" ×"));
       spin->setToolTip(tr("1 = full speed; 0.5 = this device needs twice as long per step."));
       spin->setFrame(false);
@@ -170,7 +178,18 @@ void DevicesPanel::setSpec(const DevicesSpec& spec, int defaultCount) {
   m_countSet = spec.count.has_value();
   m_speeds = spec.speed;
   m_table->setRowCount(0);
-  const int count = std::clamp(spec.count.value_or(defaultCount), 1, kMaxDevices);
+  const int wanted = spec.count.value_or(defaultCount);
+  // More devices than the window shows: said beside the field (and Run refuses), not changed.
+  m_error = wanted > kMaxDevices
+                ? tr("devices.count: %1 devices are more than the window simulates (at most %2); "
+                     "set a count here, or run the file with fitbench-cli (up to %3)")
+                      .arg(wanted)
+                      .arg(kMaxDevices)
+                      .arg(kMaxDeviceCount)
+                : QString();
+  m_countError->setText(m_error);
+  m_countError->setVisible(!m_error.isEmpty());
+  const int count = std::clamp(wanted, 1, kMaxDevices);
   m_count->setValue(count);
   rebuildDeviceRows(count);
   m_latency->setValue(spec.link_latency_us);

@@ -26,7 +26,9 @@ class DevicesPanel : public QWidget {
   DevicesSpec spec() const;
   int deviceCount() const;
   void setReadOnly(bool readOnly);
-  QString errorText() const { return {}; }  // every value the widgets allow is valid
+  // Why the devices cannot run as set (a file's count beyond what the window simulates), or
+  // empty.
+  QString errorText() const { return m_error; }
 
  signals:
   void changed();
@@ -43,6 +45,8 @@ class DevicesPanel : public QWidget {
   QDoubleSpinBox* m_bandwidth = nullptr;
   QComboBox* m_allreduce = nullptr;
   QLabel* m_note = nullptr;
+  QLabel* m_countError = nullptr;  // errorText(), beside the count
+  QString m_error;
   bool m_countSet = false;       // the spec (or the user) gave a count
   bool m_filling = false;        // setSpec is filling the widgets: no changed()
   std::vector<double> m_speeds;  // kept when the count shrinks and grows again

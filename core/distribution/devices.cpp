@@ -4,12 +4,13 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "core/distribution/distribution_spec.h"
 #include "core/error.h"
 
 namespace fitbench {
 namespace {
 
-constexpr int kMaxDevices = 64;
+constexpr int kMaxDevices = kMaxDeviceCount;
 
 int parse_count(const std::string& text, const std::string& place) {
   int value = 0;

@@ -33,19 +33,21 @@ RehearsalOptions rehearsal_options(const DevicesSpec& spec, int devices) {
                                             " devices; give one speed per device");
     for (size_t i = 0; i < spec.speed.size(); ++i) {
       const double s = spec.speed[i];
-      if (!(s > 0.0 && s <= 1.0))
-        throw InputError(
-            "devices.speed[" + std::to_string(i) + "]",
-            "must be a relative speed greater than 0 and at most 1, got " + number_text(s));
+      if (!(s >= kMinDeviceSpeed && s <= 1.0))
+        throw InputError("devices.speed[" + std::to_string(i) + "]",
+                         "must be a relative speed from 0.01 to 1, got " + number_text(s));
     }
     options.speed = spec.speed;
   }
-  if (!(spec.link_latency_us >= 0.0 && std::isfinite(spec.link_latency_us)))
-    throw InputError("devices.link_latency_us", "must be a number of microseconds >= 0, got " +
-                                                    number_text(spec.link_latency_us));
-  if (!(spec.link_gbps >= 0.0 && std::isfinite(spec.link_gbps)))
-    throw InputError("devices.link_gbps", "must be a bandwidth in GB/s >= 0 (0: unlimited), got " +
-                                              number_text(spec.link_gbps));
+  if (!(spec.link_latency_us >= 0.0 && spec.link_latency_us <= kMaxLinkLatencyUs))
+    throw InputError("devices.link_latency_us",
+                     "must be a number of microseconds from 0 to 100000 (100 ms), got " +
+                         number_text(spec.link_latency_us));
+  if (!(spec.link_gbps == 0.0 ||
+        (spec.link_gbps >= kMinLinkGbps && spec.link_gbps <= kMaxLinkGbps)))
+    throw InputError("devices.link_gbps",
+                     "must be 0 (unlimited) or a bandwidth in GB/s from 0.01 to 10000, got " +
+                         number_text(spec.link_gbps));
   options.link = {spec.link_latency_us, spec.link_gbps};
   return options;
 }

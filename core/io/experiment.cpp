@@ -152,7 +152,9 @@ DevicesSpec parse_devices(const Json& doc, const std::string& path) {
   if (devices.type != "cpu" && devices.type != "gpu" && devices.type != "tpu") {
     fail_expected(r.path_of("type"), "\"cpu\", \"gpu\" or \"tpu\"", *r.get("type"));
   }
-  if (auto count = r.optional_integer("count", "a positive integer", 1, 1 << 20)) {
+  if (auto count = r.optional_integer(
+          "count", "a whole number of devices from 1 to " + std::to_string(kMaxDeviceCount), 1,
+          kMaxDeviceCount)) {
     devices.count = static_cast<int>(*count);
   }
   // Rehearsal knobs (docs/experiment-format.md#devices).
@@ -161,8 +163,8 @@ DevicesSpec parse_devices(const Json& doc, const std::string& path) {
       fail_expected(r.path_of("speed"), "a list of relative speeds, one per device", *speed);
     for (size_t i = 0; i < speed->size(); ++i) {
       devices.speed.push_back(json_io::to_number((*speed)[i], index_path(r.path_of("speed"), i),
-                                                 "a relative speed > 0 and <= 1",
-                                                 {.lo = 0.0, .hi = 1.0, .lo_open = true}));
+                                                 "a relative speed from 0.01 to 1",
+                                                 {.lo = kMinDeviceSpeed, .hi = 1.0}));
     }
     if (devices.count && static_cast<int>(devices.speed.size()) != *devices.count)
       fail(r.path_of("speed"), "has " + std::to_string(devices.speed.size()) +
@@ -170,9 +172,14 @@ DevicesSpec parse_devices(const Json& doc, const std::string& path) {
                                    std::to_string(*devices.count) + "; give one speed per device");
   }
   devices.link_latency_us =
-      r.number("link_latency_us", 0.0, "a number of microseconds >= 0", {.lo = 0.0});
+      r.number("link_latency_us", 0.0, "a number of microseconds from 0 to 100000 (100 ms)",
+               {.lo = 0.0, .hi = kMaxLinkLatencyUs});
   devices.link_gbps =
-      r.number("link_gbps", 0.0, "a bandwidth in GB/s >= 0 (0: unlimited)", {.lo = 0.0});
+      r.number("link_gbps", 0.0, "0 (unlimited) or a bandwidth in GB/s from 0.01 to 10000",
+               {.lo = 0.0, .hi = kMaxLinkGbps});
+  if (devices.link_gbps > 0.0 && devices.link_gbps < kMinLinkGbps)
+    fail_expected(r.path_of("link_gbps"), "0 (unlimited) or a bandwidth in GB/s from 0.01 to 10000",
+                  *r.get("link_gbps"));
   devices.allreduce = r.string("allreduce", "ring", "\"ring\" or \"naive\"");
   if (devices.allreduce != "ring" && devices.allreduce != "naive")
     fail_expected(r.path_of("allreduce"), "\"ring\" or \"naive\"", *r.get("allreduce"));

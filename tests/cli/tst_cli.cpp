@@ -372,7 +372,10 @@ void TestCli::rehearsal_flag_errors() {
       {{"--devices", "2", "--device-speed", "1"},
        "--device-speed: lists 1 speed(s) but there are 2"},
       {{"--allreduce", "tree"}, "--allreduce: must be \"ring\" or \"naive\""},
-      {{"--link-gbps", "-1"}, "--link-gbps: must be a bandwidth"},
+      {{"--link-gbps", "-1"}, "--link-gbps: must be 0 (unlimited) or a bandwidth"},
+      {{"--link-gbps", "1e-12"}, "--link-gbps: must be 0 (unlimited) or a bandwidth"},
+      {{"--link-latency-us", "1e12"}, "--link-latency-us: must be a number of microseconds from 0"},
+      {{"--devices", "2", "--device-speed", "1,1e-9"}, "--device-speed: must list"},
       {{"--link-latency-us", "soon"}, "--link-latency-us: must be a number"},
       {{"--strategy", "none", "--trace", "t.json"}, "--trace: needs a distribution"},
   };

@@ -767,7 +767,14 @@ void TestExperimentIo::errors_data() {
   row("/data/features", "3", "data.features",
       "is not used by the \"circle\" generator (only seed and blobs take it)");
   row("/data/csv", R"("points.csv")", "data.csv", "cannot be combined with \"generator\"");
-  row("/devices/count", "0", "devices.count", "must be a positive integer, got 0");
+  row("/devices/count", "0", "devices.count",
+      "must be a whole number of devices from 1 to 64, got 0");
+  row("/devices/count", "1000", "devices.count",
+      "must be a whole number of devices from 1 to 64, got 1000");
+  row("/devices/link_gbps", "1e-12", "devices.link_gbps",
+      "must be 0 (unlimited) or a bandwidth in GB/s from 0.01 to 10000, got 1e-12");
+  row("/devices/link_latency_us", "1e12", "devices.link_latency_us",
+      "must be a number of microseconds from 0 to 100000 (100 ms), got 1000000000000.0");
   row("/distribution/class_name", R"("FSDP")", "distribution.class_name",
       "\"FSDP\" is not supported by fitbench; expected one of: DataParallel, ModelParallel");
   row("/distribution/mesh/axis_names", R"(["batch"])", "distribution.mesh.axis_names",

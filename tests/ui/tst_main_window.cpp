@@ -239,6 +239,35 @@ class TestMainWindow : public QObject {
     QVERIFY(!w->session()->isRunning());
   }
 
+  // An experiment's values the window cannot show are said, not changed: 40 devices (the
+  // command line runs up to 64, the window 16) refuse to run until a count is chosen; the
+  // rehearsal knobs' whole range is shown as it is.
+  void valuesBeyondTheWindowAreSaidNotChanged() {
+    QTemporaryDir dir;
+    auto w = makeWindow();
+    ExperimentSpec spec = w->currentSpec();
+    spec.devices.count = 40;
+    spec.devices.link_gbps = 0.015;
+    spec.devices.link_latency_us = 100000.0;
+    spec.distribution.class_name = "DataParallel";
+    const QString path = dir.filePath(QStringLiteral("many.json"));
+    write_experiment(spec, path.toStdString());
+    QVERIFY(w->openFile(path, nullptr, true));
+    const QString error = w->devicesPanel()->errorText();
+    QVERIFY2(error.startsWith(QStringLiteral("devices.count: 40 devices are more than")),
+             qPrintable(error));
+    QCOMPARE(w->currentSpec().devices.link_gbps, 0.015);
+    QCOMPARE(w->currentSpec().devices.link_latency_us, 100000.0);
+    QSignalSpy ended(w.get(), &MainWindow::runEnded);
+    w->run();
+    QCOMPARE(ended.size(), 1);
+    QCOMPARE(ended.first().first().toBool(), false);
+    QCOMPARE(w->lastRunError(), error);
+    w->devicesPanel()->findChild<QSpinBox*>(QStringLiteral("deviceCount"))->setValue(4);
+    QVERIFY(w->devicesPanel()->errorText().isEmpty());
+    QCOMPARE(w->currentSpec().devices.count, std::optional<int>(4));
+  }
+
   void closeDuringTraining() {
     auto w = makeWindow();
     QVERIFY(w->openFile(example("seed.json"), nullptr, true));
