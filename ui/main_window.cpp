@@ -420,6 +420,7 @@ void MainWindow::updateContext() {
   updateViews(spec);
   const QString key = TrainingWorker::chartMetricKey(spec);
   m_metricChart->setEnabled(!key.isEmpty());
+  if (!key.isEmpty()) m_metricChart->setMetricName(key);
 }
 
 void MainWindow::updateTitle() {

@@ -67,7 +67,14 @@ void setDynamicTicks(QValueAxis* axis, double min, double max, int divisions) {
 // "Loss", or "Loss · run 2 (2 devices)" while a labelled run is the current one.
 QString chartTitle(const QString& metric, const QString& runLabel) {
   QString title = metric;
-  if (!title.isEmpty()) title[0] = title[0].toUpper();
+  // Keras's abbreviated metric keys in capitals (MAE), the others as words (Accuracy, Loss).
+  static const QStringList kAbbreviations = {QStringLiteral("mae"),  QStringLiteral("mse"),
+                                             QStringLiteral("rmse"), QStringLiteral("mape"),
+                                             QStringLiteral("msle"), QStringLiteral("auc")};
+  if (kAbbreviations.contains(title))
+    title = title.toUpper();
+  else if (!title.isEmpty())
+    title[0] = title[0].toUpper();
   return runLabel.isEmpty() ? title : title + QStringLiteral(" · ") + runLabel;
 }
 
@@ -269,6 +276,20 @@ void MetricChart::beginRun(const QString& label) {
   m_current.label = label;
   m_chart->setTitle(chartTitle(m_metricName, label));
   for (int i = 0; i < kLineCount; ++i) markDirty(m_current, Line(i));
+  flushNow();
+}
+
+void MetricChart::setMetricName(const QString& metricName) {
+  if (metricName == m_metricName) return;
+  m_metricName = metricName;
+  m_isAccuracy = metricName.contains(QLatin1String("acc"), Qt::CaseInsensitive);
+  for (Run& run : m_overlays) deleteRunSeries(run);
+  m_overlays.clear();
+  const QString label = m_current.label;
+  for (auto& d : m_current.data) d.clear();
+  for (auto& d : m_current.smoothed) d.clear();
+  for (int i = 0; i < kLineCount; ++i) markDirty(m_current, Line(i));
+  m_chart->setTitle(chartTitle(m_metricName, label));
   flushNow();
 }
 

@@ -50,6 +50,9 @@ class MetricChart : public QWidget {
   ~MetricChart() override;
 
   QString metricName() const { return m_metricName; }
+  // Shows another metric (the experiment's first metric changed): the runs drawn so far, which
+  // are of the old one, are cleared, and the title and y range follow the new name.
+  void setMetricName(const QString& metricName);
 
   // A new run starts: the current run's lines (if any) become a faded overlay that keeps its
   // own label, and the new run is called `label` (e.g. "run 2 (2 devices)").

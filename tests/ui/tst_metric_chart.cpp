@@ -80,6 +80,7 @@ class TestMetricChart : public QObject {
   void longBatchSeriesIsDecimated();
   void logScaleTogglesAxis();
   void accuracyStartsAtZeroToOne();
+  void anotherMetricClearsTheOldRuns();
   void flatLineAndDeepZoomKeepFewTicks();
   void zoomStopsFollowingAndResetRestores();
   void hoverNamesNearestPoint();
@@ -346,6 +347,29 @@ void TestMetricChart::accuracyStartsAtZeroToOne() {
   loss.addEpochPoint(false, 2, 3.0);
   loss.flushNow();
   QVERIFY(yMin(loss) > 1.5 && yMin(loss) < 2.0);  // follows the data, with a margin
+}
+
+void TestMetricChart::anotherMetricClearsTheOldRuns() {
+  // The experiment's first metric changed from accuracy to mae: the chart is titled after it,
+  // ranges over its data, and drops the runs of the old metric.
+  MetricChart chart(QStringLiteral("accuracy"));
+  QCOMPARE(chart.chart()->title(), QStringLiteral("Accuracy"));
+  chart.setSmoothing(0);
+  chart.beginRun(QStringLiteral("run 1"));
+  chart.addEpochPoint(false, 1, 0.8);
+  chart.beginRun(QStringLiteral("run 2"));
+  chart.addEpochPoint(false, 1, 0.9);
+  QCOMPARE(chart.overlayCount(), 1);
+  chart.setMetricName(QStringLiteral("mae"));
+  QCOMPARE(chart.chart()->title(), QStringLiteral("MAE · run 2"));
+  QCOMPARE(chart.overlayCount(), 0);
+  QCOMPARE(chart.epochPointCount(false), 0);
+  chart.addEpochPoint(false, 1, 3.0);
+  chart.addEpochPoint(false, 2, 4.0);
+  chart.flushNow();
+  QVERIFY(yMin(chart) > 2.5);  // no longer the 0..1 range of an accuracy
+  MetricChart loss(QStringLiteral("loss"));
+  QCOMPARE(loss.chart()->title(), QStringLiteral("Loss"));
 }
 
 void TestMetricChart::flatLineAndDeepZoomKeepFewTicks() {
