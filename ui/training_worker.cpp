@@ -291,6 +291,7 @@ void TrainingWorker::run(const RunRequest& request) {
     }
     RunOptions options;
     options.out = &out;
+    options.warnings = &out;  // in the log, where the user sees the run
     options.interactive = false;
     options.callbacks = {&feedCallback, &decisionGrid};
     options.control = m_control.get();

@@ -29,6 +29,13 @@ std::string repr(double v) {
   return std::string(buf, r.ptr);
 }
 
+// The logs' keys, comma-separated, as Keras's warnings list them.
+std::string log_keys(const Logs& logs) {
+  std::string out;
+  for (const auto& [key, value] : logs) out += (out.empty() ? "" : ",") + key;
+  return out;
+}
+
 const double* find(const Logs& logs, const std::string& key) {
   auto it = logs.find(key);
   return it == logs.end() ? nullptr : &it->second;
@@ -66,7 +73,13 @@ void EarlyStopping::on_train_begin(const Logs&) {
 
 void EarlyStopping::on_epoch_end(int epoch, Logs& logs) {
   const double* current = find(logs, spec_.monitor);
-  if (!current || epoch < spec_.start_from_epoch) return;
+  // keras/src/callbacks/early_stopping.py get_monitor_value: warns and goes on.
+  if (!current) {
+    model_->warn("Early stopping conditioned on metric `" + spec_.monitor +
+                 "` which is not available. Available metrics are: " + log_keys(logs));
+    return;
+  }
+  if (epoch < spec_.start_from_epoch) return;
   if (spec_.restore_best_weights && !best_weights_) best_weights_ = model_->get_weights();
   ++wait_;
   if (improved(*current, best_)) {
@@ -184,7 +197,12 @@ void ReduceLROnPlateau::on_epoch_end(int, Logs& logs) {
   Optimizer* opt = model_->optimizer();
   logs["learning_rate"] = opt->learning_rate();
   const double* current = find(logs, spec_.monitor);
-  if (!current) return;
+  // keras/src/callbacks/reduce_lr_on_plateau.py: warns and goes on.
+  if (!current) {
+    model_->warn("Learning rate reduction is conditioned on metric `" + spec_.monitor +
+                 "` which is not available. Available metrics are: " + log_keys(logs) + ".");
+    return;
+  }
   if (cooldown_counter_ > 0) {
     --cooldown_counter_;
     wait_ = 0;

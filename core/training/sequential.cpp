@@ -250,6 +250,8 @@ History Sequential::fit(const Matrix& x_all, const Matrix& y_all, const FitOptio
   std::vector<std::unique_ptr<Callback>> owned = make_callbacks(o.callbacks, clock);
   HistoryRecorder recorder(history);
   ProgbarLogger progbar(run.out ? *run.out : std::cout, run.interactive, clock);
+  warnings_ = run.warnings ? run.warnings : &std::cerr;
+  warned_.clear();
   CallbackList cbs;
   for (auto& c : owned) cbs.list.push_back(c.get());
   for (auto* c : run.callbacks) cbs.list.push_back(c);
@@ -334,6 +336,14 @@ History Sequential::fit(const Matrix& x_all, const Matrix& y_all, const FitOptio
   for (auto* c : cbs.list) c->on_train_end(epoch_logs);
   exec->push_to_model();
   return history;
+}
+
+void Sequential::warn(const std::string& message) {
+  if (std::find(warned_.begin(), warned_.end(), message) != warned_.end()) return;
+  warned_.push_back(message);
+  std::ostream& out = warnings_ ? *warnings_ : std::cerr;
+  out << "UserWarning: " << message << "\n";
+  out.flush();
 }
 
 Logs Sequential::evaluate(const Matrix& x, const Matrix& y, int batch_size, int verbose,

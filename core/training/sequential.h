@@ -28,6 +28,7 @@ namespace fitbench {
 // Where fit()/evaluate()/predict() print and what else they are given.
 struct RunOptions {
   std::ostream* out = nullptr;         // progress text; null: std::cout
+  std::ostream* warnings = nullptr;    // Keras's UserWarnings (Sequential::warn); null: std::cerr
   bool interactive = false;            // out is a terminal: verbose=1 draws the live bar
   std::vector<Callback*> callbacks;    // in addition to those of FitOptions (not owned)
   TrainingControl* control = nullptr;  // stop / pause from another thread
@@ -85,6 +86,9 @@ class Sequential {
   // Why the last fit() stopped early: "" (it ran every epoch or was stopped by a
   // TrainingControl), "early_stopping", or "invalid_loss" (TerminateOnNaN).
   std::string stop_reason;
+  // A UserWarning of the running fit(), as Keras's Python warnings print it, once per message
+  // and fit() (e.g. EarlyStopping watching a metric the logs do not have).
+  void warn(const std::string& message);
 
   void set_executor_factory(ExecutorFactory factory) { executor_factory_ = std::move(factory); }
 
@@ -97,6 +101,8 @@ class Sequential {
 
   ModelSpec spec_;
   Network network_;
+  std::ostream* warnings_ = nullptr;  // the running fit()'s RunOptions::warnings
+  std::vector<std::string> warned_;   // the messages warn() printed in this fit()
   std::vector<Variable> variables_;
   CompileOptions compile_options_;
   std::unique_ptr<Loss> loss_;

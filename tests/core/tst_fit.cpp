@@ -74,6 +74,7 @@ class TestFit : public QObject {
   void validation_split_from_the_end();
   void learns();
   void early_stopping();
+  void callbacks_warn_of_a_missing_monitor();
   void reduce_lr_on_plateau();
   void csv_logger();
   void terminate_on_nan();
@@ -159,6 +160,33 @@ void TestFit::early_stopping() {
   // Epoch 0 sets the best; epochs 1 and 2 do not improve; stop at epoch 2.
   QCOMPARE(h.epoch.size(), size_t(3));
   QCOMPARE(m.stop_reason, std::string("early_stopping"));
+}
+
+void TestFit::callbacks_warn_of_a_missing_monitor() {
+  // As Keras: EarlyStopping and ReduceLROnPlateau watching a metric the logs do not have (a
+  // typo, or val_loss without validation data) warn, once per fit(), and training goes on.
+  Matrix x, y;
+  make_data(32, x, y);
+  Sequential m(mlp());
+  m.compile(bce());
+  CallbackSpec es;
+  es.class_name = "EarlyStopping";
+  es.monitor = "losss";
+  CallbackSpec rlr;
+  rlr.class_name = "ReduceLROnPlateau";
+  rlr.monitor = "val_loss";
+  std::ostringstream warnings;
+  RunOptions run;
+  run.warnings = &warnings;
+  const History h = m.fit(
+      x, y, FitOptions{.epochs = 3, .batch_size = 8, .verbose = 0, .callbacks = {es, rlr}}, run);
+  QCOMPARE(h.epoch.size(), size_t(3));
+  QCOMPARE(warnings.str(),
+           std::string("UserWarning: Early stopping conditioned on metric `losss` which is not "
+                       "available. Available metrics are: accuracy,loss\n"
+                       "UserWarning: Learning rate reduction is conditioned on metric `val_loss` "
+                       "which is not available. Available metrics are: accuracy,learning_rate,"
+                       "loss.\n"));
 }
 
 void TestFit::reduce_lr_on_plateau() {
