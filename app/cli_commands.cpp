@@ -60,6 +60,9 @@ int int_option(const QCommandLineParser& p, const QString& name, int min, int ma
 }
 
 std::string format4(double v) {
+  // Python's formatting, which the seed script's print uses: "nan", "inf", "-inf".
+  if (std::isnan(v)) return "nan";
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
   char buf[64];
   std::snprintf(buf, sizeof buf, std::abs(v) > 1e-3 || v == 0.0 ? "%.4f" : "%.4e", v);
   return buf;
@@ -120,13 +123,38 @@ std::vector<double> speed_list(const QString& text) {
   return out;
 }
 
+// --delimiter: one character, as an experiment's data.delimiter.
+char delimiter_option(const QCommandLineParser& p) {
+  const std::string d = p.value("delimiter").toStdString();
+  if (d.size() != 1)
+    throw InputError("--delimiter", "must be a single character, got \"" + d + "\"");
+  return d[0];
+}
+
 Dataset read_features(const std::string& csv, const std::string& target, char delimiter) {
   DataSpec spec;
   spec.generator.clear();
   spec.csv = csv;
   if (!target.empty()) spec.target = {target};
   spec.delimiter = delimiter;
-  return read_csv_dataset(spec, std::filesystem::current_path());
+  try {
+    return read_csv_dataset(spec, std::filesystem::current_path());
+  } catch (const InputError& e) {
+    // The options stand where an experiment has data.target and data.delimiter.
+    if (e.place() == "data.target") throw InputError("--target", e.message());
+    if (e.place() == "data.delimiter") throw InputError("--delimiter", e.message());
+    throw;
+  }
+}
+
+// list_devices for the devices command's --type.
+std::vector<std::string> list_devices_of_option(const std::string& type, int count) {
+  try {
+    return list_devices(type, count);
+  } catch (const InputError& e) {
+    if (e.place() == "devices.type") throw InputError("--type", e.message());
+    throw;
+  }
 }
 
 }  // namespace
@@ -259,9 +287,10 @@ int run_command(const QStringList& args) {
         number_option(p, "link-gbps", "0 (unlimited) or a bandwidth in GB/s from 0.01 to 10000",
                       kMinLinkGbps, kMaxLinkGbps, true);
   if (spec.devices.type != "cpu")
-    throw InputError("devices.type", "\"" + spec.devices.type +
-                                         "\" devices are not available: fitbench simulates CPU "
-                                         "devices only; use \"cpu\"");
+    throw InputError(p.positionalArguments()[0].toStdString() + ": devices.type",
+                     "\"" + spec.devices.type +
+                         "\" devices are not available: fitbench simulates CPU "
+                         "devices only; use \"cpu\"");
 
   // The files written after training are checked before it, so that a wrong path does not
   // cost the run.
@@ -347,9 +376,8 @@ int evaluate_command(const QStringList& args) {
   ModelFile file = read_model_file(model_path);
   if (!file.compile)
     throw InputError(model_path, "has no \"compile\" section, so it has no loss to evaluate");
-  const std::string delim = p.value("delimiter").toStdString();
   Dataset data = read_features(p.value("data").toStdString(), p.value("target").toStdString(),
-                               delim.empty() ? ',' : delim[0]);
+                               delimiter_option(p));
   Sequential model(file.config);
   if (!model.built()) model.build(data.x.cols());
   model.set_weights(file.weights, model_path);
@@ -378,8 +406,7 @@ int predict_command(const QStringList& args) {
   }
   const std::string model_path = p.positionalArguments()[0].toStdString();
   ModelFile file = read_model_file(model_path);
-  const std::string delim = p.value("delimiter").toStdString();
-  const char d = delim.empty() ? ',' : delim[0];
+  const char d = delimiter_option(p);
   Matrix x;
   if (p.isSet("target")) {
     x = read_features(p.value("data").toStdString(), p.value("target").toStdString(), d).x;
@@ -451,8 +478,8 @@ int devices_command(const QStringList& args) {
   if (int code = parse(p, args, 0, "no positional arguments"); code >= 0) return code;
   std::optional<int> count;
   if (p.isSet("devices")) count = int_option(p, "devices", 1, kMaxDeviceCount);
-  const auto devices =
-      list_devices(p.value("type").toStdString(), resolve_device_count(count, std::nullopt));
+  const auto devices = list_devices_of_option(p.value("type").toStdString(),
+                                              resolve_device_count(count, std::nullopt));
   std::cout << device_list_repr(devices) << "\n";
   return 0;
 }

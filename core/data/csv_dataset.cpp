@@ -106,7 +106,7 @@ Dataset read_csv_dataset(const DataSpec& spec, const std::filesystem::path& base
   if (spec.csv.empty()) throw InputError("data.csv", "must name a CSV file");
   if (spec.target.empty()) throw InputError("data.target", "must name at least one column");
   check_unique(spec.target, "data.target");
-  check_unique(spec.features_columns, "data.features_columns");
+  check_unique(spec.features_columns, "data.features");
 
   std::filesystem::path file = spec.csv;
   if (file.is_relative()) file = base_dir / file;
@@ -127,9 +127,9 @@ Dataset read_csv_dataset(const DataSpec& spec, const std::filesystem::path& base
     }
   } else {
     for (const std::string& name : spec.features_columns) {
-      const size_t c = find_column(reader, name, "data.features_columns");
+      const size_t c = find_column(reader, name, "data.features");
       if (std::find(targets.begin(), targets.end(), c) != targets.end()) {
-        throw InputError("data.features_columns",
+        throw InputError("data.features",
                          "column " + quoted(name) + " is a target, it cannot also be a feature");
       }
       features.push_back(c);

@@ -6,6 +6,7 @@
 // and a callback used on the fit() thread; not thread-safe.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -62,7 +63,8 @@ struct DeviceUsage {
   double communication_percent() const { return percent(communication_us); }
   // Everything else: waiting, and the time between steps (fit()'s own work, the callbacks).
   double idle_percent() const {
-    return total_us > 0.0 ? 100.0 - busy_percent() - communication_percent() : 0.0;
+    // Never below 0 (rounding would print "-0.0%").
+    return total_us > 0.0 ? std::max(0.0, 100.0 - busy_percent() - communication_percent()) : 0.0;
   }
 
  private:

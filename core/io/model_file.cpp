@@ -50,10 +50,14 @@ NamedWeight parse_weight(const Json& v, const std::string& path) {
   const Json& values = r.require("values", "the variable's values, row-major");
   const std::string vpath = r.path_of("values");
   if (!values.is_array()) fail_expected(vpath, "a list of numbers", values);
-  const int64_t expected = element_count(weight.shape);
-  if (static_cast<int64_t>(values.size()) != expected) {
+  // In double, so that a shape such as [2^40, 2^40] cannot wrap around to a small count.
+  double product = 1.0;
+  for (int64_t d : weight.shape) product *= static_cast<double>(d);
+  if (product != static_cast<double>(values.size())) {
+    char needs[32];
+    std::snprintf(needs, sizeof needs, product < 1e15 ? "%.0f" : "%.3g", product);
     fail(vpath, "has " + std::to_string(values.size()) + " values but the shape " +
-                    shape_text(weight.shape) + " needs " + std::to_string(expected));
+                    shape_text(weight.shape) + " needs " + needs);
   }
   weight.values.reserve(values.size());
   for (size_t i = 0; i < values.size(); ++i) {
@@ -66,6 +70,11 @@ NamedWeight parse_weight(const Json& v, const std::string& path) {
 }
 
 ModelFile parse_model_document(const Json& doc) {
+  // An experiment file given where a model file belongs: say so rather than list its keys.
+  if (doc.is_object() && !doc.contains("format") && doc.contains("model") && doc.contains("data"))
+    fail("",
+         "is an experiment file, not a model file (which has \"format\": \"fitbench-model\"); "
+         "train it with `fitbench-cli run`, or save a model with --save-model");
   ObjectReader r(doc, "", {"format", "version", "config", "compile", "weights"});
   const Json& format = r.require("format", "\"fitbench-model\"");
   if (format != Json(kFormat)) fail_expected("format", "\"fitbench-model\"", format);

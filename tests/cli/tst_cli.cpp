@@ -247,6 +247,26 @@ void TestCli::bad_input_exits_2() {
       cli({"evaluate", model, "--data", dir.filePath("bad.csv"), "--target", "label"});
   QCOMPARE(csv.code, 2);
   QVERIFY2(csv.err.contains("bad.csv:3:1"), qPrintable(csv.err));
+  // The options are named as the user typed them, not as an experiment's keys.
+  write(dir.filePath("good.csv"), "a,b,c,d,label\n1,2,3,4,0\n");
+  const QString good = dir.filePath("good.csv");
+  const Result target = cli({"evaluate", model, "--data", good, "--target", "nope"});
+  QCOMPARE(target.code, 2);
+  QVERIFY2(target.err.startsWith("fitbench-cli: --target: column \"nope\""),
+           qPrintable(target.err));
+  const Result delim =
+      cli({"predict", model, "--data", good, "--target", "label", "--delimiter", ";;"});
+  QCOMPARE(delim.code, 2);
+  QVERIFY2(delim.err.startsWith("fitbench-cli: --delimiter: must be a single character"),
+           qPrintable(delim.err));
+  const Result type = cli({"devices", "--type", "foo"});
+  QCOMPARE(type.code, 2);
+  QVERIFY2(type.err.startsWith("fitbench-cli: --type: "), qPrintable(type.err));
+  // An experiment where a model file belongs says which it is.
+  const Result wrong = cli({"evaluate", example("seed.json"), "--data", good, "--target", "label"});
+  QCOMPARE(wrong.code, 2);
+  QVERIFY2(wrong.err.contains("seed.json: is an experiment file, not a model file"),
+           qPrintable(wrong.err));
 }
 
 void TestCli::output_files_are_checked_before_training() {

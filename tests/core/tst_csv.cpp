@@ -236,13 +236,13 @@ void TestCsv::errors_data() {
                                   << "data.target"
                                   << "column \"z\" is not in f.csv; its header has: a, b, y";
   QTest::newRow("missing feature")
-      << QByteArray("a,b,y\n1,2,3\n") << y << QStringList{"a", "c"} << "data.features_columns"
+      << QByteArray("a,b,y\n1,2,3\n") << y << QStringList{"a", "c"} << "data.features"
       << "column \"c\" is not in f.csv; its header has: a, b, y";
   QTest::newRow("feature is a target")
-      << QByteArray("a,b,y\n1,2,3\n") << y << QStringList{"a", "y"} << "data.features_columns"
+      << QByteArray("a,b,y\n1,2,3\n") << y << QStringList{"a", "y"} << "data.features"
       << "column \"y\" is a target, it cannot also be a feature";
   QTest::newRow("ambiguous column")
-      << QByteArray("a,a,y\n1,2,3\n") << y << QStringList{"a"} << "data.features_columns"
+      << QByteArray("a,a,y\n1,2,3\n") << y << QStringList{"a"} << "data.features"
       << "column \"a\" is ambiguous: the header of f.csv has it as columns 1 and 2";
   QTest::newRow("no target") << QByteArray("a,y\n1,0\n") << QStringList{} << all << "data.target"
                              << "must name at least one column";
