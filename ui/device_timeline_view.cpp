@@ -12,6 +12,7 @@
 #include <QLocale>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
@@ -106,7 +107,14 @@ DeviceTimelineView::DeviceTimelineView(QWidget* parent, size_t capacity)
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(4);
-  layout->addWidget(m_canvas, 1);
+  // Lanes keep at least a line of text each (the canvas's minimumSizeHint); with many devices in
+  // a low dock the lanes scroll instead of being squeezed into an unreadable stripe.
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidgetResizable(true);
+  scroll->setFrameShape(QFrame::NoFrame);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->setWidget(m_canvas);
+  layout->addWidget(scroll, 1);
   layout->addLayout(controls);
   connectSignals();
   updateView();

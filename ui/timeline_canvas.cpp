@@ -61,6 +61,7 @@ TimelineCanvas::TimelineCanvas(const TraceStore* store, QWidget* parent)
 
 void TimelineCanvas::setDeviceNames(const QStringList& names) {
   m_names = names;
+  updateGeometry();  // the minimum height grows with the lanes
   invalidate();
 }
 
