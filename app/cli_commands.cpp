@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/file_checks.h"
 #include "core/io/experiment.h"
+#include "core/io/history_file.h"
 #include "core/io/json_file.h"
 #include "core/io/model_file.h"
 #include "core/training/experiment_runner.h"
@@ -66,34 +67,6 @@ std::string format4(double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, std::abs(v) > 1e-3 || v == 0.0 ? "%.4f" : "%.4e", v);
   return buf;
-}
-
-void write_history(const History& h, const std::string& file) {
-  std::string text;
-  const bool csv = file.size() >= 4 && file.compare(file.size() - 4, 4, ".csv") == 0;
-  if (csv) {
-    text = "epoch";
-    for (const auto& [k, v] : h.history) text += "," + k;
-    text += "\n";
-    for (size_t i = 0; i < h.epoch.size(); ++i) {
-      text += std::to_string(h.epoch[i]);
-      for (const auto& [k, v] : h.history) {
-        char buf[40];
-        std::snprintf(buf, sizeof buf, ",%.9g", i < v.size() ? v[i] : std::nan(""));
-        text += buf;
-      }
-      text += "\n";
-    }
-  } else {
-    nlohmann::ordered_json doc;
-    doc["epoch"] = h.epoch;
-    doc["history"] = nlohmann::ordered_json::object();
-    for (const auto& [k, v] : h.history) doc["history"][k] = v;
-    doc["params"] = {
-        {"verbose", h.params_verbose}, {"epochs", h.params_epochs}, {"steps", h.params_steps}};
-    text = doc.dump(2) + "\n";
-  }
-  json_io::write_file_atomically(file, text);
 }
 
 // A number in [lo, hi]; with zero_or_from, also 0 below lo.
@@ -294,6 +267,10 @@ int run_command(const QStringList& args) {
 
   // The files written after training are checked before it, so that a wrong path does not
   // cost the run.
+  if (p.isSet("history") && !p.value("history").endsWith(".json") &&
+      !p.value("history").endsWith(".csv"))
+    throw InputError("--history", "must name a .json or a .csv file, got \"" +
+                                      p.value("history").toStdString() + "\"");
   for (const char* flag : {"save-model", "history", "trace"})
     if (p.isSet(flag)) check_writable_file(p.value(flag).toStdString());
 

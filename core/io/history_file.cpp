@@ -1,7 +1,7 @@
 #include "core/io/history_file.h"
 
+#include <charconv>
 #include <cmath>
-#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "core/io/json_file.h"
@@ -17,9 +17,13 @@ std::string history_text(const History& h, bool csv) {
     for (size_t i = 0; i < h.epoch.size(); ++i) {
       text += std::to_string(h.epoch[i]);
       for (const auto& [key, values] : h.history) {
+        // The shortest text that reads back as the same double (Python's repr, as Keras's
+        // CSVLogger writes a value), "nan" for an epoch without one.
+        const double v = i < values.size() ? values[i] : std::nan("");
         char buf[40];
-        std::snprintf(buf, sizeof buf, ",%.9g", i < values.size() ? values[i] : std::nan(""));
-        text += buf;
+        const auto r = std::to_chars(buf, buf + sizeof buf, v);
+        text += ',';
+        text.append(buf, r.ptr);
       }
       text += "\n";
     }

@@ -171,13 +171,19 @@ ExecutorContext Sequential::executor_context() {
   return ctx;
 }
 
+namespace {
+// Keras's metrics are float32 variables, read into Python floats: the logs, the History and the
+// files made from them hold float32 values (0.4261484146118164, not 0.42614840206871046).
+double as_float32(double v) { return static_cast<double>(static_cast<float>(v)); }
+}  // namespace
+
 Logs Sequential::totals_to_logs(const StepTotals& totals, const std::string& prefix) const {
   Logs logs;
   const double n = totals.samples > 0 ? totals.samples : 1.0;
-  logs[prefix + "loss"] = (totals.loss_sum + totals.reg_weighted) / n;
+  logs[prefix + "loss"] = as_float32((totals.loss_sum + totals.reg_weighted) / n);
   const double* state = totals.metric_states.data();
   for (const auto& m : metrics_) {
-    logs[prefix + m->name()] = m->result(state);
+    logs[prefix + m->name()] = as_float32(m->result(state));
     state += m->state_size();
   }
   return logs;
@@ -315,10 +321,10 @@ History Sequential::fit(const Matrix& x_all, const Matrix& y_all, const FitOptio
       // Running means since the epoch began, as Keras's metrics report them per batch. The map's
       // nodes exist after the first batch, so this assigns values without allocating.
       const double n = totals.samples;
-      logs["loss"] = (totals.loss_sum + totals.reg_weighted) / n;
+      logs["loss"] = as_float32((totals.loss_sum + totals.reg_weighted) / n);
       const double* state = totals.metric_states.data();
       for (const auto& m : metrics_) {
-        logs[m->name()] = m->result(state);
+        logs[m->name()] = as_float32(m->result(state));
         state += m->state_size();
       }
       for (auto* c : cbs.list) c->on_train_batch_end(step, logs);

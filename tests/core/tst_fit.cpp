@@ -75,6 +75,7 @@ class TestFit : public QObject {
   void learns();
   void early_stopping();
   void callbacks_warn_of_a_missing_monitor();
+  void logs_hold_float32_values();
   void reduce_lr_on_plateau();
   void csv_logger();
   void terminate_on_nan();
@@ -160,6 +161,20 @@ void TestFit::early_stopping() {
   // Epoch 0 sets the best; epochs 1 and 2 do not improve; stop at epoch 2.
   QCOMPARE(h.epoch.size(), size_t(3));
   QCOMPARE(m.stop_reason, std::string("early_stopping"));
+}
+
+void TestFit::logs_hold_float32_values() {
+  // Keras's metrics are float32 variables: every logged value is a float32 widened to a double
+  // (so a History written to a file shows Keras's digits, 0.4261484146118164).
+  Matrix x, y;
+  make_data(40, x, y);
+  Sequential m(mlp());
+  m.compile(bce());
+  const History h =
+      m.fit(x, y, FitOptions{.epochs = 3, .batch_size = 8, .validation_split = 0.25, .verbose = 0});
+  QCOMPARE(h.history.size(), size_t(4));  // accuracy, loss, val_accuracy, val_loss
+  for (const auto& [key, values] : h.history)
+    for (double v : values) QVERIFY2(static_cast<double>(static_cast<float>(v)) == v, key.c_str());
 }
 
 void TestFit::callbacks_warn_of_a_missing_monitor() {
