@@ -291,6 +291,13 @@ int run_command(const QStringList& args) {
             spec.distribution.mesh_shape.size() == 2 ? spec.distribution.mesh_shape[1] : 1);
       }
       apply_distribution(*run.model, spec.distribution, count, spec.devices);
+      if (spec.distribution.class_name == "ModelParallel") {
+        // Entries of the layout map that match no variable shard nothing: probably a typo.
+        const LayoutCheck check = check_layout_map(model_variables(spec.model, run.data.x.cols()),
+                                                   spec.distribution, count);
+        for (const LayoutDiagnostic& w : check.warnings)
+          std::cerr << "fitbench-cli: warning: " << file << ": " << w.text() << "\n";
+      }
       options.callbacks.push_back(&recorder);
       // What the seed script prints before training.
       std::cout << "Devices: " << device_list_repr(list_devices("cpu", count)) << "\n"

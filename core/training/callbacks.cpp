@@ -238,7 +238,7 @@ void LearningRateScheduler::on_epoch_end(int, Logs& logs) {
 void TerminateOnNaN::on_train_batch_end(int batch, const Logs& logs) {
   const double* loss = find(logs, "loss");
   if (loss && !std::isfinite(*loss)) {
-    std::cout << "Batch " << batch << ": Invalid loss, terminating training" << std::endl;
+    model_->output() << "Batch " << batch << ": Invalid loss, terminating training" << std::endl;
     model_->stop_training = true;
     model_->stop_reason = "invalid_loss";
   }

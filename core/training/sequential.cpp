@@ -216,7 +216,9 @@ History Sequential::fit(const Matrix& x_all, const Matrix& y_all, const FitOptio
   if (o.epochs < 1) throw InputError("fit.epochs", "must be a positive integer");
   if (o.batch_size < 1) throw InputError("fit.batch_size", "must be a positive integer");
   if (o.initial_epoch < 0 || o.initial_epoch >= o.epochs)
-    throw InputError("fit.initial_epoch", "must be in [0, epochs)");
+    throw InputError("fit.initial_epoch",
+                     "must be from 0 to epochs - 1 = " + std::to_string(o.epochs - 1) + ", got " +
+                         std::to_string(o.initial_epoch));
   if (!(o.validation_split >= 0.0 && o.validation_split < 1.0))
     throw InputError("fit.validation_split", "must be in [0, 1)");
   if (o.verbose < 0 || o.verbose > 2) throw InputError("fit.verbose", "must be 0, 1 or 2");
@@ -256,6 +258,7 @@ History Sequential::fit(const Matrix& x_all, const Matrix& y_all, const FitOptio
   std::vector<std::unique_ptr<Callback>> owned = make_callbacks(o.callbacks, clock);
   HistoryRecorder recorder(history);
   ProgbarLogger progbar(run.out ? *run.out : std::cout, run.interactive, clock);
+  out_ = run.out;
   warnings_ = run.warnings ? run.warnings : &std::cerr;
   warned_.clear();
   CallbackList cbs;
@@ -343,6 +346,8 @@ History Sequential::fit(const Matrix& x_all, const Matrix& y_all, const FitOptio
   exec->push_to_model();
   return history;
 }
+
+std::ostream& Sequential::output() { return out_ ? *out_ : std::cout; }
 
 void Sequential::warn(const std::string& message) {
   if (std::find(warned_.begin(), warned_.end(), message) != warned_.end()) return;

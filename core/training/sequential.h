@@ -89,6 +89,9 @@ class Sequential {
   // A UserWarning of the running fit(), as Keras's Python warnings print it, once per message
   // and fit() (e.g. EarlyStopping watching a metric the logs do not have).
   void warn(const std::string& message);
+  // Where the running fit() prints (RunOptions::out, else std::cout): callbacks' messages such
+  // as TerminateOnNaN's, which Keras prints with its progress.
+  std::ostream& output();
 
   void set_executor_factory(ExecutorFactory factory) { executor_factory_ = std::move(factory); }
 
@@ -101,6 +104,7 @@ class Sequential {
 
   ModelSpec spec_;
   Network network_;
+  std::ostream* out_ = nullptr;       // the running fit()'s RunOptions::out
   std::ostream* warnings_ = nullptr;  // the running fit()'s RunOptions::warnings
   std::vector<std::string> warned_;   // the messages warn() printed in this fit()
   std::vector<Variable> variables_;

@@ -73,6 +73,7 @@ class TestCli : public QObject {
   void nan_exits_1();
   void rehearsal_flags_and_trace();
   void rehearsal_flag_errors();
+  void layout_map_entry_matching_nothing_warns();
 };
 
 void TestCli::seed_example_output() {
@@ -379,6 +380,26 @@ void TestCli::rehearsal_flags_and_trace() {
   for (int step : first_end.keys())
     QVERIFY2(first_end[step] - last_arrival[step] >= 20.0,
              qPrintable(QString::number(first_end[step] - last_arrival[step])));
+}
+
+void TestCli::layout_map_entry_matching_nothing_warns() {
+  // A LayoutMap key that matches no variable (here a typo) shards nothing: the run goes on, and
+  // stderr says which entry it is and what the variables are called.
+  QTemporaryDir dir;
+  QString text = QString::fromUtf8(readFile(example("model_parallel_2x2.json")));
+  const QString entry = "\"hidden.*bias\": [\"model\"]";
+  QVERIFY(text.contains(entry));
+  text.replace(entry, entry + ", \"hiden.*kernel\": [null, \"model\"]");
+  write(dir.filePath("typo.json"), text.toUtf8());
+  const Result r = cli({"run", dir.filePath("typo.json"), "--epochs", "1"});
+  QCOMPARE(r.code, 0);
+  QVERIFY2(r.err.contains("fitbench-cli: warning: ") &&
+               r.err.contains("typo.json: distribution.layout_map[\"hiden.*kernel\"]: matches no "
+                              "variable of the model"),
+           qPrintable(r.err));
+  const Result clean = cli({"run", example("model_parallel_2x2.json"), "--epochs", "1"});
+  QCOMPARE(clean.code, 0);
+  QVERIFY2(!clean.err.contains("warning"), qPrintable(clean.err));
 }
 
 void TestCli::rehearsal_flag_errors() {

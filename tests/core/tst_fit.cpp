@@ -272,10 +272,15 @@ void TestFit::terminate_on_nan() {
   m.compile(c);
   CallbackSpec t;
   t.class_name = "TerminateOnNaN";
+  std::ostringstream out;  // Keras's line goes where the progress goes (the window's log)
+  RunOptions run;
+  run.out = &out;
   const History h =
-      m.fit(x, y, FitOptions{.epochs = 5, .batch_size = 8, .verbose = 0, .callbacks = {t}});
+      m.fit(x, y, FitOptions{.epochs = 5, .batch_size = 8, .verbose = 0, .callbacks = {t}}, run);
   QCOMPARE(m.stop_reason, std::string("invalid_loss"));
   QCOMPARE(h.epoch.size(), size_t(1));
+  QVERIFY2(out.str().find(": Invalid loss, terminating training\n") != std::string::npos,
+           out.str().c_str());
 }
 
 void TestFit::training_control_stops_within_a_batch() {
