@@ -575,17 +575,22 @@ void MainWindow::drainFeed() {
   viewsTakeSteps(u.traces);
   if (!u.batchLoss.isEmpty()) m_lossChart->addBatchPoints(u.batchLoss);
   if (!u.batchMetric.isEmpty()) m_metricChart->addBatchPoints(u.batchMetric);
+  QString nanWarning;  // logged after this tick's text, so that it follows its epoch's line
   for (const FeedUpdate::Epoch& e : u.epochs) {
     const double x = e.epoch + 1;
     if (e.loss && !std::isfinite(*e.loss) && !m_warnedNaN) {
       m_warnedNaN = true;
-      const QString message =
-          tr("The loss became %1 in epoch %2: the weights diverged. Stop, then try a smaller "
-             "learning rate (or add TerminateOnNaN to stop by itself).")
+      const auto& callbacks = currentSpec().fit.callbacks;
+      const bool terminates =
+          std::any_of(callbacks.begin(), callbacks.end(),
+                      [](const CallbackSpec& c) { return c.class_name == "TerminateOnNaN"; });
+      nanWarning =
+          (terminates ? tr("The loss became %1 in epoch %2: the weights diverged; try a smaller "
+                           "learning rate.")
+                      : tr("The loss became %1 in epoch %2: the weights diverged. Stop, then try "
+                           "a smaller learning rate (or add TerminateOnNaN to stop by itself)."))
               .arg(std::isnan(*e.loss) ? QStringLiteral("NaN") : QStringLiteral("infinite"))
               .arg(e.epoch + 1);
-      appendLog(message, QStringLiteral("#b00020"));
-      statusBar()->showMessage(message, 20000);
     }
     if (e.loss) m_lossChart->addEpochPoint(false, x, *e.loss);
     if (e.valLoss) m_lossChart->addEpochPoint(true, x, *e.valLoss);
@@ -614,6 +619,10 @@ void MainWindow::drainFeed() {
     } else {
       appendLog(text);
     }
+  }
+  if (!nanWarning.isEmpty()) {
+    appendLog(nanWarning, QStringLiteral("#b00020"));
+    statusBar()->showMessage(nanWarning, 20000);
   }
   if (u.epochs_total > 0 && u.steps > 0) {
     const double done = (u.epoch + double(u.step) / u.steps) / u.epochs_total;
@@ -662,9 +671,7 @@ void MainWindow::onFinished(std::shared_ptr<RunResult> result) {
   } else if (result->stopReason == "early_stopping") {
     how = tr("Stopped early by EarlyStopping");
   } else if (result->stopReason == "invalid_loss") {
-    how =
-        tr("Stopped: the loss is not a finite number (TerminateOnNaN); try a smaller learning "
-           "rate");
+    how = tr("Stopped by TerminateOnNaN");
     color = QStringLiteral("#b00020");
   } else {
     how = tr("Finished");
@@ -678,6 +685,8 @@ void MainWindow::onFinished(std::shared_ptr<RunResult> result) {
     summary += tr(" · final %1 %2").arg(m_metricKey).arg(result->history.last(metric), 0, 'f', 4);
   else if (result->history.history.count("loss"))
     summary += tr(" · final loss %1").arg(result->history.last("loss"), 0, 'f', 4);
+  if (result->stopReason == "invalid_loss")
+    summary += tr(" · the loss is not a finite number: try a smaller learning rate");
   appendLog(summary, color);
   m_progress->setFormat(how == tr("Finished") ? tr("Done") : how.section(':', 0, 0));
   if (how == tr("Finished")) m_progress->setValue(1000);
