@@ -22,6 +22,7 @@
 
 #include "core/data/csv_reader.h"
 #include "core/error.h"
+#include "ui/field_error.h"
 
 namespace fitbench {
 namespace {
@@ -95,12 +96,8 @@ CsvPreview::CsvPreview(QWidget* parent) : QWidget(parent) {
   form->addRow(m_rowInfo);
   form->addRow(new QLabel(tr("Columns")));
   form->addRow(m_roles);
-  m_error = new QLabel;
+  m_error = makeFieldErrorLabel();
   m_error->setObjectName("csvError");
-  m_error->setWordWrap(true);
-  m_error->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  m_error->setStyleSheet(QStringLiteral("color: #c62828;"));
-  m_error->hide();
   form->addRow(m_error);
   connectSignals();
 }

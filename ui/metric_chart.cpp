@@ -85,9 +85,7 @@ bool MetricChart::Run::hasData() const {
 }
 
 MetricChart::MetricChart(const QString& metricName, QWidget* parent)
-    : QWidget(parent),
-      m_metricName(metricName),
-      m_isAccuracy(metricName.contains(QLatin1String("acc"), Qt::CaseInsensitive)) {
+    : QWidget(parent), m_metricName(metricName) {
   buildWidgets();
   createRunSeries(m_current);
   connectSignals();
@@ -282,15 +280,11 @@ void MetricChart::beginRun(const QString& label) {
 void MetricChart::setMetricName(const QString& metricName) {
   if (metricName == m_metricName) return;
   m_metricName = metricName;
-  m_isAccuracy = metricName.contains(QLatin1String("acc"), Qt::CaseInsensitive);
-  for (Run& run : m_overlays) deleteRunSeries(run);
-  m_overlays.clear();
-  const QString label = m_current.label;
   for (auto& d : m_current.data) d.clear();
   for (auto& d : m_current.smoothed) d.clear();
   for (int i = 0; i < kLineCount; ++i) markDirty(m_current, Line(i));
-  m_chart->setTitle(chartTitle(m_metricName, label));
-  flushNow();
+  m_chart->setTitle(chartTitle(m_metricName, m_current.label));
+  clearOverlays();  // and redraws
 }
 
 void MetricChart::clearOverlays() {
@@ -576,9 +570,9 @@ void MetricChart::applyDataRange() {
     // A margin of 15% on either side, as a factor; accuracy keeps 1 as its top.
     y0 = all.valid ? all.y0 / 1.15 : 0.1;
     y1 = all.valid ? all.y1 * 1.15 : 1.0;
-    if (m_isAccuracy) y1 = std::max(1.0, all.valid ? all.y1 : 1.0);
+    if (isAccuracy()) y1 = std::max(1.0, all.valid ? all.y1 : 1.0);
     if (y1 <= y0 * 1.01) y1 = y0 * 10;
-  } else if (m_isAccuracy) {
+  } else if (isAccuracy()) {
     if (all.valid) y0 = std::min(0.0, all.y0), y1 = std::max(1.0, all.y1);
   } else if (all.valid) {
     double lo = all.y0, hi = all.y1;

@@ -140,7 +140,10 @@ class MetricChart : public QWidget {
   QString lineName(const Run& run, Line line) const;
 
   QString m_metricName;
-  bool m_isAccuracy = false;
+  // An accuracy-like metric ("acc" in its name) starts with a 0..1 y range.
+  bool isAccuracy() const {
+    return m_metricName.contains(QLatin1String("acc"), Qt::CaseInsensitive);
+  }
   double m_smoothing = 0.6;
   bool m_logScale = false;
   bool m_followData = true;

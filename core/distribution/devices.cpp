@@ -10,14 +10,13 @@
 namespace fitbench {
 namespace {
 
-constexpr int kMaxDevices = kMaxDeviceCount;
-
 int parse_count(const std::string& text, const std::string& place) {
   int value = 0;
   auto r = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (r.ec != std::errc() || r.ptr != text.data() + text.size() || value < 1 || value > kMaxDevices)
+  if (r.ec != std::errc() || r.ptr != text.data() + text.size() || value < 1 ||
+      value > kMaxDeviceCount)
     throw InputError(place, "must be a whole number of devices from 1 to " +
-                                std::to_string(kMaxDevices) + ", got \"" + text + "\"");
+                                std::to_string(kMaxDeviceCount) + ", got \"" + text + "\"");
   return value;
 }
 

@@ -82,10 +82,9 @@ class Network {
  private:
   std::string name_;
   std::optional<int64_t> declared_input_;
-  std::vector<size_t> spec_index_;
-  // Throws InputError at layer's units: `floats` units (units), or variables in all.
-  [[noreturn]] void too_large(size_t layer, double floats, bool units)
-      const;  // each layer's index in the ModelSpec (an InputLayer is none)
+  std::vector<size_t> spec_index_;  // each layer's index in the ModelSpec (an InputLayer is none)
+  // Throws InputError at the layer's units: `floats` units (units), or variables in all.
+  [[noreturn]] void too_large(size_t layer, double floats, bool units) const;
   std::vector<std::unique_ptr<Layer>> layers_;
   int64_t input_units_ = 0;
   std::vector<int64_t> units_;

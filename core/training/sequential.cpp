@@ -258,9 +258,16 @@ History Sequential::fit(const Matrix& x_all, const Matrix& y_all, const FitOptio
   std::vector<std::unique_ptr<Callback>> owned = make_callbacks(o.callbacks, clock);
   HistoryRecorder recorder(history);
   ProgbarLogger progbar(run.out ? *run.out : std::cout, run.interactive, clock);
-  out_ = run.out;
-  warnings_ = run.warnings ? run.warnings : &std::cerr;
-  warned_.clear();
+  // The run's streams, for callbacks (output(), warn()), until this fit() returns or throws.
+  struct RunStreams {
+    Sequential& model;
+    RunStreams(Sequential& m, const RunOptions& run) : model(m) {
+      model.out_ = run.out;
+      model.warnings_ = run.warnings;
+      model.warned_.clear();
+    }
+    ~RunStreams() { model.out_ = model.warnings_ = nullptr; }
+  } streams(*this, run);
   CallbackList cbs;
   for (auto& c : owned) cbs.list.push_back(c.get());
   for (auto* c : run.callbacks) cbs.list.push_back(c);
@@ -268,20 +275,22 @@ History Sequential::fit(const Matrix& x_all, const Matrix& y_all, const FitOptio
   if (o.verbose > 0) cbs.list.push_back(&progbar);
   cbs.set(this, CallbackParams{o.epochs, steps, o.verbose});
 
-  // A batch's activations and their gradients must fit too (the variables did, at build()).
+  // The most rows a step or a validation step takes. Their activations and gradients must fit
+  // too (the variables did, at build()).
+  const Index rows = std::max<Index>(batch, vx ? std::min<Index>(o.batch_size, vx->rows()) : 0);
   const double workspace =
-      static_cast<double>(batch) * static_cast<double>(network_.workspace_floats_per_row());
+      static_cast<double>(rows) * static_cast<double>(network_.workspace_floats_per_row());
   if (workspace > static_cast<double>(Network::kMaxModelFloats)) {
     char amount[32];
     std::snprintf(amount, sizeof amount, "%.3g", workspace);
-    throw InputError("fit.batch_size", "is too large for this model: " + std::to_string(batch) +
+    throw InputError("fit.batch_size", "is too large for this model: " + std::to_string(rows) +
                                            " rows of its activations and gradients would hold " +
                                            amount + " floats; fitbench holds at most " +
                                            std::to_string(Network::kMaxModelFloats) +
                                            " (1 GiB); use a smaller batch_size");
   }
   auto exec = executor_factory_(executor_context());
-  exec->prepare(std::max<Index>(batch, vx ? std::min<Index>(o.batch_size, vx->rows()) : 0));
+  exec->prepare(rows);
 
   // Shuffled batches are gathered into these buffers; unshuffled ones are views.
   std::vector<int64_t> perm(static_cast<size_t>(n_train));
