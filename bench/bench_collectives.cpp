@@ -4,9 +4,10 @@
 // with the bytes a rank sends and the GB/s that makes; (c) the seed model's train_step on 16 rows
 // through DataParallel on 2 devices vs the local executor (the difference is the framework
 // overhead of distribution), and fit() per step; (d) the MLP's train_step on shuffled batches
-// of 256: local, DataParallel x2 and ModelParallel 1x2 (kernels split by columns), in
-// alternating blocks of steps, with the speedups as medians of each round's ratios and each
-// DataParallel device's time per span. Medians of repeats; never asserted.
+// of 256: local, DataParallel x2, ModelParallel 1x2 (kernels split by columns) and DataParallel on
+// one device (that executor's spans of the whole step), in alternating blocks of steps, with the
+// speedups as medians of each round's ratios and each DataParallel device's time per span.
+// Medians of repeats; never asserted.
 // Usage: bench_collectives [--repeats N] [--mlp]   (--mlp: part (d) alone)
 #include <algorithm>
 #include <barrier>
@@ -183,9 +184,11 @@ struct MlpSteps {
   double local_us = 0.0, dp2_us = 0.0, mp12_us = 0.0;
   double dp2_speedup = 0.0, mp12_speedup = 0.0;  // local / distributed, median over rounds
   double dp2_speedup_lo = 0.0, dp2_speedup_hi = 0.0;
+  double dp1_us = 0.0;
   // DataParallel x2: each span label's median time per step on devices 0 and 1 (steps in which a
-  // device has no span of a label, e.g. no waiting, are left out of that label's median).
-  std::map<std::string, double> dp2_spans[2];
+  // device has no span of a label, e.g. no waiting, are left out of that label's median); and
+  // the same executor on one device, the reference its two halves are compared with.
+  std::map<std::string, double> dp2_spans[2], dp1_spans[2];
 };
 
 // Keeps every device's span durations of each step, by label.
@@ -235,9 +238,9 @@ MlpSteps mlp_steps(int repeats) {
     y(i, 0) = static_cast<float>(rng.below(10));
   }
   MlpModel local_model = mlp_model(c, x, y), dp_model = mlp_model(c, x, y),
-           mp_model = mlp_model(c, x, y);
+           mp_model = mlp_model(c, x, y), dp1_model = mlp_model(c, x, y);
   LocalExecutor local(local_model.ctx);
-  DataParallelExecutor dp2(dp_model.ctx, 2);
+  DataParallelExecutor dp2(dp_model.ctx, 2), dp1(dp1_model.ctx, 1);
   // ModelParallel starts its own optimizer state: it takes an optimizer that has not stepped.
   DistributionSpec mp;
   mp.class_name = "ModelParallel";
@@ -249,32 +252,36 @@ MlpSteps mlp_steps(int repeats) {
   mp_ctx.optimizer = fresh.get();
   ModelParallelExecutor mp12(mp_ctx, make_model_parallel_plan(mp_model.model->network(), mp, 2),
                              c.optimizer, std::make_shared<ModelParallelOptimizers>());
-  StepExecutor* execs[3] = {&local, &dp2, &mp12};
+  StepExecutor* execs[4] = {&local, &dp2, &mp12, &dp1};
   StepTotals totals;
   totals.reset(local_model.ctx.graph.metric_state_size());
   Matrix xb(kBatch, 784), yb(kBatch, 1);
   std::vector<int64_t> order(static_cast<size_t>(kRows));
   for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int64_t>(i);
   uint64_t step = 0;
-  SpanLog log;
-  // One block: 10 steps of one executor over shuffled batches; microseconds per step.
+  SpanLog dp2_log, dp1_log;
+  SpanLog* logs[4] = {nullptr, &dp2_log, nullptr, &dp1_log};
+  // One block: 10 steps of one executor over shuffled batches; microseconds per step (the spans
+  // are logged outside the timed steps).
   auto block = [&](int e, bool keep_spans) {
     constexpr int kSteps = 10;
     for (size_t i = order.size() - 1; i > 0; --i)
       std::swap(order[i], order[static_cast<size_t>(rng.below(static_cast<int64_t>(i) + 1))]);
-    const auto t0 = Clock::now();
+    double us = 0.0;
     for (int i = 0; i < kSteps; ++i) {
       const std::span<const int64_t> index(order.data() + i * kBatch, kBatch);
+      const auto t0 = Clock::now();
       execs[e]->train_step_rows(x, y, index, xb, yb, step++, totals);
-      if (keep_spans) log.add(*execs[e]->step_trace());
+      us += std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+      if (keep_spans && logs[e]) logs[e]->add(*execs[e]->step_trace());
     }
-    return std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / kSteps;
+    return us / kSteps;
   };
   for (StepExecutor* e : execs) e->prepare(kBatch);
-  for (int e = 0; e < 3; ++e) block(e, false);  // warm-up
-  std::vector<double> us[3], dp2_ratio, mp12_ratio;
+  for (int e = 0; e < 4; ++e) block(e, false);  // warm-up
+  std::vector<double> us[4], dp2_ratio, mp12_ratio;
   for (int round = 0; round < 2 * repeats; ++round) {
-    for (int e = 0; e < 3; ++e) us[e].push_back(block(e, e == 1));
+    for (int e = 0; e < 4; ++e) us[e].push_back(block(e, true));
     dp2_ratio.push_back(us[0].back() / us[1].back());
     mp12_ratio.push_back(us[0].back() / us[2].back());
   }
@@ -282,11 +289,13 @@ MlpSteps mlp_steps(int repeats) {
   r.local_us = median(us[0]);
   r.dp2_us = median(us[1]);
   r.mp12_us = median(us[2]);
+  r.dp1_us = median(us[3]);
   r.dp2_speedup = median(dp2_ratio);
   r.mp12_speedup = median(mp12_ratio);
   r.dp2_speedup_lo = *std::min_element(dp2_ratio.begin(), dp2_ratio.end());
   r.dp2_speedup_hi = *std::max_element(dp2_ratio.begin(), dp2_ratio.end());
-  log.medians(r.dp2_spans);
+  dp2_log.medians(r.dp2_spans);
+  dp1_log.medians(r.dp1_spans);
   return r;
 }
 
@@ -331,6 +340,10 @@ void print_mlp(const MlpSteps& m) {
   std::printf("%-58s %10.1f us\n", "(d) MLP train_step, DataParallel x2, ring", m.dp2_us);
   std::printf("%-58s %10.3f  (rounds %.3f-%.3f)\n", "(d) MLP local / DataParallel x2, per round",
               m.dp2_speedup, m.dp2_speedup_lo, m.dp2_speedup_hi);
+  std::printf("%-58s %10.1f us\n", "(d) MLP train_step, DataParallel x1", m.dp1_us);
+  std::printf("(d)   DataParallel x1, cpu:0 per step (us):");
+  for (const auto& [label, us] : m.dp1_spans[0]) std::printf(" %s %.1f", label.c_str(), us);
+  std::printf("\n");
   for (int d = 0; d < 2; ++d) {
     std::printf("(d)   DataParallel x2, cpu:%d per step (us):", d);
     for (const auto& [label, us] : m.dp2_spans[d]) std::printf(" %s %.1f", label.c_str(), us);
