@@ -2,6 +2,7 @@
 
 #include "ui/timeline_canvas.h"
 
+#include <QEvent>
 #include <QFontMetrics>
 #include <QPaintEvent>
 #include <QPainter>
@@ -155,6 +156,14 @@ const TimelineCanvas::Geometry& TimelineCanvas::geometry() const {
   const size_t count = windowCount();
   if (count == 0 || lanes == 0) return g;
 
+  // The rows of this widget a scroll area shows (all of it outside one, or hidden): the legend and
+  // captions go at the top of those, the axis at their bottom; the lanes are laid out on the whole
+  // height.
+  int shownTop = 0, shownBottom = height();
+  if (const QWidget* parent = parentWidget(); parent && isVisible()) {
+    shownTop = std::clamp(-y(), 0, height());
+    shownBottom = std::clamp(parent->height() - y(), shownTop, height());
+  }
   layoutLegend(g, kMargin / 2);
   const int headerTop = g.legend.bottom() + 1 + 6;
   const int lanesTop = headerTop + g.line + 2;
@@ -164,8 +173,16 @@ const TimelineCanvas::Geometry& TimelineCanvas::geometry() const {
   const int lanesHeight = static_cast<int>(std::lround(g.laneHeight * lanes));
   g.lanes = QRect(0, lanesTop, width(), lanesHeight);
   layoutGutter(g);  // sets plot's left and width
-  g.header = QRect(g.plot.left(), headerTop, g.plot.width(), g.line);
-  g.axis = QRect(g.plot.left(), lanesTop + lanesHeight, g.plot.width(), axisHeight);
+  if (shownTop > 0) {
+    g.legendItems.clear();
+    layoutLegend(g, shownTop + kMargin / 2);
+    g.scrolled = true;
+  }
+  g.header = QRect(g.plot.left(), headerTop + shownTop, g.plot.width(), g.line);
+  const int axisTop = std::min(lanesTop + lanesHeight, shownBottom - axisHeight - kMargin / 2);
+  g.axis = QRect(g.plot.left(), axisTop, g.plot.width(), axisHeight);
+  const int shownLanesTop = lanesTop + shownTop;
+  g.shown = QRect(0, shownLanesTop, width(), std::max(axisTop - shownLanesTop, 0));
 
   // The window's time range and each step's start.
   bool any = false;
@@ -257,6 +274,8 @@ void TimelineCanvas::layoutBoxes(Geometry& g) const {
   }
 }
 
+QRect TimelineCanvas::timeAxisRect() const { return geometry().axis; }
+
 const std::vector<TimelineCanvas::SpanBox>& TimelineCanvas::boxes() const {
   return geometry().boxes;
 }
@@ -264,6 +283,7 @@ const std::vector<TimelineCanvas::SpanBox>& TimelineCanvas::boxes() const {
 // ---- hit tests ----
 
 const TimelineCanvas::SpanBox* TimelineCanvas::boxAt(const QPointF& pos) const {
+  if (!QRectF(geometry().shown).contains(pos)) return nullptr;  // under the legend or the axis
   const SpanBox* nearest = nullptr;
   double best = 3.5;
   bool inside = false;
@@ -290,7 +310,7 @@ const TimelineCanvas::SpanBox* TimelineCanvas::boxAt(const QPointF& pos) const {
 
 int TimelineCanvas::laneLabelAt(const QPointF& pos) const {
   const Geometry& g = geometry();
-  if (g.plot.isEmpty() || pos.x() >= g.plot.left()) return -1;
+  if (g.plot.isEmpty() || pos.x() >= g.plot.left() || !QRectF(g.shown).contains(pos)) return -1;
   for (int d = 0; d < laneCount(); ++d)
     if (g.laneRect(d).contains(pos)) return d;
   return -1;
@@ -309,6 +329,27 @@ void TimelineCanvas::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
 }
 
+void TimelineCanvas::moveEvent(QMoveEvent* event) {
+  invalidate();  // the legend, captions and axis follow what is shown
+  QWidget::moveEvent(event);
+}
+
+bool TimelineCanvas::event(QEvent* event) {
+  // A scroll area's viewport that changes height moves where the axis goes.
+  if (event->type() == QEvent::ParentAboutToChange && parentWidget())
+    parentWidget()->removeEventFilter(this);
+  if (event->type() == QEvent::ParentChange && parentWidget()) {
+    parentWidget()->installEventFilter(this);
+    invalidate();
+  }
+  return QWidget::event(event);
+}
+
+bool TimelineCanvas::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == parentWidget() && event->type() == QEvent::Resize) invalidate();
+  return QWidget::eventFilter(watched, event);
+}
+
 void TimelineCanvas::paintEvent(QPaintEvent*) {
   QPainter painter(this);
   painter.fillRect(rect(), palette().window());
@@ -324,8 +365,22 @@ void TimelineCanvas::paintEvent(QPaintEvent*) {
   drawLanes(painter, g);
   drawSteps(painter, g);
   drawBoxes(painter, g);
+  coverBands(painter, g);
+  drawCaptions(painter, g);
   drawAxis(painter, g);
   drawLegend(painter, g);
+}
+
+void TimelineCanvas::coverBands(QPainter& painter, const Geometry& g) const {
+  painter.setPen(palette().color(QPalette::Mid));
+  if (g.scrolled) {
+    painter.fillRect(QRect(0, 0, width(), g.shown.top()), palette().window());
+    painter.drawLine(QPointF(g.plot.left(), g.shown.top()), QPointF(g.plot.right(), g.shown.top()));
+  }
+  if (g.axis.top() < g.lanes.bottom()) {
+    painter.fillRect(QRect(0, g.axis.top(), width(), height() - g.axis.top()), palette().window());
+    painter.drawLine(QPointF(g.plot.left(), g.axis.top()), QPointF(g.plot.right(), g.axis.top()));
+  }
 }
 
 void TimelineCanvas::drawLanes(QPainter& painter, const Geometry& g) const {
@@ -364,19 +419,25 @@ void TimelineCanvas::drawLanes(QPainter& painter, const Geometry& g) const {
 }
 
 void TimelineCanvas::drawSteps(QPainter& painter, const Geometry& g) const {
-  const QFontMetrics fm(font());
   // Light grid lines at the ticks, then a dashed line where each step starts.
   painter.setPen(QColor(0xec, 0xec, 0xec));
   for (double v : plot::ticks({0.0, (g.t1 - g.t0) / g.unit}, std::max(2, g.plot.width() / 110))) {
     const double x = g.toX(g.t0 + v * g.unit);
     painter.drawLine(QPointF(x, g.plot.top() + 1), QPointF(x, g.plot.bottom() - 1));
   }
+  painter.setPen(QPen(QColor(0x80, 0x80, 0x80), 1.0, Qt::DashLine));
+  for (double begin : g.stepBegin)
+    painter.drawLine(QPointF(g.toX(begin), g.plot.top()), QPointF(g.toX(begin), g.plot.bottom()));
+}
+
+void TimelineCanvas::drawCaptions(QPainter& painter, const Geometry& g) const {
+  const QFontMetrics fm(font());
   const size_t count = g.stepBegin.size();
   for (size_t j = 0; j < count; ++j) {
     const double x = g.toX(g.stepBegin[j]);
     const double next = j + 1 < count ? g.toX(g.stepBegin[j + 1]) : g.plot.right();
     painter.setPen(QPen(QColor(0x80, 0x80, 0x80), 1.0, Qt::DashLine));
-    painter.drawLine(QPointF(x, g.header.top()), QPointF(x, g.plot.bottom()));
+    painter.drawLine(QPointF(x, g.header.top()), QPointF(x, g.shown.top()));
     // The step's caption, shortened to what fits before the next step.
     const int room = static_cast<int>(next - x) - 8;
     const StepTrace& step = m_store->step(m_first + j);

@@ -2,7 +2,9 @@
 // busy / communication / idle share), the spans of a window of kept steps as coloured boxes on a
 // time axis, step captions and separators, and a legend; hit tests on what it drew. Reads the
 // TraceStore it is given (owned by DeviceTimelineView, which outlives it), only the window's
-// steps. Widget; UI thread only.
+// steps. In a scroll area (many devices in a low dock) only the lanes scroll: the legend and the
+// step captions stay at the top of what is shown, the time axis at its bottom. Widget; UI thread
+// only.
 #pragma once
 
 #include <QRectF>
@@ -50,6 +52,9 @@ class TimelineCanvas : public QWidget {
   const SpanBox* boxAt(const QPointF& pos) const;
   int laneLabelAt(const QPointF& pos) const;
   std::optional<SpanKind> legendAt(const QPointF& pos) const;
+  // Where the time axis's ticks and labels are drawn (empty before any step): at the bottom of
+  // what a scroll area shows, or under the last lane when that is higher.
+  QRect timeAxisRect() const;
   // The empty state's sentence ("" when steps are drawn).
   QString message() const;
   // "Epoch 1, batch 3 (step 3)" for kept step i (all counted from 1, as the progress bar does).
@@ -63,6 +68,9 @@ class TimelineCanvas : public QWidget {
  protected:
   void paintEvent(QPaintEvent* event) override;
   void resizeEvent(QResizeEvent* event) override;
+  void moveEvent(QMoveEvent* event) override;  // scrolled
+  bool event(QEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   // Where a lane's usage goes: on the name's line (or nowhere when it does not fit), on the line
@@ -81,6 +89,9 @@ class TimelineCanvas : public QWidget {
     QRect lanes;   // every lane, gutter included
     QRect plot;    // the time area of the lanes
     QRect axis;    // tick labels below the time area
+    // The part of the lanes not under the legend, captions or axis (all of them, unscrolled).
+    QRect shown;
+    bool scrolled = false;  // the legend and captions cover lanes scrolled up under them
     double laneHeight = 0.0;
     Gutter gutter = Gutter::kInline;
     int nameWidth = 0;              // the widest device name
@@ -101,6 +112,9 @@ class TimelineCanvas : public QWidget {
   void layoutBoxes(Geometry& g) const;
   void drawLanes(QPainter& painter, const Geometry& g) const;
   void drawSteps(QPainter& painter, const Geometry& g) const;
+  void drawCaptions(QPainter& painter, const Geometry& g) const;
+  // The rows of what is shown that lie on scrolled lanes: legend and captions, the axis.
+  void coverBands(QPainter& painter, const Geometry& g) const;
   void drawBoxes(QPainter& painter, const Geometry& g) const;
   void drawAxis(QPainter& painter, const Geometry& g) const;
   void drawLegend(QPainter& painter, const Geometry& g) const;

@@ -3,10 +3,14 @@
 // device, every phase drawn, the percentages of summarize() on the same run, an export with one
 // process per device and every span, a scrubbable step slider and a collective's bytes in its
 // tooltip; a slowed device makes the others wait before the all-reduce; single-device runs show
-// the empty state. Saves 900x260 pictures when FITBENCH_SCREENSHOTS names a directory.
+// the empty state; with 12 devices in a low view the lanes scroll under a legend, step captions
+// and time axis that stay in sight. Saves 900x260 pictures when FITBENCH_SCREENSHOTS names a
+// directory.
 #include <QDir>
 #include <QFile>
 #include <QPushButton>
+#include <QScrollArea>
+#include <QScrollBar>
 #include <QSlider>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -24,6 +28,7 @@
 #include "core/training/sequential.h"
 #include "tests/core/fixtures.h"
 #include "ui/device_timeline_view.h"
+#include "ui/timeline_canvas.h"
 #include "ui/trace_store.h"
 
 using namespace fitbench;
@@ -153,6 +158,7 @@ class TestDeviceTimeline : public QObject {
   void stragglerMakesOthersWait();
   void capacityWhileLive();
   void emptyAndSingleDevice();
+  void manyDevicesScrollUnderFixedAxis();
   void screenshots();
 
  private:
@@ -477,6 +483,52 @@ void TestDeviceTimeline::emptyAndSingleDevice() {
   QCOMPARE(w.caption(), QString());
   QVERIFY(!w.findChild<QSlider*>(QStringLiteral("stepSlider"))->isEnabled());
   QVERIFY(!w.findChild<QPushButton*>(QStringLiteral("exportTrace"))->isEnabled());
+}
+
+void TestDeviceTimeline::manyDevicesScrollUnderFixedAxis() {
+  const Run run = fitRun(12, 4, {8}, 96, 1, 48);
+  DeviceTimelineView w;
+  w.resize(900, 260);
+  feed(w, run.steps);
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
+  auto* scroll = w.findChild<QScrollArea*>();
+  auto* canvas = w.findChild<TimelineCanvas*>();
+  QVERIFY(scroll && canvas);
+  QCOMPARE(canvas->laneCount(), 12);
+  const int viewport = scroll->viewport()->height();
+  QVERIFY2(canvas->height() > viewport, "12 lanes in 260 px should scroll");
+  QScrollBar* bar = scroll->verticalScrollBar();
+  const int line = QFontMetrics(canvas->font()).height();
+  for (int value : {0, bar->maximum() / 2, bar->maximum()}) {
+    bar->setValue(value);
+    QCoreApplication::processEvents();
+    QCOMPARE(-canvas->y(), value);
+    // The axis and the legend's first entry are inside what the scroll area shows.
+    const QRect shown(0, value, canvas->width(), viewport);
+    QVERIFY2(shown.contains(canvas->timeAxisRect()),
+             qPrintable(QStringLiteral("scrolled to %1: axis at y %2, shown %3..%4")
+                            .arg(value)
+                            .arg(canvas->timeAxisRect().top())
+                            .arg(shown.top())
+                            .arg(shown.bottom())));
+    const QPointF legendPoint(16, value + 5 + line / 2.0);
+    QCOMPARE(canvas->legendAt(legendPoint), std::optional<SpanKind>(SpanKind::kShardCopy));
+    // A span box scrolled under the legend is not what the mouse points at there.
+    QVERIFY(canvas->boxAt(QPointF(canvas->timeAxisRect().center().x(), value + 5)) == nullptr);
+  }
+  // Scrolled to the end, the last lane ends above the axis.
+  const TimelineCanvas::SpanBox* last = nullptr;
+  for (const auto& b : canvas->boxes())
+    if (b.device == 11) last = &b;
+  QVERIFY(last);
+  QVERIFY(last->rect.bottom() <= canvas->timeAxisRect().top());
+  const QString dir = qEnvironmentVariable("FITBENCH_SCREENSHOTS");
+  if (!dir.isEmpty()) {
+    bar->setValue(bar->maximum() / 2);
+    QCoreApplication::processEvents();
+    QVERIFY(w.grab().save(QDir(dir).filePath(QStringLiteral("device_timeline_12_scrolled.png"))));
+  }
 }
 
 void TestDeviceTimeline::screenshots() {
