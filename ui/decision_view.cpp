@@ -24,6 +24,7 @@ using plot::overWhite;
 using plot::Range;
 using plot::ticks;
 QString tickLabel(double v) { return plot::tickLabel(v, 3); }
+const QColor kUndefinedCell(0xb4, 0xb4, 0xb4);  // a cell whose prediction is NaN
 
 }  // namespace
 
@@ -53,8 +54,12 @@ class DecisionView::Plot : public QWidget {
   int visibleCount() const;
   QString message() const;
   QString caption() const;
+  // Cell or curve point i holds no number: the model predicted NaN or infinity there (a run that
+  // diverged). Drawn grey, and the curve breaks there.
+  bool undefinedAt(size_t i) const;
 
   DecisionGridResult grid;
+  size_t undefinedCount = 0;  // of grid.values
   std::shared_ptr<const DecisionPoints> points;
   QImage image;   // one pixel per grid cell
   Range targets;  // the first target's range (regression colours and the curve's axis)
@@ -117,20 +122,40 @@ QString DecisionView::Plot::message() const {
 
 QString DecisionView::Plot::caption() const {
   if (!hasPlot()) return {};
-  if (grid.batch >= 0)
-    return DecisionView::tr("Epoch %1 · batch %2").arg(grid.epoch + 1).arg(grid.batch + 1);
-  return DecisionView::tr("Epoch %1").arg(grid.epoch + 1);
+  QString text =
+      grid.batch >= 0
+          ? DecisionView::tr("Epoch %1 · batch %2").arg(grid.epoch + 1).arg(grid.batch + 1)
+          : DecisionView::tr("Epoch %1").arg(grid.epoch + 1);
+  if (undefinedCount == 0) return text;
+  if (undefinedCount == grid.values.size())
+    return text + DecisionView::tr(" · every prediction is NaN");
+  const double share = 100.0 * static_cast<double>(undefinedCount) / grid.values.size();
+  return text + DecisionView::tr(" · NaN in %1% (grey)")
+                    .arg(share < 1.0 ? QStringLiteral("<1") : QString::number(std::lround(share)));
+}
+
+bool DecisionView::Plot::undefinedAt(size_t i) const {
+  if (!std::isfinite(grid.values[i])) return true;
+  return grid.kind == DecisionKind::kMulticlass && i < grid.confidence.size() &&
+         !std::isfinite(grid.confidence[i]);
 }
 
 void DecisionView::Plot::rebuildImage() {
   image = QImage();
   targets = Range{};
+  undefinedCount = 0;
+  for (size_t i = 0; i < grid.values.size(); ++i) undefinedCount += undefinedAt(i) ? 1 : 0;
   if (points && points->y.rows() > 0 && points->y.cols() > 0) {
     targets.lo = points->y.col(0).minCoeff();
     targets.hi = points->y.col(0).maxCoeff();
-  } else if (!grid.values.empty()) {
-    const auto [lo, hi] = std::minmax_element(grid.values.begin(), grid.values.end());
-    targets = {*lo, *hi};
+  } else if (undefinedCount < grid.values.size()) {
+    bool first = true;
+    for (float v : grid.values) {
+      if (!std::isfinite(v)) continue;
+      targets.lo = first ? v : std::min<double>(targets.lo, v);
+      targets.hi = first ? v : std::max<double>(targets.hi, v);
+      first = false;
+    }
   }
   if (!hasPlot() || grid.values.size() != size_t(grid.cols) * size_t(grid.rows)) return;
   // The 1-feature regression curve has no background; the others colour every cell.
@@ -142,7 +167,9 @@ void DecisionView::Plot::rebuildImage() {
       const size_t i = size_t(r) * size_t(grid.cols) + size_t(c);
       const double v = grid.values[i];
       QColor color;
-      if (grid.kind == DecisionKind::kBinary)
+      if (undefinedAt(i))
+        color = kUndefinedCell;
+      else if (grid.kind == DecisionKind::kBinary)
         color = heatColor(v);
       else if (grid.kind == DecisionKind::kMulticlass)
         color = classCellColor(static_cast<int>(v), grid.confidence[i], grid.classes);
@@ -165,11 +192,13 @@ DecisionView::Plot::Geometry DecisionView::Plot::plotGeometry() const {
     g.ry = {-0.1, 1.1};
   } else {
     // The targets' range, widened to the curve but by at most one span each way.
-    const auto [lo, hi] = std::minmax_element(grid.values.begin(), grid.values.end());
     Range r = targets;
     const double span = r.span() > 0.0 ? r.span() : 1.0;
-    if (std::isfinite(*lo)) r.lo = std::min(r.lo, std::max<double>(*lo, r.lo - span));
-    if (std::isfinite(*hi)) r.hi = std::max(r.hi, std::min<double>(*hi, r.hi + span));
+    for (float v : grid.values) {
+      if (!std::isfinite(v)) continue;
+      r.lo = std::min(r.lo, std::max<double>(v, targets.lo - span));
+      r.hi = std::max(r.hi, std::min<double>(v, targets.hi + span));
+    }
     const double pad = r.span() > 0.0 ? r.span() * 0.08 : 0.5;
     g.ry = {r.lo - pad, r.hi + pad};
   }
@@ -220,7 +249,10 @@ void DecisionView::Plot::paintEvent(QPaintEvent*) {
   drawAxes(painter, g);
   drawPoints(painter, g);
   painter.setPen(palette().color(QPalette::Text));
-  painter.drawText(QRect(area.left(), 4, area.width(), fm.height()), Qt::AlignLeft, caption());
+  // The caption may run past a narrow square plane, up to the widget's edge.
+  const int captionWidth = width() - area.left() - 6;
+  painter.drawText(QRect(area.left(), 4, captionWidth, fm.height()), Qt::AlignLeft,
+                   fm.elidedText(caption(), Qt::ElideRight, captionWidth));
   drawLegend(painter,
              QRect(area.left(), area.bottom() + 2 * fm.height() + 10, area.width(), fm.height()));
 }
@@ -290,14 +322,20 @@ void DecisionView::Plot::drawPoints(QPainter& painter, const Geometry& g) const 
       painter.setPen(QPen(QColor(0x90, 0x90, 0x90), 1.0, Qt::DashLine));
       painter.drawLine(QPointF(area.left(), toY(0.5)), QPointF(area.right(), toY(0.5)));
     }
+    // The curve, broken where the model predicts no number.
     QPainterPath curve;
+    bool drawing = false;
     for (int c = 0; c < grid.cols; ++c) {
-      const double v = grid.values[size_t(c)];
-      const QPointF p(toX(grid.xAt(c)), toY(std::isfinite(v) ? v : 0.0));
-      if (c == 0)
-        curve.moveTo(p);
-      else
+      if (undefinedAt(size_t(c))) {
+        drawing = false;
+        continue;
+      }
+      const QPointF p(toX(grid.xAt(c)), toY(grid.values[size_t(c)]));
+      if (drawing)
         curve.lineTo(p);
+      else
+        curve.moveTo(p);
+      drawing = true;
     }
     const QColor ink =
         grid.kind == DecisionKind::kBinary ? QColor(0x33, 0x33, 0x33) : classColor(0);

@@ -206,10 +206,13 @@ void MainWindow::buildCentre() {
   m_progress->setTextVisible(true);
   m_progress->setFormat(tr("Ready"));
   m_progress->setMinimumWidth(280);
+  m_progress->setMaximumWidth(420);  // the rest is the messages' room
   m_statusDevices = new QLabel;
   m_statusRate = new QLabel;
-  statusBar()->addWidget(m_statusDevices);
+  // The devices and strategy stay in sight on the right, beside the progress; a message (e.g.
+  // "Opened ...") takes the left, where the training rate is shown between messages.
   statusBar()->addWidget(m_statusRate, 1);
+  statusBar()->addPermanentWidget(m_statusDevices);
   statusBar()->addPermanentWidget(m_progress);
 }
 
@@ -501,6 +504,7 @@ void MainWindow::run() {
   m_lastTickNs = 0;
   m_tickClock.start();
   m_warnedNaN = false;
+  m_nanEpoch = 0;
   m_feedTimer->start();
   updateActions();
 }
@@ -580,6 +584,7 @@ void MainWindow::drainFeed() {
     const double x = e.epoch + 1;
     if (e.loss && !std::isfinite(*e.loss) && !m_warnedNaN) {
       m_warnedNaN = true;
+      m_nanEpoch = e.epoch + 1;
       const auto& callbacks = currentSpec().fit.callbacks;
       const bool terminates =
           std::any_of(callbacks.begin(), callbacks.end(),
@@ -685,10 +690,20 @@ void MainWindow::onFinished(std::shared_ptr<RunResult> result) {
     summary += tr(" · final %1 %2").arg(m_metricKey).arg(result->history.last(metric), 0, 'f', 4);
   else if (result->history.history.count("loss"))
     summary += tr(" · final loss %1").arg(result->history.last("loss"), 0, 'f', 4);
+  // A run whose loss went NaN and stayed so ends in red, whether or not TerminateOnNaN stopped it.
+  const bool stillNaN = m_nanEpoch > 0 && result->history.history.count("loss") &&
+                        !std::isfinite(result->history.last("loss"));
+  const bool diverged = result->stopReason == "invalid_loss" || stillNaN;
   if (result->stopReason == "invalid_loss")
     summary += tr(" · the loss is not a finite number: try a smaller learning rate");
+  else if (stillNaN)
+    summary += tr(" · the loss has not been a finite number since epoch %1").arg(m_nanEpoch);
+  if (diverged) color = QStringLiteral("#b00020");
   appendLog(summary, color);
-  m_progress->setFormat(how == tr("Finished") ? tr("Done") : how.section(':', 0, 0));
+  if (how == tr("Finished"))
+    m_progress->setFormat(diverged ? tr("Done · diverged") : tr("Done"));
+  else
+    m_progress->setFormat(how.section(':', 0, 0));
   if (how == tr("Finished")) m_progress->setValue(1000);
   statusBar()->showMessage(summary, 10000);
   updateActions();

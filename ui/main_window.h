@@ -192,6 +192,7 @@ class MainWindow : public QMainWindow {
   int m_runCount = 0;
   bool m_running = false;
   bool m_warnedNaN = false;  // the NaN-loss message was shown for this run
+  int m_nanEpoch = 0;        // the 1-based epoch whose loss first was not finite
   // Rates for the status bar.
   double m_rateTime = 0.0;
   int64_t m_rateSteps = 0, m_rateSamples = 0;

@@ -464,6 +464,12 @@ void MetricChart::pushLine(Run& run, Line line) {
     extent.y0 = std::min(extent.y0, p.y());
     extent.y1 = std::max(extent.y1, p.y());
   }
+  for (const QPointF& p : data) {
+    if (!std::isfinite(p.x())) continue;
+    extent.allX0 = extent.anyX ? std::min(extent.allX0, p.x()) : p.x();
+    extent.allX1 = extent.anyX ? std::max(extent.allX1, p.x()) : p.x();
+    extent.anyX = true;
+  }
   // Only the per-batch line is smoothed: the epoch lines have few points, and their markers show
   // the values Keras logged.
   const bool smooth = m_smoothing > 0 && line == kBatch;
@@ -550,18 +556,27 @@ void MetricChart::applyDataRange() {
   Extent all;
   for (const Run* run : allRuns()) {
     for (const Extent& e : run->extent) {
+      if (e.anyX) {
+        all.allX0 = all.anyX ? std::min(all.allX0, e.allX0) : e.allX0;
+        all.allX1 = all.anyX ? std::max(all.allX1, e.allX1) : e.allX1;
+        all.anyX = true;
+      }
       if (!e.valid) continue;
-      if (!all.valid) all = e;
+      if (!all.valid) {
+        all.x0 = e.x0, all.x1 = e.x1, all.y0 = e.y0, all.y1 = e.y1;
+        all.valid = true;
+      }
       all.x0 = std::min(all.x0, e.x0);
       all.x1 = std::max(all.x1, e.x1);
       all.y0 = std::min(all.y0, e.y0);
       all.y1 = std::max(all.y1, e.y1);
     }
   }
-  // x: whole epochs around the data, starting at 0 for a run that starts at epoch 1.
-  double x0 = all.valid ? std::max(0.0, std::ceil(all.x0) - 1) : 0.0;
-  if (all.valid && all.x0 < 0) x0 = std::floor(all.x0);
-  double x1 = all.valid ? std::max(x0 + 1, std::ceil(all.x1)) : 1.0;
+  // x: whole epochs around every point (drawn or NaN), starting at 0 for a run that starts at
+  // epoch 1.
+  double x0 = all.anyX ? std::max(0.0, std::ceil(all.allX0) - 1) : 0.0;
+  if (all.anyX && all.allX0 < 0) x0 = std::floor(all.allX0);
+  double x1 = all.anyX ? std::max(x0 + 1, std::ceil(all.allX1)) : 1.0;
   const double xPad = 0.02 * (x1 - x0);
   x0 -= xPad;
   x1 += xPad;

@@ -97,10 +97,14 @@ class MetricChart : public QWidget {
 
  private:
   enum Line { kBatch = 0, kTrain = 1, kValidation = 2, kLineCount = 3 };
-  // Bounds of the values a line draws (before smoothing, which stays inside them).
+  // Bounds of the values a line draws (before smoothing, which stays inside them), and the x
+  // bounds of all its points with a finite x, drawn or not (a run whose loss went NaN keeps its
+  // epochs on the axis).
   struct Extent {
     double x0 = 0, x1 = 0, y0 = 0, y1 = 0;
     bool valid = false;
+    double allX0 = 0, allX1 = 0;
+    bool anyX = false;
   };
   struct Run {
     QString label;

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 #include "core/data/dataset.h"
 #include "core/distribution/distribution.h"
@@ -122,6 +123,7 @@ class TestDecisionView : public QObject {
   void viewDrawsAtOddSizes();
   void viewHeatmapColours();
   void viewMessagesAndValidation();
+  void viewNaNPredictions();
   void trainedPictures();
 
  private:
@@ -549,6 +551,63 @@ void TestDecisionView::viewMessagesAndValidation() {
   QCOMPARE(view.visiblePointCount(), 4);
   view.clear();
   QVERIFY(view.message().startsWith("Run the experiment"));
+}
+
+void TestDecisionView::viewNaNPredictions() {
+  // A diverged model: its NaN cells are grey (not the 0.5 white of an unsure model), and the
+  // caption says so.
+  auto model = makeModel(2, {dense(1, "sigmoid")}, "binary_crossentropy");
+  model->variables()[0].value << 1.0f, -1.0f;
+  model->variables()[1].value << 0.0f;
+  DecisionGridResult g = gridOnce(*model, corners()).front();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const size_t n = g.values.size();
+  for (size_t i = 0; i < n / 4; ++i) g.values[i] = nan;  // the top quarter of the plane
+  DecisionView view;
+  view.resize(500, 500);
+  view.setGrid(g);
+  QCOMPARE(view.caption(), QStringLiteral("Epoch 1 · NaN in 25% (grey)"));
+  QImage image = view.grab().toImage();
+  const QRect area = view.plotRect();
+  const QRgb grey = image.pixel(area.center().x(), area.top() + 3);
+  QVERIFY2(colourDistance(grey, QColor(0xb4, 0xb4, 0xb4)) <= 8, qPrintable(QColor(grey).name()));
+  QVERIFY(colourDistance(image.pixel(area.center()), QColor(Qt::white)) <= 12);
+  std::fill(g.values.begin(), g.values.end(), nan);
+  view.setGrid(g);
+  QCOMPARE(view.caption(), QStringLiteral("Epoch 1 · every prediction is NaN"));
+  image = view.grab().toImage();
+  QVERIFY(colourDistance(image.pixel(view.plotRect().center()), QColor(0xb4, 0xb4, 0xb4)) <= 8);
+  // A 1-feature regression curve with a NaN stretch breaks there instead of dropping to 0; its
+  // axis follows the finite values.
+  Dataset d;
+  d.x.resize(3, 1);
+  d.x << 0.0f, 0.5f, 1.0f;
+  d.y.resize(3, 1);
+  d.y << 10.4f, 11.6f, 12.4f;
+  auto line = makeModel(1, {dense(1, "linear")}, "mean_squared_error");
+  line->variables()[0].value << 2.0f;
+  line->variables()[1].value << 10.5f;
+  DecisionGridResult curve = gridOnce(*line, d).front();
+  for (int c = 80; c < 120; ++c) curve.values[size_t(c)] = nan;
+  DecisionView curveView;
+  curveView.resize(500, 400);
+  curveView.setGrid(curve);
+  QCOMPARE(curveView.caption(), QStringLiteral("Epoch 1 · NaN in 20% (grey)"));
+  image = curveView.grab().toImage();
+  const QRect plot = curveView.plotRect();
+  // Under the NaN stretch (x near 0.5) no curve is drawn anywhere in the column; the y range
+  // holds 10..13, so a curve dropped to 0 would be off the plot, but the path must not join the
+  // two finite ends either: the column at x = 0.5 stays free of the curve's ink.
+  const int column = plot.left() + plot.width() / 2;
+  int ink = 0;
+  for (int y = plot.top() + 2; y < plot.bottom() - 2; ++y)
+    if (colourDistance(image.pixel(column, y), DecisionView::classColor(0)) <= 40) ++ink;
+  QCOMPARE(ink, 0);
+  const int finiteColumn = plot.left() + plot.width() / 8;
+  ink = 0;
+  for (int y = plot.top() + 2; y < plot.bottom() - 2; ++y)
+    if (colourDistance(image.pixel(finiteColumn, y), DecisionView::classColor(0)) <= 40) ++ink;
+  QVERIFY(ink > 0);
 }
 
 void TestDecisionView::trainedPictures() {

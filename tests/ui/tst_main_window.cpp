@@ -11,11 +11,14 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QChart>
+#include <QValueAxis>
 
 #include "core/io/experiment.h"
 #include "ui/batch_split_view.h"
 #include "ui/collectives_view.h"
 #include "ui/data_panel.h"
+#include "ui/decision_view.h"
 #include "ui/device_timeline_view.h"
 #include "ui/devices_panel.h"
 #include "ui/main_window.h"
@@ -122,6 +125,35 @@ class TestMainWindow : public QObject {
     QCOMPARE(batches.size(), size_t(1));
     QCOMPARE(batches.front().parts, (std::vector<int64_t>{2, 2, 1}));
     QVERIFY(!w->collectivesView()->message().contains(QStringLiteral("one device")));
+  }
+
+  // A run whose loss goes NaN and stays so ends in red, saying since when; the loss chart keeps
+  // every epoch on its x axis and the decision boundary says its predictions are NaN.
+  void divergedRunSaysSo() {
+    auto w = makeWindow();
+    QVERIFY(w->openFile(example("xor.json"), nullptr, true));
+    ExperimentSpec spec = w->currentSpec();
+    spec.compile.optimizer = OptimizerSpec{};
+    spec.compile.optimizer.class_name = "SGD";
+    spec.compile.optimizer.learning_rate = 1e6;
+    spec.compile.loss.name = "mean_squared_error";
+    spec.model.layers.back().activation = "linear";
+    spec.fit.epochs = 6;
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("diverging.json"));
+    write_experiment(spec, path.toStdString());
+    QVERIFY(w->openFile(path, nullptr, true));
+    QSignalSpy ended(w.get(), &MainWindow::runEnded);
+    w->run();
+    QVERIFY(ended.wait(30000));
+    const QString log = w->logView()->toPlainText();
+    QVERIFY2(log.contains(QStringLiteral("Finished after 6 epoch(s)")), qPrintable(log));
+    QVERIFY2(log.contains(QStringLiteral("the loss has not been a finite number since epoch 1")),
+             qPrintable(log));
+    auto* x = qobject_cast<QValueAxis*>(w->lossChart()->chart()->axes(Qt::Horizontal).value(0));
+    QVERIFY(x && x->max() >= 6.0);
+    QVERIFY2(w->decisionView()->caption().endsWith(QStringLiteral("every prediction is NaN")),
+             qPrintable(w->decisionView()->caption()));
   }
 
   void stopPauseAndStep() {

@@ -80,6 +80,7 @@ class TestMetricChart : public QObject {
   void longBatchSeriesIsDecimated();
   void logScaleTogglesAxis();
   void accuracyStartsAtZeroToOne();
+  void nanEpochsKeepTheirPlaceOnTheXAxis();
   void anotherMetricClearsTheOldRuns();
   void flatLineAndDeepZoomKeepFewTicks();
   void zoomStopsFollowingAndResetRestores();
@@ -347,6 +348,21 @@ void TestMetricChart::accuracyStartsAtZeroToOne() {
   loss.addEpochPoint(false, 2, 3.0);
   loss.flushNow();
   QVERIFY(yMin(loss) > 1.5 && yMin(loss) < 2.0);  // follows the data, with a margin
+}
+
+void TestMetricChart::nanEpochsKeepTheirPlaceOnTheXAxis() {
+  // A loss that went NaN after epoch 2 of 30: the x axis still spans the 30 epochs (as the
+  // accuracy chart beside it does), while the y axis follows the drawn values.
+  MetricChart loss(QStringLiteral("loss"));
+  loss.addBatchPoints({QPointF(0.5, 0.7), QPointF(1.0, 0.6), QPointF(1.5, kNaN)});
+  loss.addEpochPoint(false, 1, 0.65);
+  for (int e = 2; e <= 30; ++e) loss.addEpochPoint(false, e, kNaN);
+  loss.flushNow();
+  auto* x = qobject_cast<QValueAxis*>(loss.chart()->axes(Qt::Horizontal).value(0));
+  QVERIFY(x);
+  QVERIFY2(x->max() >= 30.0 && x->max() < 31.0, qPrintable(QString::number(x->max())));
+  QVERIFY(x->min() <= 0.0);
+  QVERIFY(yMin(loss) > 0.5 && yMin(loss) < 0.6);
 }
 
 void TestMetricChart::anotherMetricClearsTheOldRuns() {
