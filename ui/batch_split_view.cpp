@@ -12,6 +12,7 @@
 #include "ui/batch_split_canvas.h"
 #include "ui/glossary.h"
 #include "ui/plot_style.h"
+#include "ui/text_style.h"
 
 namespace fitbench {
 
@@ -161,12 +162,12 @@ int BatchSplitView::renderBatches(Canvas& c, int y, int width, int height) const
   const int w = width - 2 * kMargin;
   const int n = static_cast<int>(m_batches.size());
   if (n == 0) return y;
-  const QString note =
+  const QString note = keepHyphenated(
       m_plan.strategy.empty()
           ? tr("One device trains on every row of each batch and holds the whole model.")
           : tr("Every device holds a full replica of the model; after each step the devices "
                "all-reduce their gradients, so the replicas stay identical (a larger model: "
-               "reduce-scatter, each device updates its part, all-gather).");
+               "reduce-scatter, each device updates its part, all-gather)."));
   const int noteHeight = c.measure(w, note);
   // Columns side by side; titles first.
   constexpr int kGap = 14;

@@ -66,6 +66,36 @@ void drawPill(QPainter& painter, const QPointF& centre, const QString& text, con
   painter.drawText(r, Qt::AlignCenter, text);
 }
 
+// The naive picture's boxes on a fan: device 0 at the top centre, the others on the lower half of
+// an ellipse around it, from left to right, so that every arrow runs straight to device 0 and
+// none crosses another box. Empty when the boxes would touch (the caller then uses rows).
+std::vector<QPointF> naiveFan(const QRectF& area, double boxWidth, double boxHeight, int n) {
+  const int others = n - 1;
+  const QPointF hub(area.center().x(), area.top() + boxHeight / 2);
+  const double rx = area.width() / 2 - boxWidth / 2;
+  const double ry = area.bottom() - boxHeight / 2 - hub.y();
+  if (rx < 16.0 || ry < 2.5 * boxHeight) return {};
+  // A quarter turn between neighbours at most, and over 108 degrees when that fits; wider fans
+  // (to 144 degrees) for more devices, as long as the outermost stay below device 0.
+  const double pi = std::numbers::pi;
+  for (double most : {0.6 * pi, 0.7 * pi, 0.8 * pi}) {
+    const double spread = std::min(most, (others - 1) * 0.25 * pi);
+    std::vector<QPointF> centres{hub};
+    for (int i = 0; i < others; ++i) {
+      const double t = others == 1 ? 0.5 : i / (others - 1.0);
+      const double angle = pi / 2 + spread / 2 - spread * t;
+      centres.emplace_back(hub.x() + rx * std::cos(angle), hub.y() + ry * std::sin(angle));
+    }
+    bool fits = centres.size() < 2 || centres[1].y() - hub.y() >= boxHeight + 8;
+    for (size_t a = 0; a < centres.size() && fits; ++a)
+      for (size_t b = a + 1; b < centres.size() && fits; ++b)
+        fits = std::abs(centres[a].x() - centres[b].x()) >= boxWidth + 8 ||
+               std::abs(centres[a].y() - centres[b].y()) >= boxHeight + 8;
+    if (fits) return centres;
+    if (spread < most) break;  // a wider fan would not spread these further
+  }
+  return {};
+}
 }  // namespace
 
 struct CollectivesDiagram::Geometry {
@@ -118,52 +148,58 @@ CollectivesDiagram::Geometry CollectivesDiagram::geometry() const {
   const bool ring = m_algorithm == CollectiveAlgorithm::kRing;
   // The widest cells first: about a quarter of the picture's smaller side for the whole strip.
   const double widest = std::floor(std::min(area.width(), area.height()) * 0.28 / n);
-  for (double cell = std::clamp(widest, 5.0, 22.0); cell >= 3.0; cell -= 1.0) {
-    const double boxWidth = std::max(nameWidth, n * cell) + 10;
-    std::vector<QRectF> boxes;
-    const auto boxAt = [&](const QPointF& at) {
-      boxes.emplace_back(at - QPointF(boxWidth / 2, boxHeight / 2), QSizeF(boxWidth, boxHeight));
-    };
-    double rx = (area.width() - boxWidth) / 2.0, ry = (area.height() - boxHeight) / 2.0;
-    if (ring) {
-      if (rx < 16.0 || ry < 16.0) continue;
-      // Not flatter than 4:3, so the ring still reads as a circle.
-      rx = std::min(rx, ry * 4.0 / 3.0);
-      ry = std::min(ry, rx * 4.0 / 3.0);
-      for (int d = 0; d < n; ++d) {
-        const double angle = -std::numbers::pi / 2 + 2.0 * std::numbers::pi * d / n;
-        boxAt(area.center() + QPointF(rx * std::cos(angle), ry * std::sin(angle)));
+  // Naive: the fan at any cell width before rows (whose arrows may cross the upper row's boxes).
+  for (int pass = ring ? 1 : 0; pass < 2 && g.boxes.empty(); ++pass)
+    for (double cell = std::clamp(widest, 5.0, 22.0); cell >= 3.0; cell -= 1.0) {
+      const double boxWidth = std::max(nameWidth, n * cell) + 10;
+      std::vector<QRectF> boxes;
+      const auto boxAt = [&](const QPointF& at) {
+        boxes.emplace_back(at - QPointF(boxWidth / 2, boxHeight / 2), QSizeF(boxWidth, boxHeight));
+      };
+      double rx = (area.width() - boxWidth) / 2.0, ry = (area.height() - boxHeight) / 2.0;
+      if (ring) {
+        if (rx < 16.0 || ry < 16.0) continue;
+        // Not flatter than 4:3, so the ring still reads as a circle.
+        rx = std::min(rx, ry * 4.0 / 3.0);
+        ry = std::min(ry, rx * 4.0 / 3.0);
+        for (int d = 0; d < n; ++d) {
+          const double angle = -std::numbers::pi / 2 + 2.0 * std::numbers::pi * d / n;
+          boxAt(area.center() + QPointF(rx * std::cos(angle), ry * std::sin(angle)));
+        }
+      } else if (pass == 0) {
+        const auto fan = naiveFan(area, boxWidth, boxHeight, n);
+        if (fan.empty()) continue;
+        for (const QPointF& at : fan) boxAt(at);
+      } else {
+        // The others in one row at the bottom, or two when one is too narrow (the upper row
+        // first); room above them for the arrows.
+        const int others = n - 1;
+        const double pitch = boxWidth + 8;
+        const int perRow = others * pitch <= area.width() + 8 ? others : (others + 1) / 2;
+        if (perRow * pitch > area.width() + 8) continue;
+        const int rows = (others + perRow - 1) / perRow;
+        const double top = area.top() + boxHeight / 2, bottom = area.bottom() - boxHeight / 2;
+        const double rowGap = boxHeight + 10;
+        if (bottom - (rows - 1) * rowGap - top < 2.5 * boxHeight) continue;
+        boxAt({area.center().x(), top});
+        for (int i = 0; i < others; ++i) {
+          const int row = i / perRow, inRow = std::min(perRow, others - row * perRow);
+          boxAt({area.center().x() + (i % perRow - (inRow - 1) / 2.0) * pitch,
+                 bottom - (rows - 1 - row) * rowGap});
+        }
       }
-    } else {
-      // The others in one row at the bottom, or two when one is too narrow (the upper row
-      // first); room above them for the arrows.
-      const int others = n - 1;
-      const double pitch = boxWidth + 8;
-      const int perRow = others * pitch <= area.width() + 8 ? others : (others + 1) / 2;
-      if (perRow * pitch > area.width() + 8) continue;
-      const int rows = (others + perRow - 1) / perRow;
-      const double top = area.top() + boxHeight / 2, bottom = area.bottom() - boxHeight / 2;
-      const double rowGap = boxHeight + 10;
-      if (bottom - (rows - 1) * rowGap - top < 2.5 * boxHeight) continue;
-      boxAt({area.center().x(), top});
-      for (int i = 0; i < others; ++i) {
-        const int row = i / perRow, inRow = std::min(perRow, others - row * perRow);
-        boxAt({area.center().x() + (i % perRow - (inRow - 1) / 2.0) * pitch,
-               bottom - (rows - 1 - row) * rowGap});
-      }
+      bool overlap = false;
+      for (int a = 0; a < n && !overlap; ++a)
+        for (int b = a + 1; b < n && !overlap; ++b)
+          overlap = boxes[size_t(a)].adjusted(-4, -4, 4, 4).intersects(boxes[size_t(b)]);
+      if (overlap) continue;
+      g.centre = area.center();
+      g.rx = rx;
+      g.ry = ry;
+      g.cellWidth = cell;
+      g.boxes = std::move(boxes);
+      break;
     }
-    bool overlap = false;
-    for (int a = 0; a < n && !overlap; ++a)
-      for (int b = a + 1; b < n && !overlap; ++b)
-        overlap = boxes[size_t(a)].adjusted(-4, -4, 4, 4).intersects(boxes[size_t(b)]);
-    if (overlap) continue;
-    g.centre = area.center();
-    g.rx = rx;
-    g.ry = ry;
-    g.cellWidth = cell;
-    g.boxes = std::move(boxes);
-    break;
-  }
   return g;
 }
 

@@ -1,7 +1,8 @@
 // One picture of the collectives view: the devices, each with its gradient buffer drawn as N
 // chunks, and either (on a circle) the ring's messages of one step (what each device sends to its
-// neighbour and what each chunk holds after the step) or, for the naive algorithm, device 0 above
-// the others with every buffer going up to it and the sum coming back. Painted from its own
+// neighbour and what each chunk holds after the step) or, for the naive algorithm, device 0 at the
+// top and the others on a fan below it (in rows when a fan does not fit), every buffer going
+// straight up to it and the sum coming back. Painted from its own
 // CollectiveSchedule. Widget; UI thread only.
 #pragma once
 

@@ -17,6 +17,7 @@
 #include "ui/collectives_diagram.h"
 #include "ui/collectives_schedule.h"
 #include "ui/glossary.h"
+#include "ui/text_style.h"
 
 namespace fitbench {
 namespace {
@@ -247,7 +248,7 @@ void CollectivesView::rebuild() {
   m_ring->setUsed(m_used == CollectiveAlgorithm::kRing);
   m_naive->setUsed(m_used == CollectiveAlgorithm::kNaive);
   m_header->setText(tr("All-reduce of the gradients: %1 floats (%2) on each of %3 devices.")
-                        .arg(m_elements)
+                        .arg(groupedCount(m_elements))
                         .arg(formatBytes(m_elements * int64_t(sizeof(float))))
                         .arg(n));
   const QString hub = m_names.value(0);
@@ -337,7 +338,7 @@ void CollectivesView::updateStep() {
     if (step == n - 1) text += tr(" Now each device holds the full sum of one chunk.");
     if (step == steps) text += tr(" Now every device holds the whole sum.");
   }
-  m_ringCaption->setText(text);
+  m_ringCaption->setText(keepHyphenated(text));
 }
 
 }  // namespace fitbench

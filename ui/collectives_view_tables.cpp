@@ -10,6 +10,7 @@
 #include "ui/collectives_schedule.h"
 #include "ui/collectives_view.h"
 #include "ui/plot_style.h"
+#include "ui/text_style.h"
 
 namespace fitbench {
 namespace {
@@ -205,7 +206,7 @@ void CollectivesView::fillMeasuredTable() {
                   .arg(where, algorithm_name(m_used));
   if (most > (split ? 2 : 1))
     caption += tr(" A device ran %1 collectives in this step: added up.").arg(most);
-  m_measuredCaption->setText(caption);
+  m_measuredCaption->setText(keepHyphenated(caption));
   fitHeight(m_measured, 8);
 }
 

@@ -23,6 +23,7 @@
 
 #include "core/distribution/chrome_trace.h"
 #include "ui/glossary.h"
+#include "ui/text_style.h"
 
 namespace fitbench {
 namespace {
@@ -347,7 +348,7 @@ QString DeviceTimelineView::durationText(double us) {
 }
 
 QString DeviceTimelineView::bytesText(int64_t bytes) {
-  QString text = QLocale(QLocale::English).toString(static_cast<qlonglong>(bytes)) + tr(" bytes");
+  QString text = groupedCount(bytes) + tr(" bytes");
   if (bytes >= 1000000)
     text += QStringLiteral(" (%1 MB)").arg(QString::number(bytes / 1e6, 'f', 1));
   else if (bytes >= 10000)

@@ -33,6 +33,7 @@
 #include "ui/metric_chart.h"
 #include "ui/model_panel.h"
 #include "ui/strategy_panel.h"
+#include "ui/text_style.h"
 #include "ui/training_panel.h"
 #include "ui/training_session.h"
 
@@ -360,10 +361,10 @@ void MainWindow::loadSpec(const ExperimentSpec& given, const QString& filePath) 
   m_strategyPanel->setSpec(spec.distribution);
   m_filling = false;
   m_savedJson = experiment_to_json(currentSpec()).dump();
-  m_about->setMarkdown(
+  m_about->setMarkdown(unbreakableCodeSpans(
       QStringLiteral("## %1\n\n%2")
           .arg(QString::fromStdString(spec.name.empty() ? std::string("Untitled") : spec.name),
-               QString::fromStdString(spec.description)));
+               QString::fromStdString(spec.description))));
   m_metricKey = TrainingWorker::chartMetricKey(spec);
   updateContext();
   updateTitle();
@@ -405,8 +406,10 @@ void MainWindow::onPanelChanged() {
 }
 
 void MainWindow::updateContext() {
-  const ExperimentSpec spec = currentSpec();
+  // The model's input follows the data first, so that the spec below (and the views it sets up)
+  // has the data's width, not the previous experiment's.
   m_modelPanel->setInputFeatures(m_dataPanel->featureCount());
+  const ExperimentSpec spec = currentSpec();
   // Generators give one target column (a label or a value); a CSV file its target columns.
   const int targetColumns =
       spec.data.csv.empty() ? 1 : std::max<int>(1, int(spec.data.target.size()));

@@ -54,7 +54,9 @@ void MainWindow::updateViews(const ExperimentSpec& spec) {
   const int devices = resolvedDevices();
   // Only when what the views draw changed: the last run's split and measurements stay up while
   // the user looks at them (the window calls this on every edit, and when a run ends).
-  const std::string key = experiment_to_json(spec).dump() + "/" + std::to_string(devices);
+  // (With the data's feature count: model_variables() below checks the model against it.)
+  const std::string key = experiment_to_json(spec).dump() + "/" + std::to_string(devices) + "/" +
+                          std::to_string(m_dataPanel->featureCount());
   if (key == m_viewsKey) return;
   m_viewsKey = key;
   const bool distributed = !spec.distribution.class_name.empty();

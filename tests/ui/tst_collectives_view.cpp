@@ -203,8 +203,9 @@ void TestCollectivesView::ringSteps() {
     view.setRingStep(s);
     QCOMPARE(view.ringStep(), s);
     const int k = s <= n - 1 ? s : s - (n - 1);
+    // Shown with non-breaking hyphens (U+2011), so a wrapped line never ends in "All-".
     const QString phase =
-        s <= n - 1 ? QStringLiteral("Reduce-scatter") : QStringLiteral("All-gather");
+        s <= n - 1 ? QStringLiteral("Reduce\u2011scatter") : QStringLiteral("All\u2011gather");
     QVERIFY2(
         view.ringCaption().startsWith(QStringLiteral("%1 %2 of %3").arg(phase).arg(k).arg(n - 1)),
         qPrintable(view.ringCaption()));
@@ -497,6 +498,20 @@ void TestCollectivesView::pictures() {
     for (size_t i = 0; i < rects.size(); ++i) {
       QVERIFY(QRectF(diagram->rect()).contains(rects[i]));
       for (size_t j = i + 1; j < rects.size(); ++j) QVERIFY(!rects[i].intersects(rects[j]));
+    }
+    // Naive: every other device below device 0, and the straight way from each up to device 0
+    // crosses no third box (the arrows run there).
+    if (diagram->schedule().algorithm() != CollectiveAlgorithm::kNaive || rects.empty()) continue;
+    const QRectF hub = rects[0];
+    for (size_t d = 1; d < rects.size(); ++d) {
+      QVERIFY(rects[d].top() > hub.bottom());
+      const QPointF a(rects[d].center().x(), rects[d].top()), b(hub.center().x(), hub.bottom());
+      for (int k = 1; k < 50; ++k) {
+        const QPointF p = a + (b - a) * (k / 50.0);
+        for (size_t o = 1; o < rects.size(); ++o)
+          QVERIFY2(o == d || !rects[o].contains(p),
+                   qPrintable(QStringLiteral("cpu:%1's way up crosses cpu:%2").arg(d).arg(o)));
+      }
     }
   }
   const QString dir = qEnvironmentVariable("FITBENCH_SCREENSHOTS");

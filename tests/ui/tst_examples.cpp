@@ -46,6 +46,18 @@ class TestExamples : public QObject {
     QVERIFY2(about->toPlainText().contains(QString::fromStdString(spec.name)),
              qPrintable(about->toPlainText()));
     QVERIFY(about->toPlainText().size() > 100);
+    // Code spans (`--devices 3`, `10 % 3`) are never split across lines: their hyphens and
+    // spaces are the non-breaking kinds.
+    const QString description = QString::fromStdString(spec.description);
+    const QString shown = about->document()->toRawText();
+    for (qsizetype open = description.indexOf('`'); open >= 0;) {
+      const qsizetype close = description.indexOf('`', open + 1);
+      if (close < 0) break;
+      QString code = description.mid(open + 1, close - open - 1);
+      code.replace('-', QChar(0x2011)).replace(' ', QChar(0x00A0));
+      QVERIFY2(shown.contains(code), qPrintable(description.mid(open, close - open + 1)));
+      open = description.indexOf('`', close + 1);
+    }
 
     QSignalSpy ended(&w, &MainWindow::runEnded);
     QElapsedTimer clock;

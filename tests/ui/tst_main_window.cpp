@@ -1,6 +1,7 @@
 // The workbench window as a user drives it: open an example, choose devices and a strategy, run,
 // pause, step, stop, save and reopen, a bad data file, closing during training, and the window's
 // command line (--run --screenshot --quit).
+#include <QChart>
 #include <QComboBox>
 #include <QFile>
 #include <QPlainTextEdit>
@@ -11,11 +12,11 @@
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QChart>
 #include <QValueAxis>
 
 #include "core/io/experiment.h"
 #include "ui/batch_split_view.h"
+#include "ui/collectives_schedule.h"
 #include "ui/collectives_view.h"
 #include "ui/data_panel.h"
 #include "ui/decision_view.h"
@@ -154,6 +155,17 @@ class TestMainWindow : public QObject {
     QVERIFY(x && x->max() >= 6.0);
     QVERIFY2(w->decisionView()->caption().endsWith(QStringLiteral("every prediction is NaN")),
              qPrintable(w->decisionView()->caption()));
+  }
+
+  // Opening an experiment whose data has another width than the open one's (16 features after
+  // the 2 of the seed) sets the rehearsal views up for the new model before any run: the
+  // collectives view counts its 273,412 gradient floats (16*512+512 + 512*512+512 + 512*4+4).
+  void viewsFollowAnOpenedModelOfAnotherWidth() {
+    auto w = makeWindow();
+    QVERIFY(w->openFile(example("seed.json"), nullptr, true));
+    QVERIFY(w->openFile(example("ring_vs_naive.json"), nullptr, true));
+    QCOMPARE(w->collectivesView()->schedule(CollectiveAlgorithm::kRing).elements(),
+             int64_t{16 * 512 + 512 + 512 * 512 + 512 + 512 * 4 + 4});
   }
 
   void stopPauseAndStep() {
