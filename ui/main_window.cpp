@@ -20,6 +20,7 @@
 #include <QStyle>
 #include <QTabWidget>
 #include <QTextBrowser>
+#include <QTextDocument>
 #include <QTimer>
 #include <QToolBar>
 #include <cmath>
@@ -132,6 +133,32 @@ void MainWindow::showEvent(QShowEvent* event) {
     resizeDocks({about, decision}, {190, 520}, Qt::Vertical);
     resizeDocks({log}, {250}, Qt::Vertical);
   }
+  QTimer::singleShot(0, this, &MainWindow::fitAboutDock);  // once the docks are laid out
+}
+
+void MainWindow::fitAboutDock() {
+  auto* about = findChild<QDockWidget*>(QStringLiteral("AboutDock"));
+  QDockWidget* decision = findChild<QDockWidget*>(QStringLiteral("DecisionDock"));
+  if (!about || !decision || !isVisible() || !about->isVisible() || about->isFloating()) return;
+  // The dock below: the decision boundary, or the tab in front of it (Batch split, ...; the
+  // tabs behind keep a place off the window).
+  QList<QDockWidget*> tabs = tabifiedDockWidgets(decision);
+  tabs.prepend(decision);
+  decision = nullptr;
+  for (QDockWidget* tab : tabs)
+    if (tab->isVisible() && !tab->isFloating() && tab->y() > about->y()) decision = tab;
+  if (!decision || dockWidgetArea(about) != dockWidgetArea(decision)) return;
+  const int width = m_about->viewport()->width();
+  if (width < 50) return;
+  std::unique_ptr<QTextDocument> doc(m_about->document()->clone());
+  doc->setTextWidth(width);
+  const int chrome = about->height() - m_about->viewport()->height();  // title bar and frame
+  const int total = about->height() + decision->height();
+  // Up to the larger of half the column and what leaves the boundary 340 px.
+  const int want = std::min(static_cast<int>(std::ceil(doc->size().height())) + chrome + 2,
+                            std::max(total / 2, total - 340));
+  if (want <= about->height()) return;
+  resizeDocks({about, decision}, {want, total - want}, Qt::Vertical);
 }
 
 void MainWindow::buildPanels() {
@@ -366,6 +393,7 @@ void MainWindow::loadSpec(const ExperimentSpec& given, const QString& filePath) 
           .arg(QString::fromStdString(spec.name.empty() ? std::string("Untitled") : spec.name),
                QString::fromStdString(spec.description))));
   m_metricKey = TrainingWorker::chartMetricKey(spec);
+  if (isVisible()) QTimer::singleShot(0, this, &MainWindow::fitAboutDock);
   updateContext();
   updateTitle();
   updateActions();

@@ -106,6 +106,10 @@ class MainWindow : public QMainWindow {
   // The device timeline, batch split and collectives views (main_window_views.cpp).
   void buildViews(QDockWidget* besideRight, QDockWidget* besideBottom);
   void updateViews(const ExperimentSpec& spec);
+  // Grows the About dock (taking the height from the decision boundary below it) until the
+  // experiment's description fits, up to half the column or what leaves that view 340 px (the
+  // larger); never shrinks it.
+  void fitAboutDock();
   void viewsRunStarted(const QStringList& names, const QString& distribution);
   void viewsTakeSteps(const std::vector<StepTrace>& steps);
   void viewsRunEnded();

@@ -3,6 +3,7 @@
 // command line (--run --screenshot --quit).
 #include <QChart>
 #include <QComboBox>
+#include <QDockWidget>
 #include <QFile>
 #include <QPlainTextEdit>
 #include <QProcess>
@@ -166,6 +167,27 @@ class TestMainWindow : public QObject {
     QVERIFY(w->openFile(example("ring_vs_naive.json"), nullptr, true));
     QCOMPARE(w->collectivesView()->schedule(CollectiveAlgorithm::kRing).elements(),
              int64_t{16 * 512 + 512 + 512 * 512 + 512 + 512 * 4 + 4});
+  }
+
+  // A teaching example's instructions are not left below the fold: opening one grows the About
+  // dock (from the decision boundary below it) up to the text's height, and never shrinks it.
+  void aboutDockGrowsToItsText() {
+    auto w = makeWindow();
+    QVERIFY(QTest::qWaitForWindowExposed(w.get()));
+    auto* about = w->findChild<QDockWidget*>(QStringLiteral("AboutDock"));
+    auto* decision = w->findChild<QDockWidget*>(QStringLiteral("DecisionDock"));
+    QVERIFY(about && decision);
+    QCoreApplication::processEvents();
+    const int before = about->height(), total = about->height() + decision->height();
+    QVERIFY(w->openFile(example("straggler.json"), nullptr, true));
+    QTRY_VERIFY(about->height() > before);
+    // The boundary keeps half the column or 340 px.
+    QVERIFY(decision->height() >= std::min(total / 2, 340) - 8);
+    QVERIFY(std::abs(about->height() + decision->height() - total) <= 8);
+    const int grown = about->height();
+    QVERIFY(w->openFile(example("seed.json"), nullptr, true));  // a shorter text
+    QCoreApplication::processEvents();
+    QCOMPARE(about->height(), grown);
   }
 
   void stopPauseAndStep() {
