@@ -270,6 +270,8 @@ QString DeviceTimelineView::caption() const {
   return visibleStepCount() > 0 ? m_canvas->stepText(m_first) : QString();
 }
 
+void DeviceTimelineView::setReadyDevices(int devices) { m_canvas->setReadyDevices(devices); }
+
 QString DeviceTimelineView::message() const { return m_canvas->message(); }
 int DeviceTimelineView::laneCount() const { return m_canvas->laneCount(); }
 QString DeviceTimelineView::laneText(int device) const { return m_canvas->laneText(device); }

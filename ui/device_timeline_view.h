@@ -32,6 +32,9 @@ class DeviceTimelineView : public QWidget {
 
   // A new run on these devices ("cpu:0", "cpu:1", ...): forgets every step.
   void clear(const QStringList& deviceNames);
+  // The current setup, before a run: `devices` with a distribution (0: none), which the empty
+  // state names ("Press Run to see what each of the 3 devices does in each step.").
+  void setReadyDevices(int devices);
   // The steps that arrived since the last call (once per UI tick).
   void appendSteps(const std::vector<StepTrace>& steps);
   // True while the run trains: the view follows the latest steps until the user scrubs. False

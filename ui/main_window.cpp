@@ -716,6 +716,8 @@ void MainWindow::onFinished(std::shared_ptr<RunResult> result) {
   const QString took = result->seconds < 1.0 ? tr("%1 ms").arg(result->seconds * 1000.0, 0, 'f', 0)
                                              : tr("%1 s").arg(result->seconds, 0, 'f', 2);
   QString summary = tr("%1 after %n epoch(s) in %2", nullptr, epochs).arg(how, took);
+  // The status bar's shorter line: what ended it and the one thing to know.
+  QString status = tr("%1 after %n epoch(s)", nullptr, epochs).arg(how);
   const std::string metric = m_metricKey.toStdString();
   if (!metric.empty() && result->history.history.count(metric))
     summary += tr(" · final %1 %2").arg(m_metricKey).arg(result->history.last(metric), 0, 'f', 4);
@@ -729,14 +731,19 @@ void MainWindow::onFinished(std::shared_ptr<RunResult> result) {
     summary += tr(" · the loss is not a finite number: try a smaller learning rate");
   else if (stillNaN)
     summary += tr(" · the loss has not been a finite number since epoch %1").arg(m_nanEpoch);
-  if (diverged) color = QStringLiteral("#b00020");
+  if (diverged) {
+    color = QStringLiteral("#b00020");
+    status += tr(" · the loss is not finite: try a smaller learning rate");
+  } else {
+    status = summary;
+  }
   appendLog(summary, color);
   if (how == tr("Finished"))
     m_progress->setFormat(diverged ? tr("Done · diverged") : tr("Done"));
   else
     m_progress->setFormat(how.section(':', 0, 0));
   if (how == tr("Finished")) m_progress->setValue(1000);
-  statusBar()->showMessage(summary, 10000);
+  statusBar()->showMessage(status, 10000);
   updateActions();
   emit runEnded(result->stopReason != "invalid_loss");
 }

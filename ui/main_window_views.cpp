@@ -108,6 +108,7 @@ void MainWindow::updateViews(const ExperimentSpec& spec) {
   }
   m_collectives->setSetup(names, algorithm, parameters,
                           LinkModel{spec.devices.link_latency_us, spec.devices.link_gbps});
+  m_timeline->setReadyDevices(distributed ? devices : 0);
 }
 
 void MainWindow::viewsRunStarted(const QStringList& names, const QString& distribution) {

@@ -8,6 +8,7 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGraphicsLayout>
+#include <QGraphicsSimpleTextItem>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLegend>
@@ -114,6 +115,11 @@ void MetricChart::buildWidgets() {
   m_xAxis->setTickAnchor(0);
   m_chart->addAxis(m_xAxis, Qt::AlignBottom);
   replaceYAxis();
+
+  m_placeholder = new QGraphicsSimpleTextItem(m_chart);
+  m_placeholder->setBrush(palette().color(QPalette::PlaceholderText));
+  m_placeholder->setZValue(10);
+  connect(m_chart, &QChart::plotAreaChanged, this, [this] { placePlaceholder(); });
 
   m_view = new ChartView(m_chart, this);
   m_view->setMinimumSize(240, 160);
@@ -525,7 +531,23 @@ void MetricChart::updateLegend() {
   }
 }
 
+QString MetricChart::emptyText() const {
+  return m_placeholder->isVisible() ? m_placeholder->text() : QString();
+}
+
+void MetricChart::placePlaceholder() {
+  bool any = false;
+  for (const Run* run : allRuns()) any = any || run->hasData();
+  m_placeholder->setVisible(!any);
+  if (any) return;
+  m_placeholder->setText(
+      tr("Press Run to plot the %1 of every batch and epoch.").arg(m_metricName));
+  const QRectF area = m_chart->plotArea(), text = m_placeholder->boundingRect();
+  m_placeholder->setPos(area.center() - QPointF(text.width() / 2, text.height() / 2));
+}
+
 void MetricChart::updateNotes() {
+  placePlaceholder();
   int nonFinite = 0, nonPositive = 0;
   for (const Run* run : allRuns()) {
     for (int i = 0; i < kLineCount; ++i) {

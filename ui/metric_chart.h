@@ -17,6 +17,7 @@ class QAbstractAxis;
 class QChart;
 class QChartView;
 class QCheckBox;
+class QGraphicsSimpleTextItem;
 class QLabel;
 class QLineSeries;
 class QSlider;
@@ -77,6 +78,8 @@ class MetricChart : public QWidget {
   // True while the axes follow the data, false after the user zoomed or panned.
   bool followsData() const { return m_followData; }
 
+  // The sentence centred on an empty chart ("" once a run has a value).
+  QString emptyText() const;
   int epochPointCount(bool validation) const;
   int batchPointCount() const;
   int overlayCount() const { return static_cast<int>(m_overlays.size()); }
@@ -133,6 +136,7 @@ class MetricChart : public QWidget {
   void updateLegend();
   void updateNotes();
   void applyDataRange();
+  void placePlaceholder();
   void replaceYAxis();
   void updateTicks();
   void onUserViewChange();
@@ -165,6 +169,8 @@ class MetricChart : public QWidget {
   QLabel* m_smoothingValue = nullptr;
   QCheckBox* m_logCheck = nullptr;
   QLabel* m_noteLabel = nullptr;
+  // "Press Run to plot the loss ...", centred on the plot while no run has a value.
+  QGraphicsSimpleTextItem* m_placeholder = nullptr;
   QToolButton* m_resetButton = nullptr;
   QToolButton* m_saveButton = nullptr;
 };

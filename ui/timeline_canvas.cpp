@@ -111,7 +111,16 @@ QString TimelineCanvas::laneText(int device) const {
 
 QString TimelineCanvas::message() const {
   if (windowCount() > 0) return {};
+  if (m_readyDevices > 0)
+    return tr("Press Run to see what each of the %1 devices does in each step.")
+        .arg(m_readyDevices);
   return tr("Run a distributed experiment to see what each device does in each step.");
+}
+
+void TimelineCanvas::setReadyDevices(int devices) {
+  if (devices == m_readyDevices) return;
+  m_readyDevices = devices;
+  update();
 }
 
 QString TimelineCanvas::stepText(size_t i) const {

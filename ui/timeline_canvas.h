@@ -55,8 +55,11 @@ class TimelineCanvas : public QWidget {
   // Where the time axis's ticks and labels are drawn (empty before any step): at the bottom of
   // what a scroll area shows, or under the last lane when that is higher.
   QRect timeAxisRect() const;
-  // The empty state's sentence ("" when steps are drawn).
+  // The empty state's sentence ("" when steps are drawn): how to get a timeline, or, once the
+  // setup is distributed (setReadyDevices), that Run draws it.
   QString message() const;
+  // The current setup trains on `devices` devices with a distribution (0: none).
+  void setReadyDevices(int devices);
   // "Epoch 1, batch 3 (step 3)" for kept step i (all counted from 1, as the progress bar does).
   QString stepText(size_t i) const;
   // The legend's word for a span kind ("shard copy", "forward", ..., "all-reduce", "waiting").
@@ -122,6 +125,7 @@ class TimelineCanvas : public QWidget {
   const TraceStore* m_store = nullptr;
   QStringList m_names;
   std::vector<DeviceUsage> m_usage;
+  int m_readyDevices = 0;
   size_t m_first = 0;
   size_t m_count = 0;
   mutable std::optional<Geometry> m_geometry;  // laid out on demand

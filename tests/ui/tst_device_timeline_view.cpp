@@ -469,6 +469,12 @@ void TestDeviceTimeline::capacityWhileLive() {
 void TestDeviceTimeline::emptyAndSingleDevice() {
   DeviceTimelineView fresh;
   QCOMPARE(fresh.message(), kEmptyText);
+  // A distributed setup before its run: Run draws it.
+  fresh.setReadyDevices(3);
+  QCOMPARE(fresh.message(),
+           QStringLiteral("Press Run to see what each of the 3 devices does in each step."));
+  fresh.setReadyDevices(0);
+  QCOMPARE(fresh.message(), kEmptyText);
   QVERIFY(fresh.visibleSpans().empty());
   QString error;
   QVERIFY(!fresh.exportChromeTrace(QDir::temp().filePath(QStringLiteral("none.json")), &error));

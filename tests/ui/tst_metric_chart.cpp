@@ -81,6 +81,7 @@ class TestMetricChart : public QObject {
   void logScaleTogglesAxis();
   void accuracyStartsAtZeroToOne();
   void nanEpochsKeepTheirPlaceOnTheXAxis();
+  void emptyChartSaysPressRun();
   void anotherMetricClearsTheOldRuns();
   void flatLineAndDeepZoomKeepFewTicks();
   void zoomStopsFollowingAndResetRestores();
@@ -348,6 +349,24 @@ void TestMetricChart::accuracyStartsAtZeroToOne() {
   loss.addEpochPoint(false, 2, 3.0);
   loss.flushNow();
   QVERIFY(yMin(loss) > 1.5 && yMin(loss) < 2.0);  // follows the data, with a margin
+}
+
+void TestMetricChart::emptyChartSaysPressRun() {
+  MetricChart chart(QStringLiteral("loss"));
+  chart.resize(600, 300);
+  chart.flushNow();
+  QCOMPARE(chart.emptyText(),
+           QStringLiteral("Press Run to plot the loss of every batch and epoch."));
+  chart.addBatchPoints({QPointF(0.5, 0.7)});
+  chart.flushNow();
+  QCOMPARE(chart.emptyText(), QString());
+  chart.beginRun(QStringLiteral("run 2"));  // the first run stays as an overlay
+  chart.flushNow();
+  QCOMPARE(chart.emptyText(), QString());
+  chart.setMetricName(QStringLiteral("mae"));  // another metric: the old runs go
+  chart.flushNow();
+  QCOMPARE(chart.emptyText(),
+           QStringLiteral("Press Run to plot the mae of every batch and epoch."));
 }
 
 void TestMetricChart::nanEpochsKeepTheirPlaceOnTheXAxis() {
