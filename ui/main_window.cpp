@@ -176,6 +176,7 @@ void MainWindow::buildPanels() {
   devicesLayout->addStretch(1);
 
   m_tabs = new QTabWidget;
+  m_tabs->setObjectName(QStringLiteral("experimentTabs"));
   m_tabs->setDocumentMode(true);
   m_tabs->addTab(scrolled(m_dataPanel), tr("Data"));
   m_tabs->addTab(scrolled(m_modelPanel), tr("Model"));

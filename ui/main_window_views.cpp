@@ -140,15 +140,20 @@ const std::pair<const char*, const char*> kViews[] = {
     {"timeline", "TimelineDock"},      {"log", "LogDock"},
     {"batch-split", "BatchSplitDock"}, {"collectives", "CollectivesDock"},
     {"boundary", "DecisionDock"},      {"about", "AboutDock"}};
+// --show names of the Experiment dock's tabs, in tab order.
+const char* const kTabs[] = {"data", "model", "training", "devices"};
 }  // namespace
 
 QStringList MainWindow::viewNames() {
   QStringList names;
   for (const auto& [name, dock] : kViews) names << QString::fromLatin1(name);
+  for (const char* tab : kTabs) names << QString::fromLatin1(tab);
   return names;
 }
 
 void MainWindow::showView(const QString& name) {
+  for (int i = 0; i < int(std::size(kTabs)) && i < m_tabs->count(); ++i)
+    if (name == QLatin1String(kTabs[i])) m_tabs->setCurrentIndex(i);
   for (const auto& [view, dock] : kViews) {
     if (name != QLatin1String(view)) continue;
     if (auto* d = findChild<QDockWidget*>(QString::fromLatin1(dock))) {

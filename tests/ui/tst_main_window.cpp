@@ -11,6 +11,7 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QValueAxis>
@@ -188,6 +189,20 @@ class TestMainWindow : public QObject {
     QVERIFY(w->openFile(example("seed.json"), nullptr, true));  // a shorter text
     QCoreApplication::processEvents();
     QCOMPARE(about->height(), grown);
+  }
+
+  // --show names the Experiment dock's tabs too.
+  void showViewSelectsExperimentTabs() {
+    auto w = makeWindow();
+    auto* tabs = w->findChild<QTabWidget*>(QStringLiteral("experimentTabs"));
+    QVERIFY(tabs);
+    const QStringList names = MainWindow::viewNames();
+    const char* const tabNames[] = {"data", "model", "training", "devices"};
+    for (int i = 3; i >= 0; --i) {
+      QVERIFY(names.contains(QLatin1String(tabNames[i])));
+      w->showView(QLatin1String(tabNames[i]));
+      QCOMPARE(tabs->currentIndex(), i);
+    }
   }
 
   void stopPauseAndStep() {
