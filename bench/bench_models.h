@@ -11,19 +11,9 @@
 namespace fitbench::bench {
 
 inline LayerSpec dense(int64_t units, const std::string& activation) {
-  LayerSpec l;
-  l.class_name = "Dense";
-  l.units = units;
-  l.activation = activation;
-  return l;
+  return dense_layer(units, activation);
 }
-
-inline LayerSpec input(int64_t units) {
-  LayerSpec l;
-  l.class_name = "InputLayer";
-  l.shape = {units};
-  return l;
-}
+inline LayerSpec input(int64_t units) { return input_layer(units); }
 
 inline ModelSpec seed_spec() {
   ModelSpec s;

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <iomanip>
 #include <random>
 #include <sstream>
 #include <string>
@@ -43,13 +44,17 @@ fs::path write_target(const fs::path& file) {
   return target;
 }
 
-void check_writable_file(const fs::path& file) {
-  const fs::path target = write_target(file);
+fs::path random_sibling(const fs::path& folder, const std::string& prefix) {
   std::random_device device;
   std::ostringstream name;
-  name << ".fitbench-check-" << std::hex << device() << device();
-  const fs::path folder = target.parent_path().empty() ? fs::path(".") : target.parent_path();
-  const fs::path probe = folder / name.str();
+  name << prefix << std::hex << std::setfill('0') << std::setw(8) << device() << std::setw(8)
+       << device();
+  return (folder.empty() ? fs::path(".") : folder) / name.str();
+}
+
+void check_writable_file(const fs::path& file) {
+  const fs::path target = write_target(file);
+  const fs::path probe = random_sibling(target.parent_path(), ".fitbench-check-");
   const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
   if (fd < 0)
     throw InputError(file.string(), std::string("cannot be written: ") + std::strerror(errno));

@@ -25,4 +25,9 @@ std::filesystem::path write_target(const std::filesystem::path& file);
 // and removed again). Throws InputError(file, "cannot be written: ...") or as write_target does.
 void check_writable_file(const std::filesystem::path& file);
 
+// A path in `folder` ("." when empty) named `prefix` then 16 random hex digits, for a file made
+// beside another (a write's temporary, a probe); not created here.
+std::filesystem::path random_sibling(const std::filesystem::path& folder,
+                                     const std::string& prefix);
+
 }  // namespace fitbench

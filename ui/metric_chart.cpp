@@ -29,6 +29,7 @@
 #include <limits>
 
 #include "ui/chart_view.h"
+#include "ui/plot_style.h"
 #include "ui/smoothing.h"
 
 namespace fitbench {
@@ -44,21 +45,12 @@ QColor withAlpha(QColor color, int alpha) {
   return color;
 }
 
-// 1, 2 or 5 times a power of ten, the smallest at least `raw`.
-double niceStep(double raw) {
-  if (!(raw > 0) || !std::isfinite(raw)) return 1.0;
-  const double power = std::pow(10.0, std::floor(std::log10(raw)));
-  for (double m : {1.0, 2.0, 5.0, 10.0})
-    if (m * power >= raw * (1 - 1e-9)) return m * power;
-  return 10.0 * power;
-}
-
-// Ticks every niceStep((max - min) / divisions) over [min, max], anchored at the multiple of the
-// step just below `min`. Qt Charts counts dynamic ticks from the anchor in an int: with the anchor
-// at 0 and a range billions of steps away from it (a loss flat to 9 digits, or a deep zoom) the
-// count overflows and the axis loops for minutes creating tick items.
+// Ticks every niceStepAtLeast((max - min) / divisions) over [min, max], anchored at the multiple
+// of the step just below `min`. Qt Charts counts dynamic ticks from the anchor in an int: with the
+// anchor at 0 and a range billions of steps away from it (a loss flat to 9 digits, or a deep zoom)
+// the count overflows and the axis loops for minutes creating tick items.
 void setDynamicTicks(QValueAxis* axis, double min, double max, int divisions) {
-  const double step = niceStep((max - min) / divisions);
+  const double step = plot::niceStepAtLeast((max - min) / divisions);
   if (!std::isfinite(min)) return;
   const double anchor = std::floor(min / step) * step;
   if (axis->tickInterval() != step) axis->setTickInterval(step);

@@ -27,6 +27,14 @@ double niceStep(double span, int count) {
   return (f < 1.5 ? 1.0 : f < 3.0 ? 2.0 : f < 7.0 ? 5.0 : 10.0) * magnitude;
 }
 
+double niceStepAtLeast(double raw) {
+  if (!(raw > 0) || !std::isfinite(raw)) return 1.0;
+  const double power = std::pow(10.0, std::floor(std::log10(raw)));
+  for (double m : {1.0, 2.0, 5.0})
+    if (m * power >= raw * (1 - 1e-9)) return m * power;
+  return 10.0 * power;
+}
+
 std::vector<double> ticks(const Range& r, int count) {
   std::vector<double> out;
   if (!(r.span() > 0.0) || !std::isfinite(r.span())) return out;

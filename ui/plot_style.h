@@ -20,6 +20,9 @@ struct Range {
 
 // A round tick step giving about `count` ticks over `span` (1, 2 or 5 times a power of ten).
 double niceStep(double span, int count);
+// 1, 2 or 5 times a power of ten: the smallest at least `raw` (1 for a raw step that is not a
+// positive number).
+double niceStepAtLeast(double raw);
 // The round values inside r, about `count` of them ({} for an empty or non-finite range).
 std::vector<double> ticks(const Range& r, int count);
 // A tick's text: `digits` significant digits, no trailing zeros.

@@ -3,7 +3,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <random>
 #include <set>
 #include <sstream>
 
@@ -194,14 +193,8 @@ std::string dump_document(const nlohmann::ordered_json& doc) {
 void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
   // Through a symbolic link to the file it names; never over a folder, FIFO or device.
   const std::filesystem::path file = write_target(path);
-  std::random_device device;
-  std::ostringstream suffix;
-  suffix << std::hex << device() << device();
-  std::string temp_name(1, '.');
-  temp_name += file.filename().string();
-  temp_name += ".tmp-";
-  temp_name += suffix.str();
-  const std::filesystem::path temp = file.parent_path() / temp_name;
+  const std::filesystem::path temp =
+      random_sibling(file.parent_path(), "." + file.filename().string() + ".tmp-");
   {
     std::ofstream out(temp, std::ios::binary | std::ios::trunc);
     if (!out) {

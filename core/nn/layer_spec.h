@@ -54,6 +54,22 @@ struct LayerSpec {
   std::optional<uint64_t> seed;
 };
 
+// keras.Input(shape=(features,)) and keras.layers.Dense(units, activation), the other fields at
+// their defaults: for models written in code (tests, benchmarks).
+inline LayerSpec input_layer(int64_t features) {
+  LayerSpec l;
+  l.class_name = "InputLayer";
+  l.shape = {features};
+  return l;
+}
+inline LayerSpec dense_layer(int64_t units, const std::string& activation = "linear") {
+  LayerSpec l;
+  l.class_name = "Dense";
+  l.units = units;
+  l.activation = activation;
+  return l;
+}
+
 // A keras.Sequential model's config.
 struct ModelSpec {
   std::string name = "sequential";

@@ -17,19 +17,9 @@
 
 namespace fitbench::fixtures {
 
-inline LayerSpec input(int64_t features) {
-  LayerSpec l;
-  l.class_name = "InputLayer";
-  l.shape = {features};
-  return l;
-}
-
+inline LayerSpec input(int64_t features) { return input_layer(features); }
 inline LayerSpec dense(int64_t units, const std::string& activation) {
-  LayerSpec l;
-  l.class_name = "Dense";
-  l.units = units;
-  l.activation = activation;
-  return l;
+  return dense_layer(units, activation);
 }
 
 // Input(features) -> Dense(h, relu) for each of `hidden` -> Dense(1, sigmoid).
