@@ -259,11 +259,8 @@ int run_command(const QStringList& args) {
     spec.devices.link_gbps =
         number_option(p, "link-gbps", "0 (unlimited) or a bandwidth in GB/s from 0.01 to 10000",
                       kMinLinkGbps, kMaxLinkGbps, true);
-  if (spec.devices.type != "cpu")
-    throw InputError(p.positionalArguments()[0].toStdString() + ": devices.type",
-                     "\"" + spec.devices.type +
-                         "\" devices are not available: fitbench simulates CPU "
-                         "devices only; use \"cpu\"");
+  if (const std::string error = device_type_error(spec.devices.type); !error.empty())
+    throw InputError(p.positionalArguments()[0].toStdString() + ": devices.type", error);
 
   // The files written after training are checked before it, so that a wrong path does not
   // cost the run.

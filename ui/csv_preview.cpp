@@ -6,6 +6,7 @@
 #include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFontMetrics>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -69,6 +70,7 @@ CsvPreview::CsvPreview(QWidget* parent) : QWidget(parent) {
   m_rows->setSelectionMode(QAbstractItemView::NoSelection);
   m_rows->verticalHeader()->setDefaultSectionSize(m_rows->fontMetrics().height() + 4);
   m_rows->horizontalHeader()->setDefaultSectionSize(64);
+  m_rows->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
   m_rowInfo = new QLabel;
   m_rowInfo->setObjectName("csvRowInfo");
   m_rowInfo->setForegroundRole(QPalette::PlaceholderText);
@@ -148,6 +150,18 @@ bool CsvPreview::showFile(const QString& file, const QString& shownPath, char de
   QStringList labels = m_header;
   while (labels.size() < columns) labels << QString();
   m_rows->setHorizontalHeaderLabels(labels);
+  // Each column as wide as its name, up to 160 px; a longer name ends in an ellipsis (its
+  // tooltip has it whole).
+  const QFontMetrics fm(m_rows->horizontalHeader()->font());
+  constexpr int kMostWidth = 160, kPadding = 16;
+  for (int c = 0; c < columns; ++c) {
+    QTableWidgetItem* item = m_rows->horizontalHeaderItem(c);
+    if (!item) continue;
+    item->setToolTip(labels[c]);
+    item->setText(fm.elidedText(labels[c], Qt::ElideRight, kMostWidth - kPadding));
+    m_rows->setColumnWidth(
+        c, std::clamp(fm.horizontalAdvance(item->text()) + kPadding, 64, kMostWidth));
+  }
   QStringList lines;  // rows are labelled with their line in the file, as errors name them
   for (int64_t line : m_rowLines) lines << QString::number(line);
   m_rows->setVerticalHeaderLabels(lines);

@@ -32,6 +32,7 @@
 #include "ui/csv_preview.h"
 #include "ui/data_scatter.h"
 #include "ui/field_error.h"
+#include "ui/number_spin_box.h"
 
 namespace fitbench {
 namespace {
@@ -171,9 +172,8 @@ QGroupBox* DataPanel::buildGeneratorGroup() {
   m_samples->setRange(1, 10'000'000);
   m_samples->setGroupSeparatorShown(true);
   m_tips[m_samples] = tr("How many rows the generator draws.");
-  m_noise = new QDoubleSpinBox;
+  m_noise = new NumberSpinBox;
   m_noise->setObjectName("noise");
-  m_noise->setDecimals(3);
   m_noise->setSingleStep(0.05);
   m_seed = new QLineEdit;
   m_seed->setObjectName("seed");
@@ -217,10 +217,10 @@ QGroupBox* DataPanel::buildCsvGroup() {
 
 QGroupBox* DataPanel::buildOptionsGroup() {
   auto* group = new QGroupBox(tr("Training data"));
-  m_split = new QDoubleSpinBox;
+  // Keras's range, [0, 1); NumberSpinBox shows and keeps a file's 0.333333 as it is.
+  m_split = new NumberSpinBox;
   m_split->setObjectName("validationSplit");
-  m_split->setRange(0.0, 0.9);
-  m_split->setDecimals(2);
+  m_split->setRange(0.0, 0.999);
   m_split->setSingleStep(0.05);
   m_tips[m_split] =
       tr("The last fraction of the rows is kept for validation, as Keras's validation_split "

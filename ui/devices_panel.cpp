@@ -12,8 +12,10 @@
 #include <QThread>
 #include <QVBoxLayout>
 
+#include "core/distribution/devices.h"
 #include "ui/field_error.h"
 #include "ui/glossary.h"
+#include "ui/number_spin_box.h"
 
 namespace fitbench {
 
@@ -45,6 +47,8 @@ DevicesPanel::DevicesPanel(QWidget* parent) : QWidget(parent) {
   }
   m_type->setToolTip(unavailable);
   form->addRow(tr("Type"), m_type);
+  m_typeError = makeFieldErrorLabel(devicesBox);
+  form->addRow(m_typeError);
   m_count = new QSpinBox(devicesBox);
   m_count->setObjectName(QStringLiteral("deviceCount"));
   m_count->setRange(1, kMaxDevices);
@@ -76,17 +80,15 @@ DevicesPanel::DevicesPanel(QWidget* parent) : QWidget(parent) {
          "all-reduce) pays the latency per message and its bytes over the "
          "bandwidth."));
   auto* linkForm = new QFormLayout(linkBox);
-  m_latency = new QDoubleSpinBox(linkBox);
+  // NumberSpinBox: a file's value (12.5, 0.0004, 0.333333) is shown and kept as it is.
+  m_latency = new NumberSpinBox(linkBox);
   m_latency->setRange(0.0, kMaxLinkLatencyUs);
-  m_latency->setDecimals(3);
   m_latency->setSingleStep(10.0);
   m_latency->setSpecialValueText(tr("none"));
   m_latency->setToolTip(tr("Added to every message a collective sends; 0 = none."));
   linkForm->addRow(tr("Latency (µs)"), m_latency);
-  m_bandwidth = new QDoubleSpinBox(linkBox);
-  // Three decimals, so that a file's value in range (0, or 0.01 and up) is shown as it is.
+  m_bandwidth = new NumberSpinBox(linkBox);
   m_bandwidth->setRange(0.0, kMaxLinkGbps);
-  m_bandwidth->setDecimals(3);
   m_bandwidth->setSingleStep(1.0);
   m_bandwidth->setSpecialValueText(tr("unlimited"));
   m_bandwidth->setToolTip(tr("Bandwidth of each link in GB/s; 0 = unlimited (shared memory)."));
@@ -118,6 +120,11 @@ void DevicesPanel::connectSignals() {
   connect(m_latency, &QDoubleSpinBox::valueChanged, this, edited);
   connect(m_bandwidth, &QDoubleSpinBox::valueChanged, this, edited);
   connect(m_allreduce, &QComboBox::currentIndexChanged, this, edited);
+  connect(m_type, &QComboBox::currentIndexChanged, this, [this] {
+    if (m_filling) return;
+    m_typeError->setVisible(m_type->currentText() != QLatin1String("cpu"));
+    emit changed();
+  });
 }
 
 void DevicesPanel::rebuildDeviceRows(int count) {
@@ -135,10 +142,9 @@ void DevicesPanel::rebuildDeviceRows(int count) {
     m_table->setItem(row, 0, name);
     auto* spin = qobject_cast<QDoubleSpinBox*>(m_table->cellWidget(row, 1));
     if (!spin) {
-      spin = new QDoubleSpinBox(m_table);
+      spin = new NumberSpinBox(m_table);
       spin->setRange(kMinDeviceSpeed, 1.0);
       spin->setSingleStep(0.05);
-      spin->setDecimals(3);
       spin->setSuffix(QStringLiteral(" ×"));
       spin->setToolTip(tr("1 = full speed; 0.5 = this device needs twice as long per step."));
       spin->setFrame(false);
@@ -189,6 +195,10 @@ void DevicesPanel::setSpec(const DevicesSpec& spec, int defaultCount) {
                 : QString();
   m_countError->setText(m_error);
   m_countError->setVisible(!m_error.isEmpty());
+  // A gpu or tpu file: shown as it is, and Run refuses with the CLI's sentence.
+  const QString typeError = QString::fromStdString(device_type_error(spec.type));
+  m_typeError->setText(typeError.isEmpty() ? QString() : tr("devices.type: %1").arg(typeError));
+  m_typeError->setVisible(!typeError.isEmpty());
   const int count = std::clamp(wanted, 1, kMaxDevices);
   m_count->setValue(count);
   rebuildDeviceRows(count);

@@ -3,13 +3,13 @@
 // UI thread only.
 #pragma once
 
+#include <QLabel>
 #include <QWidget>
 
 #include "core/distribution/distribution_spec.h"
 
 class QComboBox;
 class QDoubleSpinBox;
-class QLabel;
 class QSpinBox;
 class QTableWidget;
 
@@ -26,9 +26,9 @@ class DevicesPanel : public QWidget {
   DevicesSpec spec() const;
   int deviceCount() const;
   void setReadOnly(bool readOnly);
-  // Why the devices cannot run as set (a file's count beyond what the window simulates), or
-  // empty.
-  QString errorText() const { return m_error; }
+  // Why the devices cannot run as set (a gpu or tpu type, a file's count beyond what the window
+  // simulates), or empty.
+  QString errorText() const { return m_typeError->isHidden() ? m_error : m_typeError->text(); }
 
  signals:
   void changed();
@@ -45,11 +45,12 @@ class DevicesPanel : public QWidget {
   QDoubleSpinBox* m_bandwidth = nullptr;
   QComboBox* m_allreduce = nullptr;
   QLabel* m_note = nullptr;
-  QLabel* m_countError = nullptr;  // errorText(), beside the count
-  QString m_error;
-  bool m_countSet = false;       // the spec (or the user) gave a count
-  bool m_filling = false;        // setSpec is filling the widgets: no changed()
-  std::vector<double> m_speeds;  // kept when the count shrinks and grows again
+  QLabel* m_typeError = nullptr;   // a type fitbench cannot simulate, beside the type
+  QLabel* m_countError = nullptr;  // a count the window cannot run, beside the count
+  QString m_error;                 // the count's
+  bool m_countSet = false;         // the spec (or the user) gave a count
+  bool m_filling = false;          // setSpec is filling the widgets: no changed()
+  std::vector<double> m_speeds;    // kept when the count shrinks and grows again
 };
 
 }  // namespace fitbench

@@ -70,28 +70,6 @@ QStringList initializerNames() {
           QStringLiteral("zeros"),          QStringLiteral("ones")};
 }
 
-NumberSpinBox::NumberSpinBox(QWidget* parent) : QDoubleSpinBox(parent) {
-  setDecimals(12);
-  setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
-}
-
-QString NumberSpinBox::textFromValue(double value) const { return QString::number(value, 'g', 6); }
-
-double NumberSpinBox::valueFromText(const QString& text) const { return text.trimmed().toDouble(); }
-
-QValidator::State NumberSpinBox::validate(QString& text, int& /*pos*/) const {
-  const QString t = text.trimmed();
-  if (t.isEmpty() || t == QLatin1String("-") || t == QLatin1String(".") ||
-      t.endsWith(QLatin1Char('e'), Qt::CaseInsensitive) || t.endsWith(QLatin1String("e-")) ||
-      t.endsWith(QLatin1String("e+"))) {
-    return QValidator::Intermediate;
-  }
-  bool ok = false;
-  const double v = t.toDouble(&ok);
-  if (!ok) return QValidator::Invalid;
-  return v >= minimum() && v <= maximum() ? QValidator::Acceptable : QValidator::Intermediate;
-}
-
 LayerEditor::LayerEditor(QWidget* parent) : QWidget(parent) {
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);

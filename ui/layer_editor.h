@@ -10,6 +10,7 @@
 #include <QWidget>
 
 #include "core/nn/layer_spec.h"
+#include "ui/number_spin_box.h"
 
 class QCheckBox;
 class QComboBox;
@@ -21,16 +22,6 @@ class QSpinBox;
 class QToolButton;
 
 namespace fitbench {
-
-// A QDoubleSpinBox that shows its value with up to 6 significant digits in %g form ("0.2",
-// "0.004", "1e-07"), so learning rates and epsilons read well without a fixed number of decimals.
-class NumberSpinBox : public QDoubleSpinBox {
- public:
-  explicit NumberSpinBox(QWidget* parent = nullptr);
-  QString textFromValue(double value) const override;
-  double valueFromText(const QString& text) const override;
-  QValidator::State validate(QString& text, int& pos) const override;
-};
 
 // One validation message about a layer field ("units", "rate", "activation", "name").
 struct LayerIssue {

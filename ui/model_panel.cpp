@@ -177,13 +177,33 @@ QVector<ModelIssue> validateModel(const std::vector<LayerSpec>& layers, const QS
           false);
     } else if (!ctx.loss.from_logits && finalActivation != squash &&
                !(finalActivation == "softmax" && outputs == 1)) {
-      add(finalLayer, QStringLiteral("activation"),
-          QObject::tr("%1: the last activation is %2, but %3 without from_logits expects "
-                      "probabilities: give the last layer a %4 activation, or turn from_logits "
-                      "on.")
-              .arg(finalLabel, QString::fromStdString(finalActivation), lossName,
-                   QString::fromStdString(squash)),
-          false);
+      const QString activation = QString::fromStdString(finalActivation);
+      const QString wanted = QString::fromStdString(squash);
+      QString text;
+      if (finalActivation == "linear")  // logits: either fix is right
+        text = QObject::tr(
+                   "%1: the last layer is linear (it outputs logits), but %2 without "
+                   "from_logits expects probabilities: give it a %3 activation, or turn "
+                   "from_logits on.")
+                   .arg(finalLabel, lossName, wanted);
+      else if (finalActivation == "sigmoid" || finalActivation == "softmax")
+        // Probabilities already, of the other kind: from_logits would be wrong.
+        text = binary ? QObject::tr(
+                            "%1: softmax makes the units' probabilities add up to 1, but "
+                            "%2 treats each unit as its own yes/no label: use sigmoid.")
+                            .arg(finalLabel, lossName)
+                      : QObject::tr(
+                            "%1: sigmoid gives each unit its own probability, but %2 "
+                            "expects the classes' probabilities to add up to 1: use "
+                            "softmax.")
+                            .arg(finalLabel, lossName);
+      else
+        text = QObject::tr(
+                   "%1: the last activation is %2, whose outputs are not probabilities, "
+                   "but %3 without from_logits expects them: give the last layer a %4 "
+                   "activation (or a linear one, with from_logits on).")
+                   .arg(finalLabel, activation, lossName, wanted);
+      add(finalLayer, QStringLiteral("activation"), text, false);
     }
   }
   return issues;

@@ -14,6 +14,7 @@
 
 #include "core/distribution/layout_map.h"
 #include "core/error.h"
+#include "ui/field_error.h"
 #include "ui/glossary.h"
 
 namespace fitbench {
@@ -92,6 +93,14 @@ StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
   m_batchAxis = new QComboBox(m_meshBox);
   m_batchAxis->setToolTip(tr("The mesh axis the batch is split along (batch_dim_name)."));
   meshForm->addRow(tr("Batch axis"), m_batchAxis);
+  m_meshNote = new QLabel(m_meshBox);
+  m_meshNote->setObjectName(QStringLiteral("meshNote"));
+  m_meshNote->setWordWrap(true);
+  m_meshNote->hide();
+  meshForm->addRow(m_meshNote);
+  m_meshError = makeFieldErrorLabel(m_meshBox);
+  m_meshError->setObjectName(QStringLiteral("meshError"));
+  meshForm->addRow(m_meshError);
   layout->addWidget(m_meshBox);
 
   m_layoutBox = new QGroupBox(tr("Layout map"), this);
@@ -141,15 +150,22 @@ void StrategyPanel::connectSignals() {
     updateVisibility();
     edited();
   });
-  connect(m_rows, &QSpinBox::valueChanged, this, &StrategyPanel::edited);
-  connect(m_cols, &QSpinBox::valueChanged, this, &StrategyPanel::edited);
-  connect(m_axis0, &QLineEdit::textEdited, this, [this] {
-    updateBatchAxes();
+  // Editing the mesh's fields replaces a kept file mesh with what they show.
+  const auto meshEdited = [this] {
+    if (m_filling) return;
+    m_keepFileMesh = false;
+    m_meshNote->hide();
     edited();
+  };
+  connect(m_rows, &QSpinBox::valueChanged, this, meshEdited);
+  connect(m_cols, &QSpinBox::valueChanged, this, meshEdited);
+  connect(m_axis0, &QLineEdit::textEdited, this, [this, meshEdited] {
+    updateBatchAxes();
+    meshEdited();
   });
-  connect(m_axis1, &QLineEdit::textEdited, this, [this] {
+  connect(m_axis1, &QLineEdit::textEdited, this, [this, meshEdited] {
     updateBatchAxes();
-    edited();
+    meshEdited();
   });
   connect(m_batchAxis, &QComboBox::currentIndexChanged, this, &StrategyPanel::edited);
   connect(m_table, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* item) {
@@ -229,8 +245,27 @@ void StrategyPanel::setSpec(const DistributionSpec& spec) {
   m_filling = true;
   m_strategy->setCurrentIndex(
       std::max(0, m_strategy->findData(QString::fromStdString(spec.class_name))));
+  // A mesh the fields cannot show is kept as the file has it (a run or Save then gives the
+  // CLI's error); the fields show the default 1 x 2 until they are edited.
+  const auto fits = [this](int v) { return v >= m_rows->minimum() && v <= m_rows->maximum(); };
+  m_keepFileMesh = spec.class_name == "ModelParallel" &&
+                   (spec.mesh_shape.size() != 2 || spec.axis_names.size() != 2 ||
+                    !std::all_of(spec.mesh_shape.begin(), spec.mesh_shape.end(), fits));
+  m_fileShape = spec.mesh_shape;
+  m_fileAxes = spec.axis_names;
+  m_fileBatchDim = spec.batch_dim_name;
+  if (m_keepFileMesh) {
+    QStringList dims, names;
+    for (int d : spec.mesh_shape) dims << QString::number(d);
+    for (const std::string& a : spec.axis_names) names << QString::fromStdString(a);
+    m_meshNote->setText(
+        tr("The file's mesh, shape (%1) with axes (%2), is kept as it is: these fields edit "
+           "meshes of 2 axes of 1 to 16 devices each. Editing Shape or Axis names replaces it.")
+            .arg(dims.join(QStringLiteral(", ")), names.join(QStringLiteral(", "))));
+  }
+  m_meshNote->setVisible(m_keepFileMesh);
   const std::vector<int> shape =
-      spec.mesh_shape.size() == 2 ? spec.mesh_shape : std::vector<int>{1, 2};
+      spec.mesh_shape.size() == 2 && !m_keepFileMesh ? spec.mesh_shape : std::vector<int>{1, 2};
   m_rows->setValue(shape[0]);
   m_cols->setValue(shape[1]);
   m_axis0->setText(spec.axis_names.size() == 2 ? QString::fromStdString(spec.axis_names[0])
@@ -259,6 +294,11 @@ DistributionSpec StrategyPanel::spec() const {
   // The default (the first axis) is written as nothing, as Keras's argument default.
   if (m_batchAxis->currentIndex() > 0)
     spec.batch_dim_name = m_batchAxis->currentText().toStdString();
+  if (m_keepFileMesh) {
+    spec.mesh_shape = m_fileShape;
+    spec.axis_names = m_fileAxes;
+    spec.batch_dim_name = m_fileBatchDim;
+  }
   for (int row = 0; row < m_table->rowCount(); ++row) {
     const QTableWidgetItem* key = m_table->item(row, kKey);
     const QTableWidgetItem* axes = m_table->item(row, kAxes);
@@ -293,6 +333,8 @@ void StrategyPanel::validate() {
     }
   }
   m_filling = filling;
+  m_meshError->clear();
+  m_meshError->hide();
   if (spec.class_name != "ModelParallel") {
     m_messages->clear();
     return;
@@ -310,6 +352,13 @@ void StrategyPanel::validate() {
     return;
   }
   const LayoutCheck check = check_layout_map(variables, spec, m_devices);
+  // The mesh's own first error (not a layout-map entry's) also beside the mesh's fields.
+  for (const LayoutDiagnostic& d : check.errors) {
+    if (d.entry >= 0) continue;
+    m_meshError->setText(QStringLiteral("✖ ") + QString::fromStdString(d.message));
+    m_meshError->show();
+    break;
+  }
 
   // Table rows that hold an entry (empty keys are skipped by spec()).
   std::vector<int> rowOfEntry;

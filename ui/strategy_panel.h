@@ -1,10 +1,13 @@
 // The Strategy panel: single device, DataParallel, or ModelParallel with its device mesh
 // (shape, axis names, batch axis) and a layout map table (regex -> axes) that shows live which
-// variables each row matches and marks errors beside the row. Edits a DistributionSpec. Widget;
-// UI thread only.
+// variables each row matches and marks errors beside the row. Edits a DistributionSpec. A file's
+// mesh the fields cannot show (not 2 axes, or an axis over 16) is kept as it is, with a note,
+// until Shape or Axis names are edited. Widget; UI thread only.
 #pragma once
 
 #include <QWidget>
+#include <string>
+#include <vector>
 
 #include "core/distribution/distribution_spec.h"
 #include "core/nn/layer_spec.h"
@@ -58,6 +61,13 @@ class StrategyPanel : public QWidget {
   QLineEdit* m_axis0 = nullptr;
   QLineEdit* m_axis1 = nullptr;
   QComboBox* m_batchAxis = nullptr;
+  QLabel* m_meshNote = nullptr;   // the kept file mesh
+  QLabel* m_meshError = nullptr;  // the mesh's first error, beside its fields
+  // The file's mesh when the fields cannot show it; spec() returns it while set.
+  std::vector<int> m_fileShape;
+  std::vector<std::string> m_fileAxes;
+  std::string m_fileBatchDim;
+  bool m_keepFileMesh = false;
   QGroupBox* m_layoutBox = nullptr;
   QTableWidget* m_table = nullptr;
   QPushButton* m_add = nullptr;

@@ -66,7 +66,12 @@ const std::vector<std::string>& CsvReader::read_header() {
   if (!next(record)) throw InputError(display_name_, "is empty: a header row is required");
   header_.clear();
   header_.reserve(record.fields.size());
-  for (const CsvField& f : record.fields) header_.emplace_back(trim(f.text));
+  // An empty name is named as pandas.read_csv names it: "Unnamed: 3" (0-based index).
+  for (const CsvField& f : record.fields) {
+    std::string name(trim(f.text));
+    if (name.empty()) name = "Unnamed: " + std::to_string(header_.size());
+    header_.push_back(std::move(name));
+  }
   return header_;
 }
 

@@ -61,4 +61,10 @@ std::string device_list_repr(const std::vector<std::string>& devices) {
   return s + "]";
 }
 
+std::string device_type_error(const std::string& device_type) {
+  if (device_type == "cpu") return {};
+  return "\"" + device_type +
+         "\" devices are not available: fitbench simulates CPU devices only; use \"cpu\"";
+}
+
 }  // namespace fitbench

@@ -23,6 +23,10 @@ int resolve_device_count(std::optional<int> command_line, std::optional<int> exp
 // an unknown type.
 std::vector<std::string> list_devices(const std::string& device_type = "cpu", int count = 0);
 
+// "" for "cpu"; for "gpu" and "tpu" the sentence a run that asks for them fails with
+// ("\"gpu\" devices are not available: fitbench simulates CPU devices only; use \"cpu\"").
+std::string device_type_error(const std::string& device_type);
+
 // Python's repr of a list of device names: ['cpu:0', 'cpu:1'].
 std::string device_list_repr(const std::vector<std::string>& devices);
 

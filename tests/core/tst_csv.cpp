@@ -53,6 +53,7 @@ class TestCsv : public QObject {
   void feature_subset_in_given_order();
   void absolute_path_and_load_dataset();
   void table();
+  void unnamed_columns();
   void large_file();
   void errors_data();
   void errors();
@@ -159,6 +160,23 @@ void TestCsv::table() {
   QVERIFY(t.values == matrix(2, 3, {1, 2, 3, 4, 5, 0.6f}));
 }
 
+void TestCsv::unnamed_columns() {
+  // An empty header cell is named as pandas.read_csv names it, by its 0-based index.
+  write("u.csv", "a,,y, \n1,2,0,5\n3,4,1,6\n");
+  const Dataset d = read_csv_dataset(csv_spec("u.csv", {"y"}), dir());
+  QCOMPARE(d.feature_names, (std::vector<std::string>{"a", "Unnamed: 1", "Unnamed: 3"}));
+  QVERIFY(d.x == matrix(2, 3, {1, 2, 5, 3, 4, 6}));
+  const Dataset named = read_csv_dataset(csv_spec("u.csv", {"y"}, {"Unnamed: 1"}), dir());
+  QVERIFY(named.x == matrix(2, 1, {2, 4}));
+  write("v.csv", "a,,y\n1,x,0\n");
+  try {
+    read_csv_dataset(csv_spec("v.csv", {"y"}), dir());
+    QFAIL("expected an error");
+  } catch (const InputError& e) {
+    QCOMPARE(std::string(e.place()), std::string("v.csv:2:2 (Unnamed: 1)"));
+  }
+}
+
 void TestCsv::large_file() {
   // 100k rows: every value arrives in its place (the time is reported, not asserted).
   QByteArray content = "a,b,c,d,y\n";
@@ -213,7 +231,8 @@ void TestCsv::errors_data() {
                             << "row has 3 fields, the header has 2";
   QTest::newRow("one field") << QByteArray("a,y\n1,0\n5\n") << y << all << "f.csv:3"
                              << "row has 1 field, the header has 2";
-  QTest::newRow("unnamed column") << QByteArray("a,y,\n1,0,\n") << y << all << "f.csv:2:3"
+  QTest::newRow("unnamed column") << QByteArray("a,y,\n1,0,\n") << y << all
+                                  << "f.csv:2:3 (Unnamed: 2)"
                                   << "is empty: every cell that is used must hold a number";
   QTest::newRow("empty cell") << QByteArray("a,y\n,1\n") << y << all << "f.csv:2:1 (a)"
                               << "is empty: every cell that is used must hold a number";

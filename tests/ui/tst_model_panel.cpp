@@ -316,8 +316,24 @@ class TestModelPanel : public QObject {
            "the loss applies sigmoid on top of it";
     QTest::newRow("linear without from_logits")
         << 10 << 3 << 3 << "categorical_crossentropy" << false << ""
-        << "Layer 1 (dense): the last activation is linear, but categorical_crossentropy without "
-           "from_logits expects probabilities";
+        << "Layer 1 (dense): the last layer is linear (it outputs logits), but "
+           "categorical_crossentropy without from_logits expects probabilities: give it a softmax "
+           "activation, or turn from_logits on.";
+    // Probabilities of the other kind: the advice is the other activation, never from_logits.
+    QTest::newRow("softmax with binary_crossentropy")
+        << 5 << 2 << 0 << "binary_crossentropy" << false << ""
+        << "Layer 1 (dense): softmax makes the units' probabilities add up to 1, but "
+           "binary_crossentropy treats each unit as its own yes/no label: use sigmoid.";
+    QTest::newRow("sigmoid with categorical_crossentropy")
+        << 4 << 3 << 3 << "categorical_crossentropy" << false << ""
+        << "Layer 1 (dense): sigmoid gives each unit its own probability, but "
+           "categorical_crossentropy expects the classes' probabilities to add up to 1: use "
+           "softmax.";
+    QTest::newRow("relu without from_logits")
+        << 13 << 3 << 3 << "categorical_crossentropy" << false << ""
+        << "Layer 1 (dense): the last activation is relu, whose outputs are not probabilities, "
+           "but categorical_crossentropy without from_logits expects them: give the last layer a "
+           "softmax activation (or a linear one, with from_logits on).";
     QTest::newRow("linear with from_logits")
         << 10 << 3 << 3 << "categorical_crossentropy" << true << ""
         << "";
@@ -350,6 +366,7 @@ class TestModelPanel : public QObject {
         {dense(3)},                                            // 10
         {dense(3), dropout(0.1), activation("softmax")},       // 11
         {dense(2, "relu", "out"), dense(1, "linear", "out")},  // 12
+        {dense(3, "relu")},                                    // 13
     };
     ModelPanel panel;
     panel.setSpec(model(models[variant]));

@@ -1,0 +1,135 @@
+// The Devices and Strategy panels keep what a file says: speeds, link figures and a validation
+// split are shown with their digits and come back unchanged from spec(); a gpu type is shown and
+// refused with the CLI's sentence; a mesh the fields cannot show is kept, explained and checked
+// (and replaced once the user edits the fields); a mesh error is shown beside the mesh. Saves a
+// picture of the kept mesh when FITBENCH_SCREENSHOTS names a directory.
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QLabel>
+#include <QSpinBox>
+#include <QTest>
+
+#include "core/distribution/distribution_spec.h"
+#include "core/nn/layer_spec.h"
+#include "ui/data_panel.h"
+#include "ui/devices_panel.h"
+#include "ui/strategy_panel.h"
+
+using namespace fitbench;
+
+namespace {
+
+ModelSpec twoDense() {
+  ModelSpec m;
+  m.layers = {input_layer(4), dense_layer(8, "relu"), dense_layer(2, "softmax")};
+  return m;
+}
+
+DistributionSpec modelParallel(std::vector<int> shape, std::vector<std::string> axes) {
+  DistributionSpec d;
+  d.class_name = "ModelParallel";
+  d.mesh_shape = std::move(shape);
+  d.axis_names = std::move(axes);
+  return d;
+}
+
+}  // namespace
+
+class TestSetupPanels : public QObject {
+  Q_OBJECT
+ private slots:
+  void devicesKeepTheFilesDigits() {
+    DevicesPanel panel;
+    DevicesSpec spec;
+    spec.count = 3;
+    spec.speed = {1.0, 0.333333, 0.0149};
+    spec.link_latency_us = 0.0004;
+    spec.link_gbps = 0.333333;
+    panel.setSpec(spec, 1);
+    const DevicesSpec back = panel.spec();
+    QCOMPARE(back.speed.size(), size_t(3));
+    for (size_t i = 0; i < 3; ++i) QCOMPARE(back.speed[i], spec.speed[i]);
+    QCOMPARE(back.link_latency_us, 0.0004);
+    QCOMPARE(back.link_gbps, 0.333333);
+    QVERIFY(panel.errorText().isEmpty());
+    // Shown as %g, with the suffix: "0.333333 ×", not "0.333 ×".
+    QStringList shown;
+    for (auto* spin : panel.findChildren<QDoubleSpinBox*>()) shown << spin->text();
+    QVERIFY2(shown.contains(QStringLiteral("0.333333 ×")), qPrintable(shown.join(" | ")));
+    QVERIFY2(shown.contains(QStringLiteral("0.0004")), qPrintable(shown.join(" | ")));
+  }
+
+  void gpuTypeIsRefusedUntilCpuIsChosen() {
+    DevicesPanel panel;
+    DevicesSpec spec;
+    spec.type = "gpu";
+    panel.setSpec(spec, 2);
+    QCOMPARE(panel.spec().type, std::string("gpu"));  // kept as the file has it
+    QCOMPARE(panel.errorText(),
+             QStringLiteral("devices.type: \"gpu\" devices are not available: fitbench "
+                            "simulates CPU devices only; use \"cpu\""));
+    auto* type = panel.findChild<QComboBox*>();
+    QVERIFY(type && type->currentText() == QStringLiteral("gpu"));
+    type->setCurrentIndex(type->findText(QStringLiteral("cpu")));
+    QVERIFY(panel.errorText().isEmpty());
+    QCOMPARE(panel.spec().type, std::string("cpu"));
+  }
+
+  void validationSplitKeepsItsDigits() {
+    // The field shows the file's split (Keras takes any in [0, 1)), not 0.90 or "0.33".
+    DataPanel panel;
+    auto* field = panel.findChild<QDoubleSpinBox*>(QStringLiteral("validationSplit"));
+    QVERIFY(field);
+    panel.setValidationSplit(0.95);
+    QCOMPARE(panel.validationSplit(), 0.95);
+    QCOMPARE(field->value(), 0.95);
+    panel.setValidationSplit(0.333333);
+    QCOMPARE(field->value(), 0.333333);
+    QCOMPARE(field->text(), QStringLiteral("0.333333"));
+  }
+
+  void meshTheFieldsCannotShowIsKept() {
+    StrategyPanel panel;
+    panel.setModelContext(twoDense(), 4, 4);
+    panel.setSpec(modelParallel({2, 1, 2}, {"batch", "x", "model"}));
+    DistributionSpec spec = panel.spec();
+    QCOMPARE(spec.mesh_shape, (std::vector<int>{2, 1, 2}));
+    QCOMPARE(spec.axis_names, (std::vector<std::string>{"batch", "x", "model"}));
+    QVERIFY2(panel.errorText().contains(QStringLiteral("got 3 axes")),
+             qPrintable(panel.errorText()));
+    auto* note = panel.findChild<QLabel*>(QStringLiteral("meshNote"));
+    QVERIFY(note && !note->isHidden());
+    QVERIFY2(note->text().contains(QStringLiteral("shape (2, 1, 2)")), qPrintable(note->text()));
+    auto* error = panel.findChild<QLabel*>(QStringLiteral("meshError"));
+    QVERIFY(error && !error->isHidden());
+    if (const QString dir = qEnvironmentVariable("FITBENCH_SCREENSHOTS"); !dir.isEmpty()) {
+      panel.resize(380, 720);
+      QVERIFY(panel.grab().save(dir + QStringLiteral("/strategy_kept_mesh.png")));
+    }
+    // Editing the shape replaces it with what the fields show.
+    auto spins = panel.findChildren<QSpinBox*>();
+    QVERIFY(spins.size() >= 2);
+    spins[0]->setValue(2);
+    spec = panel.spec();
+    QCOMPARE(spec.mesh_shape.size(), size_t(2));
+    QVERIFY(note->isHidden());
+    // An axis longer than the fields allow (32) is kept too.
+    panel.setSpec(modelParallel({1, 32}, {"batch", "model"}));
+    QCOMPARE(panel.spec().mesh_shape, (std::vector<int>{1, 32}));
+  }
+
+  void meshErrorIsShownBesideTheMesh() {
+    StrategyPanel panel;
+    panel.setModelContext(twoDense(), 4, 4);
+    panel.setSpec(modelParallel({1, 2}, {"batch", "model"}));  // 2 devices' mesh on 4 devices
+    auto* error = panel.findChild<QLabel*>(QStringLiteral("meshError"));
+    QVERIFY(error);
+    QVERIFY2(!error->isHidden(), qPrintable(panel.errorText()));
+    QVERIFY(!panel.errorText().isEmpty());
+    panel.setSpec(modelParallel({2, 2}, {"batch", "model"}));
+    QVERIFY(error->isHidden());
+  }
+};
+
+QTEST_MAIN(TestSetupPanels)
+#include "tst_setup_panels.moc"
