@@ -443,6 +443,7 @@ void MainWindow::updateContext() {
   const int targetColumns =
       spec.data.csv.empty() ? 1 : std::max<int>(1, int(spec.data.target.size()));
   m_modelPanel->setTargetInfo(targetColumns, m_dataPanel->classCount(), spec.compile.loss);
+  m_trainingPanel->setValidationSplit(m_dataPanel->validationSplit());
   m_strategyPanel->setModelContext(spec.model, m_dataPanel->featureCount(),
                                    m_devicesPanel->deviceCount());
   const QString devices = m_devicesPanel->deviceCount() == 1

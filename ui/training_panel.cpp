@@ -37,6 +37,34 @@ const QStringList kLosses = {QStringLiteral("binary_crossentropy"),
 const QStringList kMonitors = {QStringLiteral("val_loss"), QStringLiteral("loss"),
                                QStringLiteral("val_accuracy"), QStringLiteral("accuracy")};
 
+// A schedule's figures in a line: "from 0.1, ×0.96 every 1000 steps", "from 0.1 to 0 over 1000
+// steps", "0.1, then 0.01 after step 1000".
+QString scheduleText(const ScheduleSpec& s) {
+  const auto num = [](double v) { return QString::number(v, 'g', 6); };
+  if (s.class_name == "ExponentialDecay")
+    return QObject::tr("from %1, ×%2 every %3 steps%4")
+        .arg(num(s.initial_learning_rate), num(s.decay_rate), num(s.decay_steps),
+             s.staircase ? QObject::tr(" (staircase)") : QString());
+  if (s.class_name == "CosineDecay") {
+    const double peak = s.warmup_target.value_or(s.initial_learning_rate);
+    QString text = QObject::tr("from %1 to %2 over %3 steps")
+                       .arg(num(peak), num(s.alpha * peak), num(s.decay_steps));
+    if (s.warmup_target && s.warmup_steps > 0)
+      text = QObject::tr("%1 to %2 in %3 warm-up steps, then ")
+                 .arg(num(s.initial_learning_rate), num(peak), num(s.warmup_steps)) +
+             text;
+    return text;
+  }
+  QStringList parts;
+  for (size_t i = 0; i < s.values.size(); ++i) {
+    if (i == 0)
+      parts << num(s.values[i]);
+    else if (i - 1 < s.boundaries.size())
+      parts << QObject::tr("%1 after step %2").arg(num(s.values[i]), num(s.boundaries[i - 1]));
+  }
+  return parts.join(QStringLiteral(", then "));
+}
+
 NumberSpinBox* makeNumber(QWidget* parent, const char* name, double lo, double hi) {
   auto* spin = new NumberSpinBox(parent);
   spin->setObjectName(QLatin1String(name));
@@ -82,6 +110,18 @@ QWidget* optionalRow(QWidget* parent, QCheckBox* check, QWidget* field) {
 QLabel* makeIssueLabel(QWidget* parent) {
   auto* label = new QLabel(parent);
   label->setWordWrap(true);
+  label->setVisible(false);
+  return label;
+}
+
+// A grey note of a file's settings the panel keeps but has no field for.
+QLabel* makeFromFileLabel(QWidget* parent, const char* name) {
+  auto* label = new QLabel(parent);
+  label->setObjectName(QLatin1String(name));
+  label->setWordWrap(true);
+  label->setStyleSheet(QStringLiteral("color: palette(mid);"));
+  label->setToolTip(
+      QObject::tr("Kept from the file and used as it is; edit the file to change it."));
   label->setVisible(false);
   return label;
 }
@@ -171,14 +211,16 @@ void TrainingPanel::buildOptimizerBox() {
   m_optForm->addRow(tr("Learning rate"), m_learningRate);
   m_scheduleRow = new QWidget(box);
   m_scheduleRow->setObjectName(QStringLiteral("schedule"));
-  auto* scheduleLayout = new QHBoxLayout(m_scheduleRow);
+  // The schedule's name and figures on lines of their own, Remove under them: a long class name
+  // (PiecewiseConstantDecay) beside the button made the tab wider than its dock.
+  auto* scheduleLayout = new QVBoxLayout(m_scheduleRow);
   scheduleLayout->setContentsMargins(0, 0, 0, 0);
   m_schedule = new QLabel(m_scheduleRow);
   m_schedule->setWordWrap(true);
   m_removeSchedule = new QPushButton(tr("Remove"), m_scheduleRow);
   m_removeSchedule->setToolTip(tr("Use a constant learning rate (the schedule's initial one)."));
-  scheduleLayout->addWidget(m_schedule, 1);
-  scheduleLayout->addWidget(m_removeSchedule);
+  scheduleLayout->addWidget(m_schedule);
+  scheduleLayout->addWidget(m_removeSchedule, 0, Qt::AlignLeft);
   m_optForm->addRow(tr("Learning rate"), m_scheduleRow);
 
   m_momentum = makeNumber(box, "momentum", 0.0, 1.0);
@@ -266,6 +308,8 @@ void TrainingPanel::buildFitBox() {
   m_epochs = makeInteger(box, "epochs", 1, 100000);
   m_epochs->setToolTip(tr("Passes over the training data."));
   form->addRow(tr("Epochs"), m_epochs);
+  m_initialEpoch = makeFromFileLabel(box, "initial_epoch");
+  form->addRow(QString(), m_initialEpoch);
   m_batchSize = makeInteger(box, "batch_size", 1, 65536);
   m_batchSize->setToolTip(
       tr("Samples per training step; each step's batch is split across the "
@@ -305,6 +349,8 @@ void TrainingPanel::buildCallbackBoxes() {
   form->addRow(QString(), m_esRestore);
   m_esIssue = makeIssueLabel(box);
   form->addRow(QString(), m_esIssue);
+  m_esMore = makeFromFileLabel(box, "es_more");
+  form->addRow(QString(), m_esMore);
 
   m_rlrCheck = makeCheck(box, "reduce_lr", tr("Reduce learning rate on plateau"));
   m_rlrCheck->setToolTip(
@@ -324,6 +370,8 @@ void TrainingPanel::buildCallbackBoxes() {
   form->addRow(tr("Min LR"), m_rlrMinLr);
   m_rlrIssue = makeIssueLabel(box);
   form->addRow(QString(), m_rlrIssue);
+  m_rlrMore = makeFromFileLabel(box, "rlr_more");
+  form->addRow(QString(), m_rlrMore);
 
   m_otherCallbacks = new QLabel(box);
   m_otherCallbacks->setObjectName(QStringLiteral("other_callbacks"));
@@ -440,14 +488,24 @@ void TrainingPanel::connectSignals() {
   });
 
   check(m_esCheck, [this](bool on) { m_esOn = on; });
-  text(m_esMonitor, [this](std::string monitor) { m_es.monitor = std::move(monitor); });
+  // A new monitor takes mode "auto" (Keras infers min or max from its name): a file's "max" for
+  // val_accuracy must not carry over to val_loss.
+  text(m_esMonitor, [this](std::string monitor) {
+    m_es.monitor = std::move(monitor);
+    m_es.mode = "auto";
+    showFromFile();
+  });
   // Patience and min_delta are written (with their "set" twins) only once edited, so a file's
   // unset values stay unset.
   integer(m_esPatience, [this](int v) { m_es.patience = *(m_es.patience_set = v); });
   number(m_esMinDelta, [this](double v) { m_es.min_delta = *(m_es.min_delta_set = v); });
   check(m_esRestore, [this](bool on) { m_es.restore_best_weights = on; });
   check(m_rlrCheck, [this](bool on) { m_rlrOn = on; });
-  text(m_rlrMonitor, [this](std::string monitor) { m_rlr.monitor = std::move(monitor); });
+  text(m_rlrMonitor, [this](std::string monitor) {
+    m_rlr.monitor = std::move(monitor);
+    m_rlr.mode = "auto";
+    showFromFile();
+  });
   number(m_rlrFactor, [this](double v) { m_rlr.factor = v; });
   integer(m_rlrPatience, [this](int v) { m_rlr.patience = *(m_rlr.patience_set = v); });
   number(m_rlrMinLr, [this](double v) { m_rlr.min_lr = v; });
@@ -500,7 +558,9 @@ void TrainingPanel::fillOptimizer() {
   m_learningRate->setValue(o.learning_rate.value_or(defaultLearningRate(o.class_name)));
   if (o.schedule) {
     m_schedule->setText(
-        tr("schedule: %1 (from file)").arg(QString::fromStdString(o.schedule->class_name)));
+        tr("%1 (from file): %2")
+            .arg(QString::fromStdString(o.schedule->class_name), scheduleText(*o.schedule)));
+    m_schedule->setToolTip(m_schedule->text());
   }
   m_momentum->setValue(o.momentum);
   m_nesterov->setChecked(o.nesterov);
@@ -544,6 +604,31 @@ void TrainingPanel::fillMetrics() {
   m_metrics->setFixedHeight(rowHeight * m_metrics->count() + 2 * m_metrics->frameWidth() + 2);
   m_filling = false;
   validate();
+}
+
+void TrainingPanel::setValidationSplit(double fraction) {
+  if (fraction == m_validationSplit) return;
+  m_validationSplit = fraction;
+  validate();
+}
+
+void TrainingPanel::showFromFile() {
+  const auto num = [](double v) { return QString::number(v, 'g', 6); };
+  QStringList es, rlr;
+  if (m_es.mode != "auto") es << tr("mode %1").arg(QString::fromStdString(m_es.mode));
+  if (m_es.baseline) es << tr("baseline %1").arg(num(*m_es.baseline));
+  if (m_es.start_from_epoch != 0) es << tr("start_from_epoch %1").arg(m_es.start_from_epoch);
+  if (m_rlr.mode != "auto") rlr << tr("mode %1").arg(QString::fromStdString(m_rlr.mode));
+  if (m_rlr.min_delta_set) rlr << tr("min_delta %1").arg(num(*m_rlr.min_delta_set));
+  if (m_rlr.cooldown != 0) rlr << tr("cooldown %1").arg(m_rlr.cooldown);
+  m_esMore->setText(tr("Also from file: %1").arg(es.join(QStringLiteral(", "))));
+  m_rlrMore->setText(tr("Also from file: %1").arg(rlr.join(QStringLiteral(", "))));
+  m_callbackForm->setRowVisible(m_esMore, m_esOn && !es.isEmpty());
+  m_callbackForm->setRowVisible(m_rlrMore, m_rlrOn && !rlr.isEmpty());
+  m_initialEpoch->setText(tr("Starts at epoch %1 (initial_epoch %2 from file)")
+                              .arg(m_fit.initial_epoch + 1)
+                              .arg(m_fit.initial_epoch));
+  m_initialEpoch->setVisible(m_fit.initial_epoch > 0);
 }
 
 void TrainingPanel::fillCallbacks() {
@@ -596,6 +681,7 @@ void TrainingPanel::updateRows() {
                      static_cast<QWidget*>(m_rlrPatience), static_cast<QWidget*>(m_rlrMinLr)}) {
     m_callbackForm->setRowVisible(w, m_rlrOn);
   }
+  showFromFile();
 }
 
 void TrainingPanel::validate() {
@@ -644,6 +730,13 @@ void TrainingPanel::validate() {
       m_issues.push_back(
           {field,
            tr("%1 watches %2, but no accuracy metric is selected, so it will never act.")
+               .arg(what, monitor),
+           false});
+    } else if (on && monitor.startsWith(QLatin1String("val_")) && !(m_validationSplit > 0.0)) {
+      m_issues.push_back(
+          {field,
+           tr("%1 watches %2, which exists only with a validation split (Data tab), so it "
+              "will never act.")
                .arg(what, monitor),
            false});
     }

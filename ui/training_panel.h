@@ -44,6 +44,8 @@ class TrainingPanel : public QWidget {
   FitOptions fitOptions() const;
   std::optional<uint64_t> seed() const { return m_seed; }
   void setReadOnly(bool readOnly);
+  // The Data panel's validation split: a callback watching a val_ value warns without one.
+  void setValidationSplit(double fraction);
 
   // The first error, "" when the options are valid.
   QString errorText() const;
@@ -69,6 +71,8 @@ class TrainingPanel : public QWidget {
   void fillMetrics();
   void updateRows();
   void validate();
+  // The file's settings that have no field here, under their callback and under Epochs.
+  void showFromFile();
   void edited();
 
   CompileOptions m_compile;
@@ -135,6 +139,11 @@ class TrainingPanel : public QWidget {
   NumberSpinBox* m_rlrMinLr = nullptr;
   QLabel* m_rlrIssue = nullptr;
   QLabel* m_otherCallbacks = nullptr;
+  // The file's settings of each callback that this panel has no field for ("mode max, ...").
+  QLabel* m_esMore = nullptr;
+  QLabel* m_rlrMore = nullptr;
+  QLabel* m_initialEpoch = nullptr;  // initial_epoch from the file, under Epochs
+  double m_validationSplit = 0.0;
 };
 
 // The metric names the panel offers (each accepted by core/metrics make_metric).

@@ -273,7 +273,8 @@ class TestTrainingPanel : public QObject {
     QVERIFY(panel.findChild<QWidget*>("schedule")
                 ->findChild<QLabel*>()
                 ->text()
-                .contains(QStringLiteral("schedule: ExponentialDecay (from file)")));
+                .contains(
+                    QStringLiteral("ExponentialDecay (from file): from 0.1, ×0.96 every 1 steps")));
     QSignalSpy spy(&panel, &TrainingPanel::changed);
     panel.findChild<QWidget*>("schedule")->findChild<QPushButton*>()->click();
     QCOMPARE(spy.count(), 1);
@@ -399,6 +400,7 @@ class TestTrainingPanel : public QObject {
   void enablingACallback() {
     TrainingPanel panel;
     panel.setSpec(CompileOptions{}, FitOptions{}, std::nullopt);
+    panel.setValidationSplit(0.2);  // val_ values exist
     QVERIFY(panel.fitOptions().callbacks.empty());
     QVERIFY(!shown(panel, "es_patience"));
     child<QCheckBox>(panel, "early_stopping")->setChecked(true);
@@ -419,6 +421,54 @@ class TestTrainingPanel : public QObject {
     QVERIFY(panel.issues().front().text.contains(QStringLiteral("no accuracy metric")));
     metricItem(panel, QStringLiteral("accuracy"))->setCheckState(Qt::Checked);
     QVERIFY(panel.issues().isEmpty());
+  }
+
+  // A val_ monitor without a validation split never acts: said before the run.
+  void valMonitorWithoutSplitWarns() {
+    TrainingPanel panel;
+    FitOptions fit;
+    fit.callbacks = {callback("EarlyStopping")};  // monitor val_loss
+    panel.setSpec(CompileOptions{}, fit, std::nullopt);
+    QVERIFY(!panel.issues().isEmpty());
+    QVERIFY2(panel.issues().front().text.contains(QStringLiteral("exists only with a validation "
+                                                                 "split")),
+             qPrintable(panel.issues().front().text));
+    panel.setValidationSplit(0.25);
+    QVERIFY(panel.issues().isEmpty());
+  }
+
+  // The callbacks' settings without a field are named under them, kept, and a new monitor takes
+  // mode auto; initial_epoch is named under Epochs.
+  void settingsWithoutAFieldAreShown() {
+    TrainingPanel panel;
+    panel.setValidationSplit(0.2);
+    FitOptions fit;
+    fit.initial_epoch = 3;
+    CallbackSpec es = callback("EarlyStopping");
+    es.monitor = "val_accuracy";
+    es.mode = "max";
+    es.baseline = 0.9;
+    es.start_from_epoch = 2;
+    CallbackSpec rlr = callback("ReduceLROnPlateau");
+    rlr.cooldown = 4;
+    rlr.min_delta_set = 0.001;
+    fit.callbacks = {es, rlr};
+    panel.setSpec(CompileOptions{}, fit, std::nullopt);
+    QVERIFY(shown(panel, "es_more"));
+    QCOMPARE(child<QLabel>(panel, "es_more")->text(),
+             QStringLiteral("Also from file: mode max, baseline 0.9, start_from_epoch 2"));
+    QCOMPARE(child<QLabel>(panel, "rlr_more")->text(),
+             QStringLiteral("Also from file: min_delta 0.001, cooldown 4"));
+    QVERIFY(shown(panel, "initial_epoch"));
+    QCOMPARE(child<QLabel>(panel, "initial_epoch")->text(),
+             QStringLiteral("Starts at epoch 4 (initial_epoch 3 from file)"));
+    QCOMPARE(panel.fitOptions().callbacks[0].mode, std::string("max"));  // kept
+    QCOMPARE(panel.fitOptions().initial_epoch, 3);
+    child<QComboBox>(panel, "es_monitor")->setCurrentText(QStringLiteral("val_loss"));
+    QCOMPARE(panel.fitOptions().callbacks[0].mode, std::string("auto"));
+    QCOMPARE(child<QLabel>(panel, "es_more")->text(),
+             QStringLiteral("Also from file: baseline 0.9, start_from_epoch 2"));
+    QCOMPARE(panel.fitOptions().callbacks[0].baseline, std::optional<double>(0.9));
   }
 
   void readOnly() {
