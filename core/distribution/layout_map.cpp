@@ -218,6 +218,9 @@ LayoutCheck check_layout_map(const std::vector<VariableInfo>& variables,
           out.axes[d] = axes[d];
           const int size = axes[d].empty() ? 0 : axis_size(axes[d]);
           if (size <= 1 || v.shape[d] % size == 0) continue;
+          // The batch axis on a variable is already an error of its own (fitbench shards along
+          // the model axis only): one message per dimension.
+          if (names_ok && axes[d] == batch_axis) continue;
           add(place + "[" + std::to_string(d) + "]",
               v.path + " has shape " + shape + ": dimension " + std::to_string(d) + " of size " +
                   std::to_string(v.shape[d]) + " cannot be split evenly across the " +

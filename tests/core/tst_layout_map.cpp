@@ -213,6 +213,11 @@ void TestLayoutMap::errors_data() {
                                  "'batch' is the batch axis (batch_dim_name); use null to "
                                  "replicate this dimension"
                               << true;
+  // The batch axis on a dimension it does not divide (3 over 2): one message, the batch axis's.
+  QTest::newRow("batch axis, indivisible too")
+      << "dense_1/kernel" << QStringList{"", "batch"} << kernel1 + "[1]"
+      << "fitbench shards variables along the model axis only, and 'batch' is the batch axis"
+      << true;
 }
 
 void TestLayoutMap::errors() {
