@@ -1,7 +1,9 @@
 // The workbench window: the experiment's panels (data, model, training, devices, strategy) in a
 // left dock, live loss and metric charts in the centre, the Keras log below, the experiment's
 // explanation on the right; File/Run/View menus, a toolbar, progress and status. Owns the
-// TrainingSession. UI thread only.
+// TrainingSession. Its runs (Run .. Reset, the feed's UI tick, a run's end) are in
+// main_window_run.cpp, its files in main_window_files.cpp, the rehearsal views in
+// main_window_views.cpp. UI thread only.
 #pragma once
 
 #include <QElapsedTimer>
