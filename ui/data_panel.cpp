@@ -217,10 +217,11 @@ QGroupBox* DataPanel::buildCsvGroup() {
 
 QGroupBox* DataPanel::buildOptionsGroup() {
   auto* group = new QGroupBox(tr("Training data"));
-  // Keras's range, [0, 1); NumberSpinBox shows and keeps a file's 0.333333 as it is.
+  // Keras's range, [0, 1) (1 less 10^-12, the field's finest step); NumberSpinBox shows and
+  // keeps a file's 0.333333 as it is.
   m_split = new NumberSpinBox;
   m_split->setObjectName("validationSplit");
-  m_split->setRange(0.0, 0.999);
+  m_split->setRange(0.0, 0.999999999999);
   m_split->setSingleStep(0.05);
   m_tips[m_split] =
       tr("The last fraction of the rows is kept for validation, as Keras's validation_split "

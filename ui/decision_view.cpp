@@ -131,7 +131,9 @@ QString DecisionView::Plot::caption() const {
     return text + DecisionView::tr(" · every prediction is NaN");
   const double share = 100.0 * static_cast<double>(undefinedCount) / grid.values.size();
   return text + DecisionView::tr(" · NaN in %1% (grey)")
-                    .arg(share < 1.0 ? QStringLiteral("<1") : QString::number(std::lround(share)));
+                    .arg(share < 1.0    ? QStringLiteral("<1")
+                         : share > 99.0 ? QStringLiteral(">99")
+                                        : QString::number(std::lround(share)));
 }
 
 bool DecisionView::Plot::undefinedAt(size_t i) const {

@@ -122,9 +122,17 @@ void DevicesPanel::connectSignals() {
   connect(m_allreduce, &QComboBox::currentIndexChanged, this, edited);
   connect(m_type, &QComboBox::currentIndexChanged, this, [this] {
     if (m_filling) return;
-    m_typeError->setVisible(m_type->currentText() != QLatin1String("cpu"));
+    showTypeError();
     emit changed();
   });
+}
+
+// A gpu or tpu type (from a file): shown as it is, with the CLI's sentence, and Run refuses it.
+void DevicesPanel::showTypeError() {
+  const QString error =
+      QString::fromStdString(device_type_error(m_type->currentText().toStdString()));
+  m_typeError->setText(error.isEmpty() ? QString() : tr("devices.type: %1").arg(error));
+  m_typeError->setVisible(!error.isEmpty());
 }
 
 void DevicesPanel::rebuildDeviceRows(int count) {
@@ -195,10 +203,7 @@ void DevicesPanel::setSpec(const DevicesSpec& spec, int defaultCount) {
                 : QString();
   m_countError->setText(m_error);
   m_countError->setVisible(!m_error.isEmpty());
-  // A gpu or tpu file: shown as it is, and Run refuses with the CLI's sentence.
-  const QString typeError = QString::fromStdString(device_type_error(spec.type));
-  m_typeError->setText(typeError.isEmpty() ? QString() : tr("devices.type: %1").arg(typeError));
-  m_typeError->setVisible(!typeError.isEmpty());
+  showTypeError();
   const int count = std::clamp(wanted, 1, kMaxDevices);
   m_count->setValue(count);
   rebuildDeviceRows(count);

@@ -28,7 +28,9 @@ class DevicesPanel : public QWidget {
   void setReadOnly(bool readOnly);
   // Why the devices cannot run as set (a gpu or tpu type, a file's count beyond what the window
   // simulates), or empty.
-  QString errorText() const { return m_typeError->isHidden() ? m_error : m_typeError->text(); }
+  QString errorText() const {
+    return m_typeError->text().isEmpty() ? m_error : m_typeError->text();
+  }
 
  signals:
   void changed();
@@ -37,6 +39,7 @@ class DevicesPanel : public QWidget {
   void connectSignals();
   void rebuildDeviceRows(int count);
   void updateNote();
+  void showTypeError();
 
   QComboBox* m_type = nullptr;
   QSpinBox* m_count = nullptr;

@@ -25,6 +25,7 @@
 
 #include "core/distribution/devices.h"
 #include "core/error.h"
+#include "ui/about_view.h"
 #include "ui/data_panel.h"
 #include "ui/decision_view.h"
 #include "ui/devices_panel.h"
@@ -177,7 +178,7 @@ void MainWindow::buildPanels() {
   dock->setMinimumWidth(380);
   addDockWidget(Qt::LeftDockWidgetArea, dock);
 
-  m_about = new QTextBrowser;
+  m_about = new AboutView;
   m_about->setObjectName(QStringLiteral("about"));
   m_about->setOpenExternalLinks(true);
   auto* aboutDock = new QDockWidget(tr("About this experiment"), this);
@@ -375,10 +376,9 @@ void MainWindow::loadSpec(const ExperimentSpec& given, const QString& filePath) 
   m_strategyPanel->setSpec(spec.distribution);
   m_filling = false;
   m_savedJson = experiment_to_json(currentSpec()).dump();
-  m_about->setMarkdown(unbreakableCodeSpans(
-      QStringLiteral("## %1\n\n%2")
-          .arg(QString::fromStdString(spec.name.empty() ? std::string("Untitled") : spec.name),
-               QString::fromStdString(spec.description))));
+  m_about->setDescription(
+      QString::fromStdString(spec.name.empty() ? std::string("Untitled") : spec.name),
+      QString::fromStdString(spec.description));
   m_metricKey = TrainingWorker::chartMetricKey(spec);
   if (isVisible()) QTimer::singleShot(0, this, &MainWindow::fitAboutDock);
   updateContext();
@@ -438,7 +438,8 @@ void MainWindow::updateContext() {
   const QString strategy = spec.distribution.class_name.empty()
                                ? tr("single device")
                                : QString::fromStdString(spec.distribution.class_name);
-  m_statusDevices->setText(QStringLiteral("%1 (cpu) · %2").arg(devices, strategy));
+  m_statusDevices->setText(QStringLiteral("%1 (%2) · %3")
+                               .arg(devices, QString::fromStdString(spec.devices.type), strategy));
   updateViews(spec);
   const QString key = TrainingWorker::chartMetricKey(spec);
   m_metricChart->setEnabled(!key.isEmpty());

@@ -22,11 +22,11 @@ class QMenu;
 class QPlainTextEdit;
 class QProgressBar;
 class QTabWidget;
-class QTextBrowser;
 class QTimer;
 
 namespace fitbench {
 
+class AboutView;
 class BatchSplitView;
 class CollectivesView;
 class DataPanel;
@@ -157,7 +157,7 @@ class MainWindow : public QMainWindow {
   MetricChart* m_lossChart = nullptr;
   MetricChart* m_metricChart = nullptr;
   QPlainTextEdit* m_log = nullptr;
-  QTextBrowser* m_about = nullptr;
+  AboutView* m_about = nullptr;
   DecisionView* m_decisionView = nullptr;
   DeviceTimelineView* m_timeline = nullptr;
   QDockWidget* m_timelineDock = nullptr;

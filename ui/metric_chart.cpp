@@ -523,6 +523,11 @@ void MetricChart::updateLegend() {
   }
 }
 
+void MetricChart::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() == QEvent::EnabledChange) placePlaceholder();
+}
+
 QString MetricChart::emptyText() const {
   return m_placeholder->isVisible() ? m_placeholder->text() : QString();
 }
@@ -533,7 +538,8 @@ void MetricChart::placePlaceholder() {
   m_placeholder->setVisible(!any);
   if (any) return;
   m_placeholder->setText(
-      tr("Press Run to plot the %1 of every batch and epoch.").arg(m_metricName));
+      isEnabled() ? tr("Press Run to plot the %1 of every batch and epoch.").arg(m_metricName)
+                  : tr("No metric is compiled (Training tab), so this chart stays empty."));
   const QRectF area = m_chart->plotArea(), text = m_placeholder->boundingRect();
   m_placeholder->setPos(area.center() - QPointF(text.width() / 2, text.height() / 2));
 }

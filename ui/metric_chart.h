@@ -98,6 +98,9 @@ class MetricChart : public QWidget {
   void smoothingChanged(double weight);
   void logScaleChanged(bool on);
 
+ protected:
+  void changeEvent(QEvent* event) override;  // enabled or not: the empty chart's sentence
+
  private:
   enum Line { kBatch = 0, kTrain = 1, kValidation = 2, kLineCount = 3 };
   // Bounds of the values a line draws (before smoothing, which stays inside them), and the x

@@ -7,7 +7,9 @@ NumberSpinBox::NumberSpinBox(QWidget* parent) : QDoubleSpinBox(parent) {
   setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
 }
 
-QString NumberSpinBox::textFromValue(double value) const { return QString::number(value, 'g', 6); }
+// 12 significant digits, trailing zeros dropped: a file's 12.3456789 reads (and is read back)
+// as it is, while the float noise of stepping (0.30000000000000004) does not show.
+QString NumberSpinBox::textFromValue(double value) const { return QString::number(value, 'g', 12); }
 
 QString NumberSpinBox::numberPart(const QString& text) const {
   QString t = text;

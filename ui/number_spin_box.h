@@ -1,4 +1,4 @@
-// A QDoubleSpinBox that shows its value with up to 6 significant digits in %g form ("0.2",
+// A QDoubleSpinBox that shows its value with up to 12 significant digits in %g form ("0.2",
 // "0.004", "1e-07", "0.333333") and keeps the value it is given to 12 decimals, so learning
 // rates, epsilons, speeds and splits read well and a file's value is neither rounded on screen
 // nor changed when the experiment is saved again. Prefix, suffix and special-value text work as

@@ -91,6 +91,7 @@ StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
   namesRow->addWidget(m_axis1);
   meshForm->addRow(tr("Axis names"), namesRow);
   m_batchAxis = new QComboBox(m_meshBox);
+  m_batchAxis->setObjectName(QStringLiteral("batchAxis"));
   m_batchAxis->setToolTip(tr("The mesh axis the batch is split along (batch_dim_name)."));
   meshForm->addRow(tr("Batch axis"), m_batchAxis);
   m_meshNote = new QLabel(m_meshBox);
@@ -167,7 +168,7 @@ void StrategyPanel::connectSignals() {
     updateBatchAxes();
     meshEdited();
   });
-  connect(m_batchAxis, &QComboBox::currentIndexChanged, this, &StrategyPanel::edited);
+  connect(m_batchAxis, &QComboBox::currentIndexChanged, this, meshEdited);
   connect(m_table, &QTableWidget::itemChanged, this, [this](QTableWidgetItem* item) {
     if (item->column() != kMatches) edited();
   });
@@ -260,7 +261,7 @@ void StrategyPanel::setSpec(const DistributionSpec& spec) {
     for (const std::string& a : spec.axis_names) names << QString::fromStdString(a);
     m_meshNote->setText(
         tr("The file's mesh, shape (%1) with axes (%2), is kept as it is: these fields edit "
-           "meshes of 2 axes of 1 to 16 devices each. Editing Shape or Axis names replaces it.")
+           "meshes of 2 axes of 1 to 16 devices each. Editing the mesh's fields replaces it.")
             .arg(dims.join(QStringLiteral(", ")), names.join(QStringLiteral(", "))));
   }
   m_meshNote->setVisible(m_keepFileMesh);

@@ -2,7 +2,7 @@
 // (shape, axis names, batch axis) and a layout map table (regex -> axes) that shows live which
 // variables each row matches and marks errors beside the row. Edits a DistributionSpec. A file's
 // mesh the fields cannot show (not 2 axes, or an axis over 16) is kept as it is, with a note,
-// until Shape or Axis names are edited. Widget; UI thread only.
+// until Shape, Axis names or Batch axis is edited. Widget; UI thread only.
 #pragma once
 
 #include <QWidget>

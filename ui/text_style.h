@@ -23,21 +23,62 @@ inline QString keepHyphenated(QString text) {
 }
 
 // Markdown for a QTextBrowser: inside `code` spans, hyphens become U+2011 and spaces U+00A0, so
-// `--devices 3` or `10 % 3` are never split across lines.
+// `--devices 3` or `10 % 3` are never split across lines. A span opens with a run of backticks
+// and closes at the next run of the same length (CommonMark); a backtick without its closing run
+// is text, and fenced blocks (``` lines), which do not wrap, are left as they are.
 inline QString unbreakableCodeSpans(const QString& markdown) {
   QString out;
   out.reserve(markdown.size());
-  bool inCode = false;
-  for (const QChar c : markdown) {
-    if (c == QLatin1Char('`')) inCode = !inCode;
-    if (inCode && c == QLatin1Char('-'))
-      out += QChar(0x2011);
-    else if (inCode && c == QLatin1Char(' '))
-      out += QChar(0x00A0);
-    else
-      out += c;
+  const auto runAt = [&](qsizetype i) {
+    qsizetype n = 0;
+    while (i + n < markdown.size() && markdown[i + n] == QLatin1Char('`')) ++n;
+    return n;
+  };
+  bool fenced = false;
+  for (qsizetype i = 0; i < markdown.size();) {
+    const bool lineStart = i == 0 || markdown[i - 1] == QLatin1Char('\n');
+    if (lineStart && markdown.mid(i).trimmed().startsWith(QLatin1String("```"))) {
+      const qsizetype end = markdown.indexOf(QLatin1Char('\n'), i);
+      const qsizetype stop = end < 0 ? markdown.size() : end + 1;
+      out += markdown.mid(i, stop - i);
+      fenced = !fenced;
+      i = stop;
+      continue;
+    }
+    if (fenced || markdown[i] != QLatin1Char('`')) {
+      out += markdown[i++];
+      continue;
+    }
+    const qsizetype open = runAt(i);
+    qsizetype close = -1;
+    for (qsizetype j = i + open; j < markdown.size(); ++j) {
+      if (markdown[j] != QLatin1Char('`')) continue;
+      const qsizetype n = runAt(j);
+      if (n == open) {
+        close = j;
+        break;
+      }
+      j += n - 1;
+    }
+    if (close < 0) {  // no closing run: the backticks are text
+      out += markdown.mid(i, open);
+      i += open;
+      continue;
+    }
+    out += markdown.mid(i, open);
+    for (qsizetype k = i + open; k < close; ++k) {
+      const QChar c = markdown[k];
+      out += c == QLatin1Char('-') ? QChar(0x2011) : c == QLatin1Char(' ') ? QChar(0x00A0) : c;
+    }
+    out += markdown.mid(close, open);
+    i = close + open;
   }
   return out;
+}
+
+// The text as typed: U+2011 back to '-' and U+00A0 to ' ' (what a copy of shown text gives).
+inline QString plainTyped(QString text) {
+  return text.replace(QChar(0x2011), QLatin1Char('-')).replace(QChar(0x00A0), QLatin1Char(' '));
 }
 
 }  // namespace fitbench

@@ -111,7 +111,8 @@ QString TimelineCanvas::laneText(int device) const {
 
 QString TimelineCanvas::message() const {
   if (windowCount() > 0) return {};
-  if (m_readyDevices > 0)
+  if (m_readyDevices == 1) return tr("Press Run to see what the device does in each step.");
+  if (m_readyDevices > 1)
     return tr("Press Run to see what each of the %1 devices does in each step.")
         .arg(m_readyDevices);
   return tr("Run a distributed experiment to see what each device does in each step.");
@@ -351,6 +352,8 @@ bool TimelineCanvas::event(QEvent* event) {
     parentWidget()->installEventFilter(this);
     invalidate();
   }
+  // The layout depends on whether the widget is shown (the sticky rows follow what is shown).
+  if (event->type() == QEvent::Show || event->type() == QEvent::Hide) m_geometry.reset();
   return QWidget::event(event);
 }
 

@@ -41,17 +41,20 @@ const QStringList kMonitors = {QStringLiteral("val_loss"), QStringLiteral("loss"
 // steps", "0.1, then 0.01 after step 1000".
 QString scheduleText(const ScheduleSpec& s) {
   const auto num = [](double v) { return QString::number(v, 'g', 6); };
+  const auto steps = [&](double n) {
+    return n == 1.0 ? QObject::tr("1 step") : QObject::tr("%1 steps").arg(num(n));
+  };
   if (s.class_name == "ExponentialDecay")
-    return QObject::tr("from %1, ×%2 every %3 steps%4")
-        .arg(num(s.initial_learning_rate), num(s.decay_rate), num(s.decay_steps),
+    return QObject::tr("from %1, ×%2 every %3%4")
+        .arg(num(s.initial_learning_rate), num(s.decay_rate), steps(s.decay_steps),
              s.staircase ? QObject::tr(" (staircase)") : QString());
   if (s.class_name == "CosineDecay") {
     const double peak = s.warmup_target.value_or(s.initial_learning_rate);
-    QString text = QObject::tr("from %1 to %2 over %3 steps")
-                       .arg(num(peak), num(s.alpha * peak), num(s.decay_steps));
+    QString text = QObject::tr("from %1 to %2 over %3")
+                       .arg(num(peak), num(s.alpha * peak), steps(s.decay_steps));
     if (s.warmup_target && s.warmup_steps > 0)
-      text = QObject::tr("%1 to %2 in %3 warm-up steps, then ")
-                 .arg(num(s.initial_learning_rate), num(peak), num(s.warmup_steps)) +
+      text = QObject::tr("%1 to %2 in a warm-up of %3, then ")
+                 .arg(num(s.initial_learning_rate), num(peak), steps(s.warmup_steps)) +
              text;
     return text;
   }
@@ -625,9 +628,17 @@ void TrainingPanel::showFromFile() {
   m_rlrMore->setText(tr("Also from file: %1").arg(rlr.join(QStringLiteral(", "))));
   m_callbackForm->setRowVisible(m_esMore, m_esOn && !es.isEmpty());
   m_callbackForm->setRowVisible(m_rlrMore, m_rlrOn && !rlr.isEmpty());
-  m_initialEpoch->setText(tr("Starts at epoch %1 (initial_epoch %2 from file)")
-                              .arg(m_fit.initial_epoch + 1)
-                              .arg(m_fit.initial_epoch));
+  // Red when Epochs leaves no epoch to run (fit() refuses initial_epoch >= epochs).
+  const bool runsNothing = m_fit.initial_epoch >= m_fit.epochs;
+  m_initialEpoch->setText(runsNothing
+                              ? tr("initial_epoch %1 from the file needs at least %2 epochs")
+                                    .arg(m_fit.initial_epoch)
+                                    .arg(m_fit.initial_epoch + 1)
+                              : tr("Starts at epoch %1 (initial_epoch %2 from file)")
+                                    .arg(m_fit.initial_epoch + 1)
+                                    .arg(m_fit.initial_epoch));
+  m_initialEpoch->setStyleSheet(runsNothing ? QStringLiteral("color: #c62828;")
+                                            : QStringLiteral("color: palette(mid);"));
   m_initialEpoch->setVisible(m_fit.initial_epoch > 0);
 }
 
@@ -741,6 +752,12 @@ void TrainingPanel::validate() {
            false});
     }
   };
+  if (m_fit.initial_epoch > 0 && m_fit.initial_epoch >= m_fit.epochs)
+    m_issues.push_back({QStringLiteral("epochs"),
+                        tr("initial_epoch %1 from the file needs at least %2 epochs")
+                            .arg(m_fit.initial_epoch)
+                            .arg(m_fit.initial_epoch + 1),
+                        true});
   monitorCheck(m_esOn, m_es, QStringLiteral("es_monitor"), tr("Early stopping"));
   monitorCheck(m_rlrOn, m_rlr, QStringLiteral("rlr_monitor"), tr("Reducing the learning rate"));
 

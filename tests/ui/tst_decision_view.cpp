@@ -572,6 +572,10 @@ void TestDecisionView::viewNaNPredictions() {
   const QRgb grey = image.pixel(area.center().x(), area.top() + 3);
   QVERIFY2(colourDistance(grey, QColor(0xb4, 0xb4, 0xb4)) <= 8, qPrintable(QColor(grey).name()));
   QVERIFY(colourDistance(image.pixel(area.center()), QColor(Qt::white)) <= 12);
+  // Almost all NaN is not called all of it.
+  std::fill(g.values.begin(), g.values.end() - 1, nan);
+  view.setGrid(g);
+  QCOMPARE(view.caption(), QStringLiteral("Epoch 1 · NaN in >99% (grey)"));
   std::fill(g.values.begin(), g.values.end(), nan);
   view.setGrid(g);
   QCOMPARE(view.caption(), QStringLiteral("Epoch 1 · every prediction is NaN"));
@@ -603,6 +607,17 @@ void TestDecisionView::viewNaNPredictions() {
   for (int y = plot.top() + 2; y < plot.bottom() - 2; ++y)
     if (colourDistance(image.pixel(column, y), DecisionView::classColor(0)) <= 40) ++ink;
   QCOMPARE(ink, 0);
+  // Nor does it drop toward 0 at the stretch's ends: in the plot's lowest fifth (values below
+  // ~10.7, which the finite curve reaches only left of x = 0.1) no column from x = 0.36 to 0.65
+  // has its ink.
+  const auto columnAt = [&](double x) {
+    return plot.left() + static_cast<int>((x + 0.1) / 1.2 * plot.width());
+  };
+  int low = 0;
+  for (int c = columnAt(0.36); c <= columnAt(0.65); ++c)
+    for (int y = plot.bottom() - plot.height() / 5; y < plot.bottom() - 1; ++y)
+      if (colourDistance(image.pixel(c, y), DecisionView::classColor(0)) <= 40) ++low;
+  QCOMPARE(low, 0);
   const int finiteColumn = plot.left() + plot.width() / 8;
   ink = 0;
   for (int y = plot.top() + 2; y < plot.bottom() - 2; ++y)

@@ -473,6 +473,8 @@ void TestDeviceTimeline::emptyAndSingleDevice() {
   fresh.setReadyDevices(3);
   QCOMPARE(fresh.message(),
            QStringLiteral("Press Run to see what each of the 3 devices does in each step."));
+  fresh.setReadyDevices(1);
+  QCOMPARE(fresh.message(), QStringLiteral("Press Run to see what the device does in each step."));
   fresh.setReadyDevices(0);
   QCOMPARE(fresh.message(), kEmptyText);
   QVERIFY(fresh.visibleSpans().empty());

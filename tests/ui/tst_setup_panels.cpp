@@ -73,6 +73,9 @@ class TestSetupPanels : public QObject {
     type->setCurrentIndex(type->findText(QStringLiteral("cpu")));
     QVERIFY(panel.errorText().isEmpty());
     QCOMPARE(panel.spec().type, std::string("cpu"));
+    type->setCurrentIndex(type->findText(QStringLiteral("tpu")));  // however it gets there
+    QVERIFY2(panel.errorText().contains(QStringLiteral("\"tpu\" devices are not available")),
+             qPrintable(panel.errorText()));
   }
 
   void validationSplitKeepsItsDigits() {
@@ -113,6 +116,14 @@ class TestSetupPanels : public QObject {
     spec = panel.spec();
     QCOMPARE(spec.mesh_shape.size(), size_t(2));
     QVERIFY(note->isHidden());
+    // So does choosing another batch axis.
+    panel.setSpec(modelParallel({2, 1, 2}, {"batch", "x", "model"}));
+    auto* batchAxis = panel.findChild<QComboBox*>(QStringLiteral("batchAxis"));
+    QVERIFY(batchAxis);
+    QVERIFY(batchAxis->count() == 2);
+    batchAxis->setCurrentIndex(1);
+    QCOMPARE(panel.spec().mesh_shape.size(), size_t(2));
+    QCOMPARE(panel.spec().batch_dim_name, std::string("model"));
     // An axis longer than the fields allow (32) is kept too.
     panel.setSpec(modelParallel({1, 32}, {"batch", "model"}));
     QCOMPARE(panel.spec().mesh_shape, (std::vector<int>{1, 32}));

@@ -274,7 +274,7 @@ class TestTrainingPanel : public QObject {
                 ->findChild<QLabel*>()
                 ->text()
                 .contains(
-                    QStringLiteral("ExponentialDecay (from file): from 0.1, ×0.96 every 1 steps")));
+                    QStringLiteral("ExponentialDecay (from file): from 0.1, ×0.96 every 1 step")));
     QSignalSpy spy(&panel, &TrainingPanel::changed);
     panel.findChild<QWidget*>("schedule")->findChild<QPushButton*>()->click();
     QCOMPARE(spy.count(), 1);
@@ -443,6 +443,7 @@ class TestTrainingPanel : public QObject {
     TrainingPanel panel;
     panel.setValidationSplit(0.2);
     FitOptions fit;
+    fit.epochs = 10;
     fit.initial_epoch = 3;
     CallbackSpec es = callback("EarlyStopping");
     es.monitor = "val_accuracy";
@@ -469,6 +470,12 @@ class TestTrainingPanel : public QObject {
     QCOMPARE(child<QLabel>(panel, "es_more")->text(),
              QStringLiteral("Also from file: baseline 0.9, start_from_epoch 2"));
     QCOMPARE(panel.fitOptions().callbacks[0].baseline, std::optional<double>(0.9));
+    // Epochs that leave initial_epoch nothing to run: an error, in red under Epochs.
+    QVERIFY(panel.errorText().isEmpty());
+    child<QSpinBox>(panel, "epochs")->setValue(3);
+    QCOMPARE(panel.errorText(),
+             QStringLiteral("initial_epoch 3 from the file needs at least 4 epochs"));
+    QCOMPARE(child<QLabel>(panel, "initial_epoch")->text(), panel.errorText());
   }
 
   void readOnly() {
