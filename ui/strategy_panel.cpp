@@ -9,6 +9,7 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QSpinBox>
+#include <QStyle>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -16,6 +17,7 @@
 #include "core/error.h"
 #include "ui/field_error.h"
 #include "ui/glossary.h"
+#include "ui/text_style.h"
 
 namespace fitbench {
 
@@ -51,8 +53,11 @@ std::vector<std::string> StrategyPanel::axesFromText(const QString& text) {
 }
 
 StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
+  // The Devices panel's margins at the sides and bottom (it sits under that panel on one tab).
   auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(0, 0, 0, 0);
+  layout->setContentsMargins(style()->pixelMetric(QStyle::PM_LayoutLeftMargin), 0,
+                             style()->pixelMetric(QStyle::PM_LayoutRightMargin),
+                             style()->pixelMetric(QStyle::PM_LayoutBottomMargin));
 
   auto* box = new QGroupBox(tr("Strategy"), this);
   auto* boxLayout = new QVBoxLayout(box);
@@ -231,9 +236,9 @@ void StrategyPanel::updateVisibility() {
   if (s.isEmpty())
     m_explain->setText(tr("fit() runs on one device, as without keras.distribution."));
   else if (s == "DataParallel")
-    m_explain->setText(glossary::dataParallel());
+    m_explain->setText(keepHyphenated(glossary::dataParallel()));
   else
-    m_explain->setText(glossary::modelParallel());
+    m_explain->setText(keepHyphenated(glossary::modelParallel()));
 }
 
 void StrategyPanel::edited() {
