@@ -59,6 +59,39 @@ class TestSetupPanels : public QObject {
     QVERIFY2(shown.contains(QStringLiteral("0.0004")), qPrintable(shown.join(" | ")));
   }
 
+  // Typing into the fields: a speed with its " ×" suffix, a latency back to 0 ("none").
+  void typingIntoTheFields() {
+    DevicesPanel panel;
+    DevicesSpec spec;
+    spec.count = 2;
+    spec.link_latency_us = 12.5;
+    panel.setSpec(spec, 1);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    QDoubleSpinBox* speed = nullptr;
+    QDoubleSpinBox* latency = nullptr;
+    for (auto* spin : panel.findChildren<QDoubleSpinBox*>()) {
+      if (spin->suffix() == QStringLiteral(" ×") && !speed) speed = spin;
+      if (spin->specialValueText() == QStringLiteral("none")) latency = spin;
+    }
+    QVERIFY(speed && latency);
+    const auto type = [](QDoubleSpinBox* spin, const QString& text) {
+      spin->setFocus();
+      spin->selectAll();
+      QTest::keyClicks(spin, text);
+      QTest::keyClick(spin, Qt::Key_Return);
+    };
+    type(speed, QStringLiteral("0.25"));
+    QCOMPARE(speed->value(), 0.25);
+    QCOMPARE(speed->text(), QStringLiteral("0.25 ×"));
+    QCOMPARE(panel.spec().speed.front(), 0.25);
+    type(latency, QStringLiteral("0"));
+    QCOMPARE(latency->value(), 0.0);
+    QCOMPARE(latency->text(), QStringLiteral("none"));
+    type(latency, QStringLiteral("12.3456789"));
+    QCOMPARE(panel.spec().link_latency_us, 12.3456789);
+  }
+
   void gpuTypeIsRefusedUntilCpuIsChosen() {
     DevicesPanel panel;
     DevicesSpec spec;
