@@ -108,10 +108,10 @@ void MetricChart::buildWidgets() {
   m_chart->addAxis(m_xAxis, Qt::AlignBottom);
   replaceYAxis();
 
-  m_placeholder = new QGraphicsSimpleTextItem(m_chart);
-  m_placeholder->setBrush(palette().color(QPalette::PlaceholderText));
-  m_placeholder->setZValue(10);
-  connect(m_chart, &QChart::plotAreaChanged, this, [this] { placePlaceholder(); });
+  m_emptyNote = new QGraphicsSimpleTextItem(m_chart);
+  m_emptyNote->setBrush(palette().color(QPalette::PlaceholderText));
+  m_emptyNote->setZValue(10);
+  connect(m_chart, &QChart::plotAreaChanged, this, [this] { placeEmptyNote(); });
 
   m_view = new ChartView(m_chart, this);
   m_view->setMinimumSize(240, 160);
@@ -525,27 +525,27 @@ void MetricChart::updateLegend() {
 
 void MetricChart::changeEvent(QEvent* event) {
   QWidget::changeEvent(event);
-  if (event->type() == QEvent::EnabledChange) placePlaceholder();
+  if (event->type() == QEvent::EnabledChange) placeEmptyNote();
 }
 
 QString MetricChart::emptyText() const {
-  return m_placeholder->isVisible() ? m_placeholder->text() : QString();
+  return m_emptyNote->isVisible() ? m_emptyNote->text() : QString();
 }
 
-void MetricChart::placePlaceholder() {
+void MetricChart::placeEmptyNote() {
   bool any = false;
   for (const Run* run : allRuns()) any = any || run->hasData();
-  m_placeholder->setVisible(!any);
+  m_emptyNote->setVisible(!any);
   if (any) return;
-  m_placeholder->setText(
+  m_emptyNote->setText(
       isEnabled() ? tr("Press Run to plot the %1 of every batch and epoch.").arg(m_metricName)
                   : tr("No metric is compiled (Training tab), so this chart stays empty."));
-  const QRectF area = m_chart->plotArea(), text = m_placeholder->boundingRect();
-  m_placeholder->setPos(area.center() - QPointF(text.width() / 2, text.height() / 2));
+  const QRectF area = m_chart->plotArea(), text = m_emptyNote->boundingRect();
+  m_emptyNote->setPos(area.center() - QPointF(text.width() / 2, text.height() / 2));
 }
 
 void MetricChart::updateNotes() {
-  placePlaceholder();
+  placeEmptyNote();
   int nonFinite = 0, nonPositive = 0;
   for (const Run* run : allRuns()) {
     for (int i = 0; i < kLineCount; ++i) {

@@ -139,7 +139,7 @@ class MetricChart : public QWidget {
   void updateLegend();
   void updateNotes();
   void applyDataRange();
-  void placePlaceholder();
+  void placeEmptyNote();
   void replaceYAxis();
   void updateTicks();
   void onUserViewChange();
@@ -173,7 +173,7 @@ class MetricChart : public QWidget {
   QCheckBox* m_logCheck = nullptr;
   QLabel* m_noteLabel = nullptr;
   // "Press Run to plot the loss ...", centred on the plot while no run has a value.
-  QGraphicsSimpleTextItem* m_placeholder = nullptr;
+  QGraphicsSimpleTextItem* m_emptyNote = nullptr;
   QToolButton* m_resetButton = nullptr;
   QToolButton* m_saveButton = nullptr;
 };
