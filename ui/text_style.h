@@ -36,14 +36,15 @@ inline QString unbreakableCodeSpans(const QString& markdown) {
   };
   bool fenced = false;
   for (qsizetype i = 0; i < markdown.size();) {
-    const bool lineStart = i == 0 || markdown[i - 1] == QLatin1Char('\n');
-    if (lineStart && markdown.mid(i).trimmed().startsWith(QLatin1String("```"))) {
+    if (i == 0 || markdown[i - 1] == QLatin1Char('\n')) {
       const qsizetype end = markdown.indexOf(QLatin1Char('\n'), i);
       const qsizetype stop = end < 0 ? markdown.size() : end + 1;
-      out += markdown.mid(i, stop - i);
-      fenced = !fenced;
-      i = stop;
-      continue;
+      if (markdown.mid(i, stop - i).trimmed().startsWith(QLatin1String("```"))) {  // a fence
+        out += markdown.mid(i, stop - i);
+        fenced = !fenced;
+        i = stop;
+        continue;
+      }
     }
     if (fenced || markdown[i] != QLatin1Char('`')) {
       out += markdown[i++];

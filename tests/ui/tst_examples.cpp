@@ -40,11 +40,12 @@ class TestExamples : public QObject {
     // A stray backtick is text: what follows (a list, a link) is untouched.
     const QString stray = QStringLiteral("costs 5` more\n- item one\n[a-b](https://x.org/a-b)");
     QCOMPARE(unbreakableCodeSpans(stray), stray);
+    // (A blank line before a fence is not a fence itself.)
     const QString fence =
-        QStringLiteral("```\nfitbench-cli run x.json --devices 2\n```\nafter `a-b`");
+        QStringLiteral("text\n\n```\nfitbench-cli run x.json --devices 2\n```\nafter `a-b`");
     QCOMPARE(unbreakableCodeSpans(fence),
-             QStringLiteral("```\nfitbench-cli run x.json --devices 2\n```\nafter `a") + nbh +
-                 QStringLiteral("b`"));
+             QStringLiteral("text\n\n```\nfitbench-cli run x.json --devices 2\n```\nafter `a") +
+                 nbh + QStringLiteral("b`"));
     QCOMPARE(plainTyped(unbreakableCodeSpans(QStringLiteral("`--x y`"))),
              QStringLiteral("`--x y`"));
   }
