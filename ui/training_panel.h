@@ -1,7 +1,9 @@
 // The Training panel: the optimizer and its hyperparameters, the loss and metrics (compile()),
 // epochs, batch size, shuffle, the global seed and the EarlyStopping / ReduceLROnPlateau callbacks
 // (fit()). Owns copies of the options; fields it does not show (verbose, validation_split,
-// initial_epoch, other callbacks, a schedule from a file) are kept as given. Widget; UI thread.
+// initial_epoch, other callbacks, a schedule from a file) are kept as given, the ones a user
+// should know of named in grey. The callbacks and the checks are in training_panel_checks.cpp.
+// Widget; UI thread.
 #pragma once
 
 #include <QString>
