@@ -104,6 +104,20 @@ void screenshot(QWidget& view, const QString& name) {
   if (!dir.isEmpty()) QVERIFY(view.grab().save(QDir(dir).filePath(name)));
 }
 
+// The grid of Dense(1, linear) with w = 2 and bias b over 3 points at x = 0, 0.5, 1 whose
+// targets are b - 0.1, b + 1.1, b + 1.9: 200 points on 2x + b over [-0.1, 1.1].
+DecisionGridResult lineGrid(float b) {
+  Dataset d;
+  d.x.resize(3, 1);
+  d.x << 0.0f, 0.5f, 1.0f;
+  d.y.resize(3, 1);
+  d.y << b - 0.1f, b + 1.1f, b + 1.9f;
+  auto model = makeModel(1, {dense(1, "linear")}, "mean_squared_error");
+  model->variables()[0].value << 2.0f;
+  model->variables()[1].value << b;
+  return gridOnce(*model, d).front();
+}
+
 }  // namespace
 
 class TestDecisionView : public QObject {
@@ -247,15 +261,7 @@ void TestDecisionView::logitsAndMulticlass() {
 
 void TestDecisionView::regressionCurve() {
   // Dense(1) with w = 2, b = 0.5 over x in [0, 1]: 200 points on 2x + 0.5 over [-0.1, 1.1].
-  Dataset d;
-  d.x.resize(3, 1);
-  d.x << 0.0f, 0.5f, 1.0f;
-  d.y.resize(3, 1);
-  d.y << 0.4f, 1.6f, 2.4f;
-  auto model = makeModel(1, {dense(1, "linear")}, "mean_squared_error");
-  model->variables()[0].value << 2.0f;
-  model->variables()[1].value << 0.5f;
-  const DecisionGridResult g = gridOnce(*model, d).front();
+  const DecisionGridResult g = lineGrid(0.5f);
   QCOMPARE(int(g.kind), int(DecisionKind::kRegression));
   QCOMPARE(g.features, 1);
   QCOMPARE(g.cols, 200);
@@ -583,15 +589,7 @@ void TestDecisionView::viewNaNPredictions() {
   QVERIFY(colourDistance(image.pixel(view.plotRect().center()), QColor(0xb4, 0xb4, 0xb4)) <= 8);
   // A 1-feature regression curve with a NaN stretch breaks there instead of dropping to 0; its
   // axis follows the finite values.
-  Dataset d;
-  d.x.resize(3, 1);
-  d.x << 0.0f, 0.5f, 1.0f;
-  d.y.resize(3, 1);
-  d.y << 10.4f, 11.6f, 12.4f;
-  auto line = makeModel(1, {dense(1, "linear")}, "mean_squared_error");
-  line->variables()[0].value << 2.0f;
-  line->variables()[1].value << 10.5f;
-  DecisionGridResult curve = gridOnce(*line, d).front();
+  DecisionGridResult curve = lineGrid(10.5f);  // targets 10.4, 11.6, 12.4
   for (int c = 80; c < 120; ++c) curve.values[size_t(c)] = nan;
   DecisionView curveView;
   curveView.resize(500, 400);
