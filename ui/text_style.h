@@ -22,8 +22,9 @@ inline QString keepHyphenated(QString text) {
   return text.replace(hyphen, QString(QChar(0x2011)));
 }
 
-// Markdown for a QTextBrowser: inside `code` spans, hyphens become U+2011 and spaces U+00A0, so
-// `--devices 3` or `10 % 3` are never split across lines. A span opens with a run of backticks
+// Markdown for a QTextBrowser: inside `code` spans, hyphens become U+2011, spaces U+00A0, and
+// every other punctuation mark is followed by U+2060 WORD JOINER, so `--devices 3`, `10 % 3` or
+// `cpu:1` are never split across lines. A span opens with a run of backticks
 // and closes at the next run of the same length (CommonMark); a backtick without its closing run
 // is text, and fenced blocks (``` lines), which do not wrap, are left as they are.
 inline QString unbreakableCodeSpans(const QString& markdown) {
@@ -70,6 +71,9 @@ inline QString unbreakableCodeSpans(const QString& markdown) {
     for (qsizetype k = i + open; k < close; ++k) {
       const QChar c = markdown[k];
       out += c == QLatin1Char('-') ? QChar(0x2011) : c == QLatin1Char(' ') ? QChar(0x00A0) : c;
+      if (c != QLatin1Char('-') && (c.isPunct() || c.isSymbol()) && k + 1 < close &&
+          markdown[k + 1] != QLatin1Char(' '))
+        out += QChar(0x2060);
     }
     out += markdown.mid(close, open);
     i = close + open;
@@ -77,9 +81,12 @@ inline QString unbreakableCodeSpans(const QString& markdown) {
   return out;
 }
 
-// The text as typed: U+2011 back to '-' and U+00A0 to ' ' (what a copy of shown text gives).
+// The text as typed: U+2011 back to '-', U+00A0 to ' ', and no U+2060 (what a copy of shown text
+// gives).
 inline QString plainTyped(QString text) {
-  return text.replace(QChar(0x2011), QLatin1Char('-')).replace(QChar(0x00A0), QLatin1Char(' '));
+  return text.replace(QChar(0x2011), QLatin1Char('-'))
+      .replace(QChar(0x00A0), QLatin1Char(' '))
+      .remove(QChar(0x2060));
 }
 
 }  // namespace fitbench

@@ -46,8 +46,14 @@ class TestExamples : public QObject {
     QCOMPARE(unbreakableCodeSpans(fence),
              QStringLiteral("text\n\n```\nfitbench-cli run x.json --devices 2\n```\nafter `a") +
                  nbh + QStringLiteral("b`"));
-    QCOMPARE(plainTyped(unbreakableCodeSpans(QStringLiteral("`--x y`"))),
-             QStringLiteral("`--x y`"));
+    // A colon, a slash or a percent sign is held to what follows it (not after the span's end).
+    const QChar wj(0x2060);
+    QCOMPARE(unbreakableCodeSpans(QStringLiteral("until `cpu:1` and `a/b:`")),
+             QStringLiteral("until `cpu:") + wj + QStringLiteral("1` and `a/") + wj +
+                 QStringLiteral("b:`"));
+    QCOMPARE(unbreakableCodeSpans(QStringLiteral("10: `x`")), QStringLiteral("10: `x`"));
+    QCOMPARE(plainTyped(unbreakableCodeSpans(QStringLiteral("`--x y:z/w %`"))),
+             QStringLiteral("`--x y:z/w %`"));
   }
 
   void runsToItsEnd_data() {
