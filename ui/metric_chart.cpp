@@ -89,7 +89,10 @@ void MetricChart::buildWidgets() {
   m_emptyNote = new QGraphicsSimpleTextItem(m_chart);
   m_emptyNote->setBrush(palette().color(QPalette::PlaceholderText));
   m_emptyNote->setZValue(10);
-  connect(m_chart, &QChart::plotAreaChanged, this, [this] { placeEmptyNote(); });
+  connect(m_chart, &QChart::plotAreaChanged, this, [this] {
+    placeEmptyNote();
+    updateMarkers();
+  });
 
   m_view = new ChartView(m_chart, this);
   m_view->setMinimumSize(240, 160);

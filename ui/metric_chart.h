@@ -42,8 +42,9 @@ class MetricChart : public QWidget {
   static constexpr int kMaxOverlayPoints = 400;
   // Shortest time between two redraws (about 30 per second).
   static constexpr int kRedrawIntervalMs = 33;
-  // Epoch lines with more points than this are drawn without markers.
-  static constexpr int kMaxMarkedPoints = 200;
+  // Epoch points are marked while neighbours on screen are at least this far apart (px): about
+  // 35 epochs across a 550 px plot; a longer run, or one zoomed out, is a line alone.
+  static constexpr double kMarkedSpacingPx = 16.0;
 
   // `metricName` is the Keras metric key ("loss", "accuracy"); names containing "acc" start
   // with a 0..1 y range, the others range over their data.
@@ -138,6 +139,8 @@ class MetricChart : public QWidget {
   void pushLine(Run& run, Line line);
   void updateLegend();
   void updateNotes();
+  // Markers on the current run's epoch lines while their visible points can be told apart.
+  void updateMarkers();
   void applyDataRange();
   void placeEmptyNote();
   void replaceYAxis();

@@ -73,8 +73,26 @@ void MetricChart::flushNow() {
   push(m_current);
   for (Run& run : m_overlays) push(run);
   applyDataRange();
+  updateMarkers();
   updateLegend();
   updateNotes();
+}
+
+void MetricChart::updateMarkers() {
+  const double x0 = m_xAxis->min(), x1 = m_xAxis->max();
+  // Before the chart is laid out (hidden, or not shown yet), a plot of a typical 550 px.
+  const double width = m_chart->plotArea().width() > 0 ? m_chart->plotArea().width() : 550.0;
+  for (const Line line : {kTrain, kValidation}) {
+    QLineSeries* series = m_current.line[line];
+    if (!series) continue;
+    qsizetype visible = 0;
+    for (const QPointF& p : m_current.data[line])
+      if (p.x() >= x0 && p.x() <= x1 && std::isfinite(p.y())) ++visible;
+    // The x axis spans the points with a margin; the points' own spacing is what matters.
+    const double spacing = visible > 1 ? width / static_cast<double>(visible) : width;
+    const bool marked = spacing >= kMarkedSpacingPx;
+    if (series->pointsVisible() != marked) series->setPointsVisible(marked);
+  }
 }
 
 QVector<QPointF> MetricChart::drawable(const QVector<QPointF>& points, int* nonFinite,
@@ -136,9 +154,6 @@ void MetricChart::pushLine(Run& run, Line line) {
   }
   run.line[line]->replace(
       decimated(run, smooth ? drawable(run.smoothed[line], nullptr, nullptr) : raw));
-  // Markers on every epoch point while they can be told apart; a line alone beyond that.
-  if (line != kBatch)
-    run.line[line]->setPointsVisible(!run.isOverlay && data.size() <= kMaxMarkedPoints);
   if (QLineSeries* faint = run.raw[line]) {
     if (smooth)
       faint->replace(decimated(run, raw));

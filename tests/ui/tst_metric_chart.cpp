@@ -85,6 +85,7 @@ class TestMetricChart : public QObject {
   void anotherMetricClearsTheOldRuns();
   void flatLineAndDeepZoomKeepFewTicks();
   void zoomStopsFollowingAndResetRestores();
+  void markersOnlyWhileApart();
   void hoverNamesNearestPoint();
   void exportWritesPngAndSvg();
   void exportRejectsBadPaths();
@@ -490,6 +491,44 @@ void TestMetricChart::zoomStopsFollowingAndResetRestores() {
   QTest::mouseRelease(viewport, Qt::RightButton, Qt::NoModifier, center + QPoint(80, 0));
   QVERIFY(x->min() < minBeforePan);
   QVERIFY(std::abs((x->max() - x->min()) - spanBeforePan) < 1e-9 * spanBeforePan);
+}
+
+// Markers sit on epoch points only while they are apart on screen: 150 epochs in a 700 px chart
+// are a line; zoomed in to a few epochs, or a short run, they are marked again.
+void TestMetricChart::markersOnlyWhileApart() {
+  MetricChart chart(QStringLiteral("loss"));
+  chart.resize(700, 420);
+  chart.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&chart));
+  for (int e = 1; e <= 150; ++e) {
+    chart.addEpochPoint(false, e, 1.0 / e);
+    chart.addEpochPoint(true, e, 1.2 / e);
+  }
+  chart.flushNow();
+  QLineSeries* train = seriesNamed(chart, QStringLiteral("train"));
+  QLineSeries* validation = seriesNamed(chart, QStringLiteral("validation"));
+  QVERIFY(train && validation);
+  QVERIFY(!train->pointsVisible());
+  QVERIFY(!validation->pointsVisible());
+  auto* x = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Horizontal).value(0));
+  QWidget* viewport = chart.chartView()->viewport();
+  const QPoint center = viewport->rect().center();
+  QWheelEvent wheel(center, viewport->mapToGlobal(center), QPoint(), QPoint(0, 120 * 14),
+                    Qt::NoButton, Qt::NoModifier, Qt::NoScrollPhase, false);
+  QCoreApplication::sendEvent(viewport, &wheel);  // 14 notches of 0.8 in
+  chart.flushNow();
+  QVERIFY(!chart.followsData());
+  QVERIFY2(x->max() - x->min() < 20, qPrintable(QString::number(x->max() - x->min())));
+  QVERIFY(train->pointsVisible());
+  QVERIFY(validation->pointsVisible());
+  chart.resetView();
+  chart.flushNow();
+  QVERIFY(!train->pointsVisible());
+  // A new, short run is marked.
+  chart.beginRun(QString());
+  for (int e = 1; e <= 20; ++e) chart.addEpochPoint(false, e, 1.0 / e);
+  chart.flushNow();
+  QVERIFY(seriesNamed(chart, QStringLiteral("train"))->pointsVisible());
 }
 
 void TestMetricChart::hoverNamesNearestPoint() {
