@@ -156,7 +156,20 @@ QVector<ModelIssue> validateModel(const std::vector<LayerSpec>& layers, const QS
     wanted = ctx.targetColumns;
     why = QObject::tr("one output unit per target column (%1)").arg(wanted);
   }
-  if (wanted > 0 && outputs >= 1 && outputs != wanted) {
+  // Sparse labels index the output units: more units than classes is valid Keras (the spare
+  // units' classes never occur and learn probability 0), fewer leaves labels without a unit.
+  const bool sparse = loss == "sparse_categorical_crossentropy";
+  if (sparse && wanted > 0 && outputs > wanted) {
+    add(lastDense, QStringLiteral("units"),
+        QObject::tr("%1: the data has %2 classes (labels 0 to %3), so %4 of this layer's %5 "
+                    "output units stand for classes no sample has; they learn probability 0.")
+            .arg(outputLabel)
+            .arg(wanted)
+            .arg(wanted - 1)
+            .arg(outputs - wanted)
+            .arg(outputs),
+        false);
+  } else if (wanted > 0 && outputs >= 1 && outputs != wanted) {
     add(lastDense, QStringLiteral("units"),
         QObject::tr("%1: %2 needs %3, but this last Dense layer has %4.")
             .arg(outputLabel, lossName, why,

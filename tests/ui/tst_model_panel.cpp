@@ -293,6 +293,10 @@ class TestModelPanel : public QObject {
     QTest::newRow("sparse wants classes") << 5 << 1 << 3 << "sparse_categorical_crossentropy"
                                           << false << "one output unit per class (3)"
                                           << "";
+    // More units than classes is valid (labels index the units): a warning, not an error.
+    QTest::newRow("sparse with spare units")
+        << 6 << 1 << 2 << "sparse_categorical_crossentropy" << false << ""
+        << "so 1 of this layer's 3 output units stand for";
     QTest::newRow("sparse wants labels")
         << 6 << 3 << 3 << "sparse_categorical_crossentropy" << false
         << "needs one integer class label per sample (1 target column), but the data has 3"
