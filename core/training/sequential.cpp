@@ -18,6 +18,11 @@
 namespace fitbench {
 namespace {
 
+// "1 unit", "3 units".
+std::string counted(int64_t n, const char* noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 // Records epoch logs into a History (keras.callbacks.History).
 class HistoryRecorder : public Callback {
  public:
@@ -126,8 +131,8 @@ void Sequential::ensure_ready(const Matrix& x, const Matrix& y, const char* what
     throw InputError("compile", std::string("the model must be compiled before ") + what);
   if (!built()) build(x.cols());
   if (x.cols() != network_.input_units())
-    throw InputError("data", "the data has " + std::to_string(x.cols()) +
-                                 " feature column(s) but the model expects " +
+    throw InputError("data", "the data has " + counted(x.cols(), "feature column") +
+                                 " but the model expects " +
                                  std::to_string(network_.input_units()));
   if (metrics_.size() != compile_options_.metrics.size()) {
     metrics_.clear();
@@ -144,8 +149,8 @@ void Sequential::ensure_ready(const Matrix& x, const Matrix& y, const char* what
   if (sparse ? y.cols() != 1 : y.cols() != units) {
     throw InputError(
         "model",
-        "the last layer has " + std::to_string(units) + " unit(s) but the targets have " +
-            std::to_string(y.cols()) + " column(s)" +
+        "the last layer has " + counted(units, "unit") + " but the targets have " +
+            counted(y.cols(), "column") +
             (sparse ? "; sparse_categorical_crossentropy expects one column of class indices"
                     : "; with " + compile_options_.loss.name +
                           " the last layer needs one unit per target column"));
@@ -388,8 +393,8 @@ Matrix Sequential::predict(const Matrix& x, int batch_size, int verbose, const R
   if (batch_size < 1) throw InputError("batch_size", "must be a positive integer");
   if (!built()) build(x.cols());
   if (x.cols() != network_.input_units())
-    throw InputError("data", "the data has " + std::to_string(x.cols()) +
-                                 " feature column(s) but the model expects " +
+    throw InputError("data", "the data has " + counted(x.cols(), "feature column") +
+                                 " but the model expects " +
                                  std::to_string(network_.input_units()));
   const auto clock = steady_clock_or(run.clock);
   const Index b = std::min<Index>(batch_size, std::max<Index>(1, x.rows()));

@@ -342,7 +342,7 @@ void TestFit::shape_errors() {
     QFAIL("expected an error");
   } catch (const InputError& e) {
     QCOMPARE(e.place(), std::string("model"));
-    QVERIFY(std::string(e.what()).find("1 unit(s) but the targets have 2 column(s)") !=
+    QVERIFY(std::string(e.what()).find("1 unit but the targets have 2 columns") !=
             std::string::npos);
   }
   Matrix x4 = Matrix::Zero(20, 4);
