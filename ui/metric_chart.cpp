@@ -92,6 +92,7 @@ void MetricChart::buildWidgets() {
   connect(m_chart, &QChart::plotAreaChanged, this, [this] {
     placeEmptyNote();
     updateMarkers();
+    updateTicks();
   });
 
   m_view = new ChartView(m_chart, this);

@@ -141,6 +141,8 @@ class MetricChart : public QWidget {
   void updateNotes();
   // Markers on the current run's epoch lines while their visible points can be told apart.
   void updateMarkers();
+  // How many tick intervals an axis gets for the plot's current size.
+  int divisions(Qt::Orientation orientation) const;
   void applyDataRange();
   void placeEmptyNote();
   void replaceYAxis();

@@ -37,9 +37,13 @@ constexpr double kHoverRadius = 14.0;  // px: how near the mouse a point must be
 // of the step just below `min`. Qt Charts counts dynamic ticks from the anchor in an int: with the
 // anchor at 0 and a range billions of steps away from it (a loss flat to 9 digits, or a deep zoom)
 // the count overflows and the axis loops for minutes creating tick items.
+// When rounding up to a nice step leaves fewer than two ticks inside the range (a short plot),
+// the next smaller nice step is taken, so that the axis still has a scale to read.
 void setDynamicTicks(QValueAxis* axis, double min, double max, int divisions) {
-  const double step = plot::niceStepAtLeast((max - min) / divisions);
+  double step = plot::niceStepAtLeast((max - min) / divisions);
   if (!std::isfinite(min)) return;
+  const auto inside = [&](double s) { return std::floor(max / s) - std::ceil(min / s) + 1; };
+  if (inside(step) < 2) step = plot::niceStepAtLeast(0.4 * step);
   const double anchor = std::floor(min / step) * step;
   if (axis->tickInterval() != step) axis->setTickInterval(step);
   if (axis->tickAnchor() != anchor) axis->setTickAnchor(anchor);
@@ -304,17 +308,26 @@ void MetricChart::applyDataRange() {
       axis->setRange(lo, hi);
     }
   };
-  apply(m_xAxis, x0, x1, 10);
+  apply(m_xAxis, x0, x1, divisions(Qt::Horizontal));
   if (auto* linear = qobject_cast<QValueAxis*>(m_yAxis))
-    apply(linear, y0, y1, 8);
+    apply(linear, y0, y1, divisions(Qt::Vertical));
   else
     m_yAxis->setRange(y0, y1);
 }
 
+int MetricChart::divisions(Qt::Orientation orientation) const {
+  // Up to 10 across and 8 up, fewer when the plot is too small for their labels (a short chart
+  // elides every y label to "..."): a tick every 60 px across, every 28 px up, at least 2.
+  const QRectF area = m_chart->plotArea();
+  if (orientation == Qt::Horizontal)
+    return area.width() > 0 ? std::clamp(static_cast<int>(area.width() / 60.0), 2, 10) : 10;
+  return area.height() > 0 ? std::clamp(static_cast<int>(area.height() / 28.0), 2, 8) : 8;
+}
+
 void MetricChart::updateTicks() {
-  setDynamicTicks(m_xAxis, m_xAxis->min(), m_xAxis->max(), 10);
+  setDynamicTicks(m_xAxis, m_xAxis->min(), m_xAxis->max(), divisions(Qt::Horizontal));
   if (auto* linear = qobject_cast<QValueAxis*>(m_yAxis))
-    setDynamicTicks(linear, linear->min(), linear->max(), 8);
+    setDynamicTicks(linear, linear->min(), linear->max(), divisions(Qt::Vertical));
 }
 
 void MetricChart::onUserViewChange() {

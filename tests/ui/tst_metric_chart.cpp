@@ -86,6 +86,7 @@ class TestMetricChart : public QObject {
   void flatLineAndDeepZoomKeepFewTicks();
   void zoomStopsFollowingAndResetRestores();
   void markersOnlyWhileApart();
+  void shortChartKeepsReadableTicks();
   void hoverNamesNearestPoint();
   void exportWritesPngAndSvg();
   void exportRejectsBadPaths();
@@ -529,6 +530,32 @@ void TestMetricChart::markersOnlyWhileApart() {
   for (int e = 1; e <= 20; ++e) chart.addEpochPoint(false, e, 1.0 / e);
   chart.flushNow();
   QVERIFY(seriesNamed(chart, QStringLiteral("train"))->pointsVisible());
+}
+
+// A chart squeezed to a short strip (a 720 px screen with the timeline open) gets fewer y ticks,
+// so that Qt Charts does not elide every label to "..."; a tall one gets up to 8 intervals.
+void TestMetricChart::shortChartKeepsReadableTicks() {
+  MetricChart chart(QStringLiteral("loss"));
+  chart.resize(600, 500);
+  chart.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&chart));
+  chart.addBatchPoints(lossCurve(4, 20, 0.9, 0.1, 5));
+  chart.flushNow();
+  auto* y = qobject_cast<QValueAxis*>(chart.chart()->axes(Qt::Vertical).value(0));
+  QVERIFY(y);
+  const auto intervals = [y] { return (y->max() - y->min()) / y->tickInterval(); };
+  const auto pxPerTick = [&] { return chart.chart()->plotArea().height() / intervals(); };
+  QVERIFY2(intervals() >= 4, qPrintable(QString::number(intervals())));
+  QVERIFY2(pxPerTick() >= 20, qPrintable(QString::number(pxPerTick())));
+  chart.resize(600, 190);
+  QTRY_VERIFY(chart.chart()->plotArea().height() < 100);
+  QTRY_VERIFY2(pxPerTick() >= 20, qPrintable(QString("%1 px a tick, plot %2 px high")
+                                                 .arg(pxPerTick())
+                                                 .arg(chart.chart()->plotArea().height())));
+  // Still a scale to read: at least two labelled ticks inside the range.
+  const double step = y->tickInterval();
+  QVERIFY2(std::floor(y->max() / step) - std::ceil(y->min() / step) + 1 >= 2,
+           qPrintable(QString("%1 to %2, a tick every %3").arg(y->min()).arg(y->max()).arg(step)));
 }
 
 void TestMetricChart::hoverNamesNearestPoint() {
