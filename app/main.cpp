@@ -1,9 +1,10 @@
 // fitbench: the workbench window. `fitbench [EXPERIMENT] [--devices N] [--run]
-// [--show VIEWS] [--screenshot FILE.png] [--quit]` opens an experiment, optionally trains it at
-// once, saves a picture of the window when training ends, and quits: for teaching demos and
-// automation.
+// [--show VIEWS] [--size WxH] [--screenshot FILE.png] [--quit]` opens an experiment, optionally
+// trains it at once, saves a picture of the window when training ends, and quits: for teaching
+// demos and automation.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QRegularExpression>
 #include <QTimer>
 #include <cstdio>
 
@@ -60,6 +61,11 @@ int main(int argc, char** argv) {
                     QStringLiteral("Bring these views to the front (comma-separated): %1.")
                         .arg(fitbench::MainWindow::viewNames().join(QStringLiteral(", "))),
                     QStringLiteral("VIEWS")});
+  parser.addOption({QStringLiteral("size"),
+                    QStringLiteral("The window's size in pixels, e.g. 1280x720 (a projector) "
+                                   "(default: the last session's; 1440x900 with --screenshot or "
+                                   "--quit)."),
+                    QStringLiteral("WxH")});
   parser.addOption({QStringLiteral("screenshot"),
                     QStringLiteral("Save a picture of the window when training ends (with --run) "
                                    "or once it is shown."),
@@ -90,10 +96,26 @@ int main(int argc, char** argv) {
     }
   }
 
+  QSize size = batch ? QSize(1440, 900) : QSize();
+  if (parser.isSet(QStringLiteral("size"))) {
+    const QString value = parser.value(QStringLiteral("size"));
+    static const QRegularExpression pattern(QStringLiteral("^(\\d{3,4})[xX](\\d{3,4})$"));
+    const QRegularExpressionMatch m = pattern.match(value.trimmed());
+    const int w = m.hasMatch() ? m.captured(1).toInt() : 0;
+    const int h = m.hasMatch() ? m.captured(2).toInt() : 0;
+    if (w < 640 || h < 480 || w > 7680 || h > 4320) {
+      fail(QStringLiteral("--size: expected WIDTHxHEIGHT in pixels from 640x480 to 7680x4320, "
+                          "such as 1280x720, got \"%1\"")
+               .arg(value));
+      return 2;
+    }
+    size = QSize(w, h);
+  }
+
   fitbench::MainWindow window;
   // Automation: no modal dialogs, no prompt on quit, the user's session left as it was.
   window.setProperty("batch", batch);
-  if (batch) window.resize(1440, 900);
+  if (size.isValid()) window.resize(size);
 
   const QStringList args = parser.positionalArguments();
   if (args.size() > 1) {
@@ -110,6 +132,7 @@ int main(int argc, char** argv) {
     }
   } else if (!batch) {
     window.restoreLastSession();
+    if (size.isValid()) window.resize(size);  // over the last session's geometry
   }
   if (parser.isSet(QStringLiteral("devices"))) {
     bool ok = false;

@@ -380,6 +380,21 @@ class TestMainWindow : public QObject {
     QImage image(png);
     QVERIFY(!image.isNull());
     QCOMPARE(image.size(), QSize(1440, 900));
+    // --size sets the window's size (a projector's 1280x720); a bad one is a usage error.
+    p.start(QStringLiteral(FITBENCH_GUI),
+            {example("xor.json"), QStringLiteral("--size"), QStringLiteral("1280x720"),
+             QStringLiteral("--screenshot"), png, QStringLiteral("--quit")});
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitCode(), 0);
+    QCOMPARE(QImage(png).size(), QSize(1280, 720));
+    p.start(QStringLiteral(FITBENCH_GUI), {example("xor.json"), QStringLiteral("--size"),
+                                           QStringLiteral("320x200"), QStringLiteral("--quit")});
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 2);
+    const QString sizeErr = QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(sizeErr.contains(QStringLiteral("--size: expected WIDTHxHEIGHT")) &&
+                 sizeErr.contains(QStringLiteral("\"320x200\"")),
+             qPrintable(sizeErr));
 
     // A bad experiment: exit 2 with the file named.
     const QString bad = dir.filePath(QStringLiteral("bad.json"));
