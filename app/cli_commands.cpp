@@ -247,9 +247,12 @@ int run_command(const QStringList& args) {
     spec.devices.speed = speed_list(p.value("device-speed"));
     const int count = resolve_device_count(cli_devices, spec.devices.count);
     if (static_cast<int>(spec.devices.speed.size()) != count)
-      throw InputError("--device-speed", "lists " + std::to_string(spec.devices.speed.size()) +
-                                             " speed(s) but there are " + std::to_string(count) +
-                                             " devices; give one speed per device");
+      throw InputError(
+          "--device-speed",
+          "lists " + std::to_string(spec.devices.speed.size()) +
+              (spec.devices.speed.size() == 1 ? " speed" : " speeds") + " but there " +
+              (count == 1 ? "is 1 device" : "are " + std::to_string(count) + " devices") +
+              "; give one speed per device");
   }
   if (p.isSet("link-latency-us"))
     spec.devices.link_latency_us =

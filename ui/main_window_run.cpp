@@ -272,9 +272,10 @@ void MainWindow::onFinished(std::shared_ptr<RunResult> result) {
   const int epochs = int(result->history.epoch.size());
   const QString took = result->seconds < 1.0 ? tr("%1 ms").arg(result->seconds * 1000.0, 0, 'f', 0)
                                              : tr("%1 s").arg(result->seconds, 0, 'f', 2);
-  QString summary = tr("%1 after %n epoch(s) in %2", nullptr, epochs).arg(how, took);
+  const QString after = epochs == 1 ? tr("after 1 epoch") : tr("after %1 epochs").arg(epochs);
+  QString summary = tr("%1 %2 in %3").arg(how, after, took);
   // The status bar's shorter line: what ended it and the one thing to know.
-  QString status = tr("%1 after %n epoch(s)", nullptr, epochs).arg(how);
+  QString status = tr("%1 %2").arg(how, after);
   const std::string metric = m_metricKey.toStdString();
   if (!metric.empty() && result->history.history.count(metric))
     summary += tr(" · final %1 %2").arg(m_metricKey).arg(result->history.last(metric), 0, 'f', 4);

@@ -411,7 +411,7 @@ void TestCli::rehearsal_flag_errors() {
   const Case cases[] = {
       {{"--devices", "2", "--device-speed", "1,2"}, "--device-speed: must list"},
       {{"--devices", "2", "--device-speed", "1"},
-       "--device-speed: lists 1 speed(s) but there are 2"},
+       "--device-speed: lists 1 speed but there are 2"},
       {{"--allreduce", "tree"}, "--allreduce: must be \"ring\" or \"naive\""},
       {{"--link-gbps", "-1"}, "--link-gbps: must be 0 (unlimited) or a bandwidth"},
       {{"--link-gbps", "1e-12"}, "--link-gbps: must be 0 (unlimited) or a bandwidth"},

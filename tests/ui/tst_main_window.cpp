@@ -150,7 +150,7 @@ class TestMainWindow : public QObject {
     w->run();
     QVERIFY(ended.wait(30000));
     const QString log = w->logView()->toPlainText();
-    QVERIFY2(log.contains(QStringLiteral("Finished after 6 epoch(s)")), qPrintable(log));
+    QVERIFY2(log.contains(QStringLiteral("Finished after 6 epochs")), qPrintable(log));
     QVERIFY2(log.contains(QStringLiteral("the loss has not been a finite number since epoch 1")),
              qPrintable(log));
     auto* x = qobject_cast<QValueAxis*>(w->lossChart()->chart()->axes(Qt::Horizontal).value(0));
