@@ -11,14 +11,42 @@ namespace {
 
 using Kind = LayoutDiagnostic::Kind;
 
+// libstdc++ compiles (and matches) a regex recursively: a key of tens of thousands of
+// characters overflows the stack, so keys over 1,000 bytes are refused.
+constexpr size_t kMaxKeyLength = 1000;
+
 std::optional<std::regex> compile(const std::string& key, std::string* error) {
+  if (key.size() > kMaxKeyLength) {
+    if (error)
+      *error = "it is " + std::to_string(key.size()) + " bytes long; a key is at most " +
+               std::to_string(kMaxKeyLength) + " bytes";
+    return std::nullopt;
+  }
   try {
     return std::regex(key, std::regex::ECMAScript);
   } catch (const std::regex_error& e) {
-    if (error) *error = e.what();
+    if (error) {
+      const std::string what = e.what();
+      // libstdc++'s size limits name its build macros; say what they mean instead.
+      *error = e.code() == std::regex_constants::error_complexity ||
+                       e.code() == std::regex_constants::error_space ||
+                       e.code() == std::regex_constants::error_stack ||
+                       what.find("_GLIBCXX") != std::string::npos
+                   ? "it is too large or too complex to compile; use a shorter pattern"
+                   : what;
+    }
     return std::nullopt;
   }
 }
+
+}  // namespace
+
+std::string layout_key_error(const std::string& key) {
+  std::string why;
+  return compile(key, &why) ? std::string() : "is not a valid regular expression (" + why + ")";
+}
+
+namespace {
 
 std::string ambiguity_message(const std::string& path, const LayoutEntries& entries,
                               const std::vector<int>& matches) {
@@ -57,7 +85,14 @@ std::vector<VariableInfo> model_variables(const ModelSpec& spec, int64_t input_f
 }
 
 std::string layout_entry_place(const std::string& key) {
-  return "distribution.layout_map[" + nlohmann::json(key).dump() + "]";
+  // A key too long to read in a message is cut to its first 60 bytes (at a UTF-8 boundary).
+  std::string shown = key;
+  if (shown.size() > 80) {
+    size_t cut = 60;
+    while (cut > 0 && (static_cast<unsigned char>(shown[cut]) & 0xC0) == 0x80) --cut;
+    shown = shown.substr(0, cut) + "...";
+  }
+  return "distribution.layout_map[" + nlohmann::json(shown).dump() + "]";
 }
 
 LayoutEntries default_layout_map(const std::vector<VariableInfo>& variables,

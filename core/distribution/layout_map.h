@@ -48,6 +48,10 @@ using LayoutEntries = std::vector<std::pair<std::string, std::vector<std::string
 // The place of entry `key` in the experiment file: distribution.layout_map["dense.*kernel"].
 std::string layout_entry_place(const std::string& key);
 
+// Why `key` cannot be a layout map key ("is not a valid regular expression (...)"), or "" when
+// it can: an ECMAScript regex of at most 1,000 bytes.
+std::string layout_key_error(const std::string& key);
+
 // What the check found for one entry of the map.
 struct LayoutEntryCheck {
   std::string key;

@@ -4,16 +4,8 @@
 #include "core/io/experiment.h"
 
 #include <algorithm>
-// libstdc++ 12's regex compiler trips GCC's -Wmaybe-uninitialized at -O1 with sanitizers.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <regex>
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 
+#include "core/distribution/layout_map.h"
 #include "core/error.h"
 #include "core/io/json_file.h"
 #include "core/io/json_reader.h"
@@ -228,12 +220,8 @@ DistributionSpec parse_distribution(const Json& doc, const std::string& path) {
     if (!layouts->is_object())
       fail_expected(r.path_of("layout_map"), "an object {regex: [axes]}", *layouts);
     for (auto it = layouts->begin(); it != layouts->end(); ++it) {
-      const std::string place = r.path_of("layout_map") + "[" + Json(it.key()).dump() + "]";
-      try {
-        std::regex check(it.key());
-      } catch (const std::regex_error& e) {
-        fail(place, std::string("is not a valid regular expression (") + e.what() + ")");
-      }
+      const std::string place = layout_entry_place(it.key());
+      if (const std::string why = layout_key_error(it.key()); !why.empty()) fail(place, why);
       if (!it->is_array())
         fail_expected(place, "a list with an axis name or null per dimension", *it);
       std::vector<std::string> layout;

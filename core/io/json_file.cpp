@@ -34,14 +34,25 @@ namespace {
 // silently), naming the key's JSON path: "fit.epochs", "model.config.layers[1].config.units".
 class DuplicateKeys {
  public:
+  static constexpr int kMaxDepth = 256;
+
   explicit DuplicateKeys(const std::string& source) : source_(source) {}
 
-  bool operator()(int, nlohmann::ordered_json::parse_event_t event,
+  bool operator()(int depth, nlohmann::ordered_json::parse_event_t event,
                   nlohmann::ordered_json& parsed) {
     using Event = nlohmann::ordered_json::parse_event_t;
     switch (event) {
       case Event::object_start:
       case Event::array_start:
+        // Deeper nesting would overflow the stack when the value is copied or destroyed; an
+        // experiment or model file is nested a handful of levels.
+        if (depth >= kMaxDepth) {
+          std::string where = path();
+          if (where.size() > 60) where = where.substr(0, 60) + "...";
+          throw InputError(source_.empty() ? where : source_ + ": " + where,
+                           "nests arrays and objects more than " + std::to_string(kMaxDepth) +
+                               " levels deep; fitbench's files need fewer than 10");
+        }
         element_begins();
         frames_.push_back(Frame{event == Event::array_start, {}, {}, -1});
         break;

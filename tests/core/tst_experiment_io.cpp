@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <optional>
 
 #include "core/error.h"
@@ -34,6 +35,11 @@ QString text(const OrderedJson& value) { return QString::fromStdString(value.dum
 void write_text(const std::filesystem::path& file, const std::string& text) {
   std::filesystem::create_directories(file.parent_path());
   std::ofstream(file, std::ios::binary) << text;
+}
+
+std::string read_text(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
 }
 
 // Printed by Keras 3.8 (JAX backend) for
@@ -434,6 +440,7 @@ class TestExperimentIo : public QObject {
   void errors();
   void invalid_json_names_line_and_column();
   void duplicate_keys_name_their_path();
+  void deep_nesting_and_huge_keys_are_refused();
   void missing_file();
   void relative_paths_are_resolved();
   void examples_read_data();
@@ -874,6 +881,55 @@ void TestExperimentIo::duplicate_keys_name_their_path() {
   // The same key in two objects is fine.
   write_text(file, R"({"a": {"k": 1}, "b": {"k": 1}, "c": [{"k": 1}, {"k": 2}]})");
   QVERIFY(!error_of([&] { fitbench::json_io::read_json_file(file); }).has_value());
+}
+
+// Inputs that would overflow the stack (deep JSON nesting copied recursively; a regex compiled
+// recursively) are refused with a sentence instead.
+void TestExperimentIo::deep_nesting_and_huge_keys_are_refused() {
+  QTemporaryDir dir;
+  const std::filesystem::path file = std::filesystem::path(dir.path().toStdString()) / "n.json";
+  const std::string seed = read_text(FITBENCH_SOURCE_DIR "/resources/examples/seed.json");
+  const auto with = [&](const std::string& from, const std::string& to) {
+    std::string text = seed;
+    const size_t at = text.find(from);
+    if (at == std::string::npos) return std::string();
+    return text.replace(at, from.size(), to);
+  };
+  write_text(file, with("\"seed\": 7,",
+                        "\"seed\": " + std::string(200000, '[') + std::string(200000, ']') + ","));
+  auto error = error_of([&] { read_experiment(file); });
+  QVERIFY(error.has_value());
+  QVERIFY2(error->message().find("more than 256 levels deep") != std::string::npos, error->what());
+  QVERIFY2(error->place().rfind(file.string() + ": seed[0][0]", 0) == 0, error->what());
+  // 100 levels are a value of the wrong type, as any other.
+  write_text(file, with("\"seed\": 7,",
+                        "\"seed\": " + std::string(100, '[') + std::string(100, ']') + ","));
+  error = error_of([&] { read_experiment(file); });
+  QVERIFY(error.has_value());
+  QVERIFY2(error->message().find("got an array") != std::string::npos, error->what());
+
+  const std::string mp =
+      read_text(FITBENCH_SOURCE_DIR "/resources/examples/model_parallel_2x2.json");
+  const std::string anchor = "\"layout_map\": {";
+  const size_t at = mp.find(anchor);
+  QVERIFY(at != std::string::npos);
+  const auto keyed = [&](const std::string& key) {
+    std::string text = mp;
+    return text.insert(at + anchor.size(), "\"" + key + "\": [null, \"model\"], ");
+  };
+  write_text(file, keyed(std::string(70000, 'x')));
+  error = error_of([&] { read_experiment(file); });
+  QVERIFY(error.has_value());
+  QCOMPARE(error->place(),
+           file.string() + ": distribution.layout_map[\"" + std::string(60, 'x') + "...\"]");
+  QCOMPARE(error->message(), std::string("is not a valid regular expression (it is 70000 bytes "
+                                         "long; a key is at most 1000 bytes)"));
+  write_text(file, keyed("a{1000}{1000}"));
+  error = error_of([&] { read_experiment(file); });
+  QVERIFY(error.has_value());
+  QVERIFY2(error->message().find("too large or too complex") != std::string::npos &&
+               error->message().find("_GLIBCXX") == std::string::npos,
+           error->what());
 }
 
 void TestExperimentIo::missing_file() {
