@@ -197,14 +197,26 @@ DistributionSpec parse_distribution(const Json& doc, const std::string& path) {
   ObjectReader r(doc, path, {"class_name", "mesh", "layout_map", "batch_dim_name"});
   ObjectReader mesh(r.require("mesh", "the device mesh {\"shape\": [...], \"axis_names\": [...]}"),
                     r.path_of("mesh"), {"shape", "axis_names"});
-  for (int64_t d :
-       json_io::to_dims(mesh.require("shape", "the mesh's size per axis"), mesh.path_of("shape"))) {
-    dist.mesh_shape.push_back(static_cast<int>(d));
+  const std::vector<int64_t> shape =
+      json_io::to_dims(mesh.require("shape", "the mesh's size per axis"), mesh.path_of("shape"));
+  for (size_t i = 0; i < shape.size(); ++i) {
+    // No axis can be larger than the whole device count (checked before narrowing to int).
+    if (shape[i] > kMaxDeviceCount) {
+      fail(index_path(mesh.path_of("shape"), i),
+           "must be at most " + std::to_string(kMaxDeviceCount) +
+               " devices (the most fitbench simulates), got " + std::to_string(shape[i]));
+    }
+    dist.mesh_shape.push_back(static_cast<int>(shape[i]));
   }
   const Json& names = mesh.require("axis_names", "one name per mesh axis");
-  if (!names.is_array() || names.size() != dist.mesh_shape.size()) {
-    fail_expected(mesh.path_of("axis_names"),
-                  "a list of " + std::to_string(dist.mesh_shape.size()) + " axis names", names);
+  const std::string wanted =
+      dist.mesh_shape.size() == 1
+          ? std::string("a list of 1 axis name")
+          : "a list of " + std::to_string(dist.mesh_shape.size()) + " axis names";
+  if (!names.is_array()) fail_expected(mesh.path_of("axis_names"), wanted, names);
+  if (names.size() != dist.mesh_shape.size()) {
+    fail(mesh.path_of("axis_names"),
+         "must be " + wanted + ", one per entry of shape, got " + std::to_string(names.size()));
   }
   for (size_t i = 0; i < names.size(); ++i) {
     const std::string place = index_path(mesh.path_of("axis_names"), i);

@@ -785,7 +785,9 @@ void TestExperimentIo::errors_data() {
   row("/distribution/class_name", R"("FSDP")", "distribution.class_name",
       "\"FSDP\" is not supported by fitbench; expected one of: DataParallel, ModelParallel");
   row("/distribution/mesh/axis_names", R"(["batch"])", "distribution.mesh.axis_names",
-      "must be a list of 2 axis names, got an array");
+      "must be a list of 2 axis names, one per entry of shape, got 1");
+  row("/distribution/mesh/shape/0", "4294967298", "distribution.mesh.shape[0]",
+      "must be at most 64 devices (the most fitbench simulates), got 4294967298");
   row("/distribution/layout_map/dense.*kernel/1", R"("modle")",
       "distribution.layout_map[\"dense.*kernel\"][1]",
       "must be null or one of the mesh's axes (batch, model), got \"modle\"");
