@@ -31,6 +31,11 @@ class InputError : public std::runtime_error {
   std::string message_;
 };
 
+// "1 unit", "3 units": a count with its noun, for messages (`plural` when not just noun + "s").
+inline std::string counted(long long n, const std::string& noun, const std::string& plural = {}) {
+  return std::to_string(n) + " " + (n == 1 ? noun : plural.empty() ? noun + "s" : plural);
+}
+
 // A failure while training (e.g. NaN loss under TerminateOnNaN): the CLI exits 1.
 class TrainingError : public std::runtime_error {
  public:

@@ -13,6 +13,7 @@
 #include <QVBoxLayout>
 
 #include "core/distribution/devices.h"
+#include "core/distribution/distribution.h"
 #include "ui/field_error.h"
 #include "ui/glossary.h"
 #include "ui/number_spin_box.h"
@@ -110,7 +111,8 @@ void DevicesPanel::connectSignals() {
     rebuildDeviceRows(n);
     if (m_filling) return;
     m_countSet = true;
-    m_error.clear();  // the user chose a count the window runs
+    m_fileSpeeds = 0;  // the user chose a count: the rows' speeds are what runs
+    m_error.clear();
     m_countError->setVisible(false);
     emit changed();
   });
@@ -159,7 +161,12 @@ void DevicesPanel::rebuildDeviceRows(int count) {
       m_table->setCellWidget(row, 1, spin);
       connect(spin, &QDoubleSpinBox::valueChanged, this, [this, row](double v) {
         if (size_t(row) < m_speeds.size()) m_speeds[size_t(row)] = v;
-        if (!m_filling) emit changed();
+        if (m_filling) return;
+        if (m_fileSpeeds > 0) {  // an edited speed: the rows are the list now
+          m_fileSpeeds = 0;
+          checkCount(m_count->value());
+        }
+        emit changed();
       });
     }
     const bool filling = m_filling;
@@ -191,18 +198,10 @@ void DevicesPanel::setSpec(const DevicesSpec& spec, int defaultCount) {
   m_type->setCurrentIndex(std::max(0, m_type->findText(QString::fromStdString(spec.type))));
   m_countSet = spec.count.has_value();
   m_speeds = spec.speed;
+  m_fileSpeeds = spec.speed.size();
   m_table->setRowCount(0);
   const int wanted = spec.count.value_or(defaultCount);
-  // More devices than the window shows: said beside the field (and Run refuses), not changed.
-  m_error = wanted > kMaxDevices
-                ? tr("devices.count: %1 devices are more than the window simulates (at most %2); "
-                     "set a count here, or run the file with fitbench-cli (up to %3)")
-                      .arg(wanted)
-                      .arg(kMaxDevices)
-                      .arg(kMaxDeviceCount)
-                : QString();
-  m_countError->setText(m_error);
-  m_countError->setVisible(!m_error.isEmpty());
+  checkCount(wanted);
   showTypeError();
   const int count = std::clamp(wanted, 1, kMaxDevices);
   m_count->setValue(count);
@@ -214,14 +213,47 @@ void DevicesPanel::setSpec(const DevicesSpec& spec, int defaultCount) {
   m_filling = false;
 }
 
+void DevicesPanel::overrideCount(int count) {
+  m_filling = true;
+  m_countSet = true;
+  checkCount(count);
+  m_count->setValue(std::clamp(count, 1, kMaxDevices));
+  m_filling = false;
+}
+
+void DevicesPanel::checkCount(int wanted) {
+  // Neither is changed: said beside the field (and Run refuses) until the user edits.
+  if (wanted > kMaxDevices) {
+    m_error = tr("devices.count: %1 devices are more than the window simulates (at most %2); "
+                 "set a count here, or run the file with fitbench-cli (up to %3)")
+                  .arg(wanted)
+                  .arg(kMaxDevices)
+                  .arg(kMaxDeviceCount);
+  } else if (const std::string why = speed_count_error(m_fileSpeeds, wanted); !why.empty()) {
+    m_error = tr("devices.speed: %1. Here: set Count to %2, or edit a speed to run the rows "
+                 "below.")
+                  .arg(QString::fromStdString(why))
+                  .arg(m_fileSpeeds);
+  } else {
+    m_error.clear();
+  }
+  m_countError->setText(m_error);
+  m_countError->setVisible(!m_error.isEmpty());
+}
+
 DevicesSpec DevicesPanel::spec() const {
   DevicesSpec spec;
   spec.type = m_type->currentText().toStdString();
   const int n = m_count->value();
   if (m_countSet) spec.count = n;
-  bool allFull = true;
-  for (int i = 0; i < n; ++i) allFull = allFull && m_speeds[size_t(i)] == 1.0;
-  if (!allFull) spec.speed.assign(m_speeds.begin(), m_speeds.begin() + n);
+  if (m_fileSpeeds > 0 && m_fileSpeeds != size_t(n)) {
+    // The file's list as it is, so that a save keeps it and a run refuses it as the CLI does.
+    spec.speed.assign(m_speeds.begin(), m_speeds.begin() + long(m_fileSpeeds));
+  } else {
+    bool allFull = true;
+    for (int i = 0; i < n; ++i) allFull = allFull && m_speeds[size_t(i)] == 1.0;
+    if (!allFull) spec.speed.assign(m_speeds.begin(), m_speeds.begin() + n);
+  }
   spec.link_latency_us = m_latency->value();
   spec.link_gbps = m_bandwidth->value();
   spec.allreduce = m_allreduce->currentData().toString().toStdString();

@@ -23,11 +23,14 @@ class DevicesPanel : public QWidget {
   // `defaultCount` is what the count resolves to when the spec leaves it unset (the environment's
   // FITBENCH_CPU_DEVICES / XLA_FLAGS, else 1); it is shown, and written back only once edited.
   void setSpec(const DevicesSpec& spec, int defaultCount);
+  // The count from the command line (--devices N), as fitbench-cli takes it: the file's speeds
+  // stay, and a speed list of another length is an error until the count or a speed is edited.
+  void overrideCount(int count);
   DevicesSpec spec() const;
   int deviceCount() const;
   void setReadOnly(bool readOnly);
   // Why the devices cannot run as set (a gpu or tpu type, a file's count beyond what the window
-  // simulates), or empty.
+  // simulates, a file's speed list that does not fit the count), or empty.
   QString errorText() const {
     return m_typeError->text().isEmpty() ? m_error : m_typeError->text();
   }
@@ -40,6 +43,9 @@ class DevicesPanel : public QWidget {
   void rebuildDeviceRows(int count);
   void updateNote();
   void showTypeError();
+  // m_error for the count in m_count: beyond the window's devices, or the file's speeds not one
+  // per device (fitbench-cli's sentence); shown beside the count.
+  void checkCount(int wanted);
 
   QComboBox* m_type = nullptr;
   QSpinBox* m_count = nullptr;
@@ -54,6 +60,7 @@ class DevicesPanel : public QWidget {
   bool m_countSet = false;         // the spec (or the user) gave a count
   bool m_filling = false;          // setSpec is filling the widgets: no changed()
   std::vector<double> m_speeds;    // kept when the count shrinks and grows again
+  size_t m_fileSpeeds = 0;         // entries in the file's speed list until one is edited
 };
 
 }  // namespace fitbench

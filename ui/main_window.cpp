@@ -407,10 +407,7 @@ bool MainWindow::isModified() const {
 }
 
 void MainWindow::setDeviceOverride(int devices) {
-  m_deviceOverride = devices;
-  DevicesSpec d = m_devicesPanel->spec();
-  d.count = devices;
-  m_devicesPanel->setSpec(d, devices);
+  m_devicesPanel->overrideCount(devices);
   onPanelChanged();
 }
 

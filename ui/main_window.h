@@ -189,7 +189,6 @@ class MainWindow : public QMainWindow {
   bool m_defaultLayoutPending = true;
   QByteArray m_defaultState;  // the docks as built, before the saved layout  // no saved dock
                               // layout: size the docks on the first show
-  std::optional<int> m_deviceOverride;
   std::shared_ptr<RunResult> m_lastResult;
   QString m_lastRunError;
   QString m_metricKey;        // the log key the metric chart follows

@@ -23,14 +23,19 @@ void use_data_parallel(Sequential& model, int devices, const RehearsalOptions& o
   });
 }
 
+std::string speed_count_error(size_t speeds, int devices) {
+  if (speeds == 0 || speeds == static_cast<size_t>(devices)) return {};
+  return "has " + counted(static_cast<long long>(speeds), "entry", "entries") + " but there " +
+         (devices == 1 ? "is 1 device" : "are " + std::to_string(devices) + " devices") +
+         "; give one speed per device";
+}
+
 RehearsalOptions rehearsal_options(const DevicesSpec& spec, int devices) {
   RehearsalOptions options;
   options.algorithm = parse_algorithm(spec.allreduce, "devices.allreduce");
   if (!spec.speed.empty()) {
-    if (static_cast<int>(spec.speed.size()) != devices)
-      throw InputError("devices.speed", "has " + std::to_string(spec.speed.size()) +
-                                            " entries but there are " + std::to_string(devices) +
-                                            " devices; give one speed per device");
+    if (const std::string why = speed_count_error(spec.speed.size(), devices); !why.empty())
+      throw InputError("devices.speed", why);
     for (size_t i = 0; i < spec.speed.size(); ++i) {
       const double s = spec.speed[i];
       if (!(s >= kMinDeviceSpeed && s <= 1.0))

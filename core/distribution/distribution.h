@@ -17,6 +17,10 @@ namespace fitbench {
 // worker, the same arithmetic as no distribution).
 void use_data_parallel(Sequential& model, int devices, const RehearsalOptions& options = {});
 
+// Why a list of `speeds` relative speeds does not fit `devices` devices (the sentence after
+// "devices.speed: "), or "" when it does or is empty (every device at full speed).
+std::string speed_count_error(size_t speeds, int devices);
+
 // The rehearsal knobs of `spec` for `devices` devices, validated: speed entries in (0, 1] and one
 // per device, latency and bandwidth >= 0 and finite, allreduce "ring" or "naive". Throws
 // InputError("devices.speed" / "devices.link_latency_us" / "devices.link_gbps" /

@@ -18,11 +18,6 @@
 namespace fitbench {
 namespace {
 
-// "1 unit", "3 units".
-std::string counted(int64_t n, const char* noun) {
-  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
-}
-
 // Records epoch logs into a History (keras.callbacks.History).
 class HistoryRecorder : public Callback {
  public:

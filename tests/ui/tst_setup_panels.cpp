@@ -111,6 +111,46 @@ class TestSetupPanels : public QObject {
              qPrintable(panel.errorText()));
   }
 
+  // A file's speeds with no count follow the count as fitbench-cli resolves it: --devices 2
+  // applies them; 1 device (or --devices 3) is the CLI's error until Count or a speed is edited.
+  void speedsFollowTheCountAsTheCliDoes() {
+    DevicesSpec spec;
+    spec.speed = {1.0, 0.25};  // no count
+    {
+      DevicesPanel panel;
+      panel.setSpec(spec, 1);
+      QCOMPARE(panel.errorText(),
+               QStringLiteral("devices.speed: has 2 entries but there is 1 device; give one speed "
+                              "per device. Here: set Count to 2, or edit a speed to run the rows "
+                              "below."));
+      QCOMPARE(panel.spec().speed, spec.speed);  // kept whole, for a save and for the CLI check
+      auto* count = panel.findChild<QSpinBox*>();
+      QVERIFY(count);
+      count->setValue(2);  // the user's count
+      QVERIFY(panel.errorText().isEmpty());
+      QCOMPARE(panel.spec().speed, spec.speed);
+    }
+    {
+      DevicesPanel panel;
+      panel.setSpec(spec, 1);
+      panel.overrideCount(2);  // --devices 2
+      QVERIFY(panel.errorText().isEmpty());
+      QCOMPARE(panel.deviceCount(), 2);
+      QCOMPARE(panel.spec().speed, spec.speed);
+      panel.overrideCount(3);  // --devices 3: not padded with 1s
+      QVERIFY2(panel.errorText().contains(QStringLiteral("has 2 entries but there are 3 devices")),
+               qPrintable(panel.errorText()));
+      // Editing a speed makes the rows the list: cpu:2 runs at full speed.
+      QDoubleSpinBox* first = nullptr;
+      for (auto* spin : panel.findChildren<QDoubleSpinBox*>())
+        if (spin->suffix() == QStringLiteral(" ×") && !first) first = spin;
+      QVERIFY(first);
+      first->setValue(0.5);
+      QVERIFY(panel.errorText().isEmpty());
+      QCOMPARE(panel.spec().speed, (std::vector<double>{0.5, 0.25, 1.0}));
+    }
+  }
+
   void validationSplitKeepsItsDigits() {
     // The field shows the file's split (Keras takes any in [0, 1)), not 0.90 or "0.33".
     DataPanel panel;
