@@ -303,6 +303,23 @@ void TestCli::output_files_are_checked_before_training() {
   QCOMPARE(ck.code, 2);
   QVERIFY2(!ck.out.contains("Epoch"), qPrintable(ck.out));
   QVERIFY2(ck.err.contains("ck.json: cannot be written"), qPrintable(ck.err));
+  // An output that names an input (however spelled) or another output is refused: the
+  // experiment file is left as it was.
+  const QString exp = dir.filePath("exp.json");
+  const QByteArray seed = readFile(example("seed.json"));
+  write(exp, seed);
+  const QString dotted = dir.path() + "/./exp.json";
+  const Result over = cli({"run", exp, "--epochs", "1", "--history", dotted});
+  QCOMPARE(over.code, 2);
+  QVERIFY2(over.err.contains("--history: " + dotted +
+                             " is the experiment file; write to another "
+                             "file"),
+           qPrintable(over.err));
+  QCOMPARE(readFile(exp), seed);
+  const Result twice = cli({"run", exp, "--epochs", "1", "--history", dir.filePath("h.json"),
+                            "--trace", dir.filePath("h.json")});
+  QCOMPARE(twice.code, 2);
+  QVERIFY2(twice.err.contains("h.json is --history's file too"), qPrintable(twice.err));
 }
 
 void TestCli::nan_exits_1() {
@@ -410,8 +427,7 @@ void TestCli::rehearsal_flag_errors() {
   };
   const Case cases[] = {
       {{"--devices", "2", "--device-speed", "1,2"}, "--device-speed: must list"},
-      {{"--devices", "2", "--device-speed", "1"},
-       "--device-speed: lists 1 speed but there are 2"},
+      {{"--devices", "2", "--device-speed", "1"}, "--device-speed: lists 1 speed but there are 2"},
       {{"--allreduce", "tree"}, "--allreduce: must be \"ring\" or \"naive\""},
       {{"--link-gbps", "-1"}, "--link-gbps: must be 0 (unlimited) or a bandwidth"},
       {{"--link-gbps", "1e-12"}, "--link-gbps: must be 0 (unlimited) or a bandwidth"},
