@@ -1,6 +1,7 @@
 // The "About this experiment" view: the experiment's Markdown description in a QTextBrowser whose
-// code spans never break across lines (unbreakableCodeSpans), and whose copied text is what was
-// typed (a copied `--devices 3` pastes into a shell as it reads). Widget; UI thread only.
+// code spans never break across lines (unbreakableCodeSpans) while runs too long for a line do
+// (breakableLongRuns), and whose copied text is what was typed (a copied `--devices 3` pastes
+// into a shell as it reads). Widget; UI thread only.
 #pragma once
 
 #include <QMimeData>
@@ -17,7 +18,8 @@ class AboutView : public QTextBrowser {
 
   // Shows the description (Markdown) under a heading with the experiment's name.
   void setDescription(const QString& name, const QString& markdown) {
-    setMarkdown(unbreakableCodeSpans(QStringLiteral("## %1\n\n%2").arg(name, markdown)));
+    setMarkdown(
+        breakableLongRuns(unbreakableCodeSpans(QStringLiteral("## %1\n\n%2").arg(name, markdown))));
   }
 
  protected:

@@ -81,12 +81,43 @@ inline QString unbreakableCodeSpans(const QString& markdown) {
   return out;
 }
 
-// The text as typed: U+2011 back to '-', U+00A0 to ' ', and no U+2060 (what a copy of shown text
-// gives).
+// Text for a QTextBrowser with a break opportunity (U+200B ZERO WIDTH SPACE) every 30 characters
+// in each run of 60 or more without a space: Qt lays out one long word in time quadratic in its
+// length (a 200 KB token took 13 s), and a line that long cannot be read anyway. A run that holds
+// "://" (a link's address, which a break would change) is left whole up to 2,000 characters.
+inline QString breakableLongRuns(const QString& text) {
+  constexpr qsizetype kLong = 60, kEvery = 30, kLongAddress = 2000;
+  QString out;
+  out.reserve(text.size() + text.size() / kEvery);
+  for (qsizetype i = 0; i < text.size();) {
+    if (text[i].isSpace() && text[i] != QChar(0x00A0)) {
+      out += text[i++];
+      continue;
+    }
+    qsizetype end = i;
+    while (end < text.size() && !(text[end].isSpace() && text[end] != QChar(0x00A0))) ++end;
+    const QStringView run = QStringView(text).mid(i, end - i);
+    const qsizetype most = run.contains(QLatin1String("://")) ? kLongAddress : kLong;
+    if (run.size() < most) {
+      out += run;
+    } else {
+      for (qsizetype k = 0; k < run.size(); k += kEvery) {
+        if (k > 0) out += QChar(0x200B);
+        out += run.mid(k, kEvery);
+      }
+    }
+    i = end;
+  }
+  return out;
+}
+
+// The text as typed: U+2011 back to '-', U+00A0 to ' ', and no U+2060 or U+200B (what a copy of
+// shown text gives).
 inline QString plainTyped(QString text) {
   return text.replace(QChar(0x2011), QLatin1Char('-'))
       .replace(QChar(0x00A0), QLatin1Char(' '))
-      .remove(QChar(0x2060));
+      .remove(QChar(0x2060))
+      .remove(QChar(0x200B));
 }
 
 }  // namespace fitbench

@@ -11,6 +11,7 @@
 #include <QTextBrowser>
 
 #include "core/io/experiment.h"
+#include "ui/about_view.h"
 #include "ui/main_window.h"
 #include "ui/metric_chart.h"
 #include "ui/text_style.h"
@@ -54,6 +55,25 @@ class TestExamples : public QObject {
     QCOMPARE(unbreakableCodeSpans(QStringLiteral("10: `x`")), QStringLiteral("10: `x`"));
     QCOMPARE(plainTyped(unbreakableCodeSpans(QStringLiteral("`--x y:z/w %`"))),
              QStringLiteral("`--x y:z/w %`"));
+  }
+
+  // A run of 60+ characters without a space gets a zero-width break every 30 (Qt laid out a
+  // 200 KB token in 13 s); a link's address is left whole; a copy gives the text as typed.
+  void longRunsGetBreaks() {
+    const QChar zwsp(0x200B);
+    const QString run(100, QLatin1Char('b'));
+    const QString shown = breakableLongRuns(QStringLiteral("see ") + run + QStringLiteral(" end"));
+    QCOMPARE(shown, QStringLiteral("see ") + run.left(30) + zwsp + run.mid(30, 30) + zwsp +
+                        run.mid(60, 30) + zwsp + run.mid(90) + QStringLiteral(" end"));
+    QCOMPARE(plainTyped(shown), QStringLiteral("see ") + run + QStringLiteral(" end"));
+    const QString link = QStringLiteral(
+        "[distribution_lib.py](https://github.com/keras-team/keras/blob/master/keras/src/"
+        "distribution/distribution_lib.py) and short words");
+    QCOMPARE(breakableLongRuns(link), link);
+    QCOMPARE(breakableLongRuns(QString(59, QLatin1Char('c'))), QString(59, QLatin1Char('c')));
+    AboutView about;
+    about.setDescription(QStringLiteral("x"), QString(200000, QLatin1Char('d')));
+    QVERIFY(about.toPlainText().contains(QString(30, QLatin1Char('d')) + zwsp));
   }
 
   void runsToItsEnd_data() {
