@@ -306,13 +306,22 @@ DistributionSpec StrategyPanel::spec() const {
     spec.batch_dim_name = m_fileBatchDim;
   }
   for (int row = 0; row < m_table->rowCount(); ++row) {
+    if (!isEntryRow(row)) continue;
     const QTableWidgetItem* key = m_table->item(row, kKey);
     const QTableWidgetItem* axes = m_table->item(row, kAxes);
-    if (!key || key->text().trimmed().isEmpty()) continue;
-    spec.layout_map.emplace_back(key->text().trimmed().toStdString(),
+    // The key as typed: a regex's spaces are part of it, and "" (which matches every path) is a
+    // key like any other.
+    spec.layout_map.emplace_back(key ? key->text().toStdString() : std::string(),
                                  axesFromText(axes ? axes->text() : QString()));
   }
   return spec;
+}
+
+bool StrategyPanel::isEntryRow(int row) const {
+  // A row left blank (a rule just added) is not an entry; a key or axes make it one.
+  const QTableWidgetItem* key = m_table->item(row, kKey);
+  const QTableWidgetItem* axes = m_table->item(row, kAxes);
+  return (key && !key->text().trimmed().isEmpty()) || (axes && !axes->text().trimmed().isEmpty());
 }
 
 void StrategyPanel::setModelContext(const ModelSpec& model, int inputFeatures, int devices) {
@@ -366,12 +375,10 @@ void StrategyPanel::validate() {
     break;
   }
 
-  // Table rows that hold an entry (empty keys are skipped by spec()).
+  // Table rows that hold an entry (blank rows are skipped by spec()).
   std::vector<int> rowOfEntry;
-  for (int row = 0; row < m_table->rowCount(); ++row) {
-    const QTableWidgetItem* key = m_table->item(row, kKey);
-    if (key && !key->text().trimmed().isEmpty()) rowOfEntry.push_back(row);
-  }
+  for (int row = 0; row < m_table->rowCount(); ++row)
+    if (isEntryRow(row)) rowOfEntry.push_back(row);
   m_filling = true;
   for (size_t e = 0; e < check.entries.size() && e < rowOfEntry.size(); ++e) {
     const LayoutEntryCheck& entry = check.entries[e];

@@ -47,6 +47,8 @@ class StrategyPanel : public QWidget {
  private:
   void connectSignals();
   void addRow(const QString& key, const QString& axes);
+  // Whether table row `row` is a layout map entry (a key or axes typed), not a blank row.
+  bool isEntryRow(int row) const;
   void fillDenseLayout();
   void updateVisibility();
   void updateBatchAxes();

@@ -151,6 +151,16 @@ class TestSetupPanels : public QObject {
     }
   }
 
+  // Layout map keys come back as the file has them: "" (which matches every path) and a key's
+  // spaces are kept, so the window checks and runs what fitbench-cli does.
+  void layoutKeysAreKeptAsTyped() {
+    StrategyPanel panel;
+    DistributionSpec spec = modelParallel({1, 2}, {"batch", "model"});
+    spec.layout_map = {{"", {"", "model"}}, {" dense.*kernel", {"", "model"}}};
+    panel.setSpec(spec);
+    QCOMPARE(panel.spec().layout_map, spec.layout_map);
+  }
+
   void validationSplitKeepsItsDigits() {
     // The field shows the file's split (Keras takes any in [0, 1)), not 0.90 or "0.33".
     DataPanel panel;
