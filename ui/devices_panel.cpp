@@ -193,8 +193,10 @@ void DevicesPanel::updateNote() {
   }
 }
 
-void DevicesPanel::setSpec(const DevicesSpec& spec, int defaultCount) {
+void DevicesPanel::setSpec(const DevicesSpec& spec, int defaultCount,
+                           const QString& environmentError) {
   m_filling = true;
+  m_environmentError = environmentError;
   m_type->setCurrentIndex(std::max(0, m_type->findText(QString::fromStdString(spec.type))));
   m_countSet = spec.count.has_value();
   m_speeds = spec.speed;
@@ -223,7 +225,9 @@ void DevicesPanel::overrideCount(int count) {
 
 void DevicesPanel::checkCount(int wanted) {
   // Neither is changed: said beside the field (and Run refuses) until the user edits.
-  if (wanted > kMaxDevices) {
+  if (!m_countSet && !m_environmentError.isEmpty()) {
+    m_error = tr("%1. Here: set Count.").arg(m_environmentError);
+  } else if (wanted > kMaxDevices) {
     m_error = tr("devices.count: %1 devices are more than the window simulates (at most %2); "
                  "set a count here, or run the file with fitbench-cli (up to %3)")
                   .arg(wanted)

@@ -22,7 +22,9 @@ class DevicesPanel : public QWidget {
 
   // `defaultCount` is what the count resolves to when the spec leaves it unset (the environment's
   // FITBENCH_CPU_DEVICES / XLA_FLAGS, else 1); it is shown, and written back only once edited.
-  void setSpec(const DevicesSpec& spec, int defaultCount);
+  // `environmentError` is why the environment's count could not be read (fitbench-cli's
+  // sentence): an error while the count is left to the environment.
+  void setSpec(const DevicesSpec& spec, int defaultCount, const QString& environmentError = {});
   // The count from the command line (--devices N), as fitbench-cli takes it: the file's speeds
   // stay, and a speed list of another length is an error until the count or a speed is edited.
   void overrideCount(int count);
@@ -61,6 +63,7 @@ class DevicesPanel : public QWidget {
   bool m_filling = false;          // setSpec is filling the widgets: no changed()
   std::vector<double> m_speeds;    // kept when the count shrinks and grows again
   size_t m_fileSpeeds = 0;         // entries in the file's speed list until one is edited
+  QString m_environmentError;      // a bad FITBENCH_CPU_DEVICES / XLA_FLAGS, until a count is set
 };
 
 }  // namespace fitbench

@@ -370,12 +370,13 @@ void MainWindow::loadSpec(const ExperimentSpec& given, const QString& filePath) 
   m_modelPanel->setSpec(spec.model);
   m_trainingPanel->setSpec(spec.compile, spec.fit, spec.seed);
   int envCount = 1;
+  QString envError;  // fitbench-cli's error too, when the count is left to the environment
   try {
     envCount = environment_device_count().value_or(1);
   } catch (const InputError& e) {
-    appendLog(QString::fromStdString(e.what()), QStringLiteral("#b00020"));
+    envError = QString::fromStdString(e.what());
   }
-  m_devicesPanel->setSpec(spec.devices, envCount);
+  m_devicesPanel->setSpec(spec.devices, envCount, envError);
   m_strategyPanel->setSpec(spec.distribution);
   m_filling = false;
   m_savedJson = experiment_to_json(currentSpec()).dump();

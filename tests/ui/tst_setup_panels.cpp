@@ -151,6 +151,25 @@ class TestSetupPanels : public QObject {
     }
   }
 
+  // A bad FITBENCH_CPU_DEVICES is fitbench-cli's error while the count is left to it, and
+  // nothing once the file, --devices or the user sets a count.
+  void badEnvironmentCountIsAnErrorUntilACountIsSet() {
+    const QString why = QStringLiteral(
+        "FITBENCH_CPU_DEVICES: must be a whole number of devices from 1 to 64, got \"abc\"");
+    DevicesPanel panel;
+    panel.setSpec(DevicesSpec{}, 1, why);
+    QCOMPARE(panel.errorText(), why + QStringLiteral(". Here: set Count."));
+    panel.overrideCount(2);
+    QVERIFY(panel.errorText().isEmpty());
+    DevicesSpec counted;
+    counted.count = 2;
+    panel.setSpec(counted, 1, why);
+    QVERIFY(panel.errorText().isEmpty());
+    panel.setSpec(DevicesSpec{}, 1, why);
+    panel.findChild<QSpinBox*>()->setValue(3);
+    QVERIFY(panel.errorText().isEmpty());
+  }
+
   // Layout map keys come back as the file has them: "" (which matches every path) and a key's
   // spaces are kept, so the window checks and runs what fitbench-cli does.
   void layoutKeysAreKeptAsTyped() {
