@@ -19,6 +19,7 @@
 #include "ui/data_panel.h"
 #include "ui/main_window.h"
 #include "ui/metric_chart.h"
+#include "ui/model_panel.h"
 #include "ui/training_session.h"
 
 namespace fitbench {
@@ -89,6 +90,7 @@ bool MainWindow::saveTo(const QString& path) {
     const QString abs = QFileInfo(path).absoluteFilePath();
     m_base = spec;
     m_filePath = abs;
+    m_modelPanel->markSaved();
     m_savedJson = experiment_to_json(currentSpec()).dump();
     addRecentFile(abs);
     updateTitle();

@@ -319,6 +319,12 @@ ModelSpec ModelPanel::spec() const {
   return out;
 }
 
+void ModelPanel::markSaved() {
+  // What was saved is the data's width: the file no longer declares another.
+  if (m_input && m_inputFeatures > 0) m_input->shape = {m_inputFeatures};
+  refresh();
+}
+
 void ModelPanel::setInputFeatures(int features) {
   m_inputFeatures = std::max(features, 0);
   refresh();
@@ -526,6 +532,22 @@ void ModelPanel::refresh() {
   const QStringList names = layerNames();
   m_issues = validateModel(m_spec.layers, names,
                            {inputUnits(), m_hasTargetInfo, m_targetColumns, m_classes, m_loss});
+  // The window's input follows the data; a file that declares another width is run (and saved)
+  // with the data's, which is said, since fitbench-cli refuses the file as it is.
+  if (m_input && !m_input->shape.empty() && m_inputFeatures > 0 &&
+      m_input->shape != std::vector<int64_t>{m_inputFeatures}) {
+    QStringList dims{QStringLiteral("null")};
+    for (int64_t d : m_input->shape) dims << QString::number(d);
+    const QString text =
+        tr("Input: the file's InputLayer has batch_shape [%1], but the data has %2; the window "
+           "trains on the data's width and saves batch_shape [null, %3] (fitbench-cli refuses "
+           "the file until then).")
+            .arg(dims.join(QStringLiteral(", ")),
+                 m_inputFeatures == 1 ? tr("1 feature column")
+                                      : tr("%1 feature columns").arg(m_inputFeatures))
+            .arg(m_inputFeatures);
+    m_issues.push_front({-1, QString(), text, text, false});
+  }
 
   const int features = inputUnits();
   m_list->item(0)->setText(features == 1  ? tr("Input (1 feature)")

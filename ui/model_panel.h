@@ -39,6 +39,8 @@ class ModelPanel : public QWidget {
   // The edited spec. A leading InputLayer is kept when the spec had one, with its shape set to
   // the data's feature count once setInputFeatures has given one.
   ModelSpec spec() const;
+  // The experiment was saved with spec(): the InputLayer it wrote has the data's width.
+  void markSaved();
   // The data's feature count (0: not known yet); shown in the Input row and used for the summary.
   void setInputFeatures(int features);
   // The data's target columns and classes (0: not known / not a classification set) and the

@@ -254,6 +254,31 @@ class TestModelPanel : public QObject {
     QCOMPARE(name->placeholderText(), QStringLiteral("dense_2 (automatic)"));
   }
 
+  // A file whose InputLayer declares another width than the data: the window trains on the
+  // data's and says so (fitbench-cli refuses such a file); once saved, the file agrees.
+  void fileInputWidthOtherThanTheDataWarns() {
+    ModelPanel panel;
+    panel.setSpec(model({input(3), dense(2, "softmax")}));
+    panel.setInputFeatures(4);
+    QVERIFY(panel.errorText().isEmpty());
+    QStringList warnings;
+    for (const ModelIssue& issue : panel.issues())
+      if (!issue.error) warnings << issue.text;
+    QCOMPARE(warnings.value(0),
+             QStringLiteral("Input: the file's InputLayer has batch_shape [null, 3], but the data "
+                            "has 4 feature columns; the window trains on the data's width and "
+                            "saves batch_shape [null, 4] (fitbench-cli refuses the file until "
+                            "then)."));
+    QCOMPARE(panel.spec().layers.front().shape, (std::vector<int64_t>{4}));
+    panel.markSaved();
+    for (const ModelIssue& issue : panel.issues())
+      QVERIFY2(!issue.text.startsWith(QStringLiteral("Input:")), qPrintable(issue.text));
+    panel.setInputFeatures(3);  // the data's width is the file's: nothing to say
+    panel.setSpec(model({input(3), dense(2, "softmax")}));
+    for (const ModelIssue& issue : panel.issues())
+      QVERIFY2(!issue.text.startsWith(QStringLiteral("Input:")), qPrintable(issue.text));
+  }
+
   void summaryWaitsForTheData() {
     ModelPanel panel;
     panel.setSpec(model({dense(3)}));
