@@ -138,12 +138,14 @@ Dataset read_csv_dataset(const DataSpec& spec, const std::filesystem::path& base
 
   std::vector<float> xs;
   std::vector<float> ys;
+  std::vector<int64_t> label_lines;  // the line of each row's first target cell
   Index rows = 0;
   CsvRecord record;
   while (reader.next(record)) {
     check_row_length(reader, record);
     parse_cells(reader, record, features, false, xs);
     parse_cells(reader, record, targets, true, ys);
+    label_lines.push_back(record.fields[targets.front()].line);
     ++rows;
   }
   if (rows == 0) throw InputError(reader.display_name(), "has a header row but no data rows");
@@ -153,6 +155,10 @@ Dataset read_csv_dataset(const DataSpec& spec, const std::filesystem::path& base
   data.y = to_matrix(ys, rows, static_cast<Index>(targets.size()));
   for (size_t c : features) data.feature_names.push_back(header[c]);
   for (size_t c : targets) data.target_names.push_back(header[c]);
+  data.label_place = [file = reader.display_name(), column = static_cast<int64_t>(targets.front()),
+                      name = header[targets.front()], lines = std::move(label_lines)](Index row) {
+    return csv_cell_place(file, lines[static_cast<size_t>(row)], column + 1, name);
+  };
   return data;
 }
 

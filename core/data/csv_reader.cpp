@@ -52,13 +52,17 @@ CsvReader::CsvReader(const std::filesystem::path& file, std::string display_name
   if (std::string_view(text_).substr(0, kBom.size()) == kBom) pos_ = kBom.size();
 }
 
-std::string CsvReader::cell_place(int64_t line, int64_t column) const {
-  std::string place = display_name_ + ":" + std::to_string(line) + ":" + std::to_string(column);
-  if (column >= 1 && static_cast<size_t>(column) <= header_.size() &&
-      !header_[static_cast<size_t>(column - 1)].empty()) {
-    place += " (" + header_[static_cast<size_t>(column - 1)] + ")";
-  }
+std::string csv_cell_place(const std::string& file, int64_t line, int64_t column,
+                           const std::string& name) {
+  std::string place = file + ":" + std::to_string(line) + ":" + std::to_string(column);
+  if (!name.empty()) place += " (" + name + ")";
   return place;
+}
+
+std::string CsvReader::cell_place(int64_t line, int64_t column) const {
+  const bool named = column >= 1 && static_cast<size_t>(column) <= header_.size();
+  return csv_cell_place(display_name_, line, column,
+                        named ? header_[static_cast<size_t>(column - 1)] : std::string());
 }
 
 const std::vector<std::string>& CsvReader::read_header() {

@@ -23,6 +23,11 @@ struct CsvRecord {
   int64_t line = 0;
 };
 
+// "<file>:<line>:<column> (<name>)", the place of a cell in errors; the name is left out when
+// empty.
+std::string csv_cell_place(const std::string& file, int64_t line, int64_t column,
+                           const std::string& name);
+
 class CsvReader {
  public:
   // Reads the whole file. `display_name` is how errors name the file (e.g. "iris.csv"). Throws

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +19,9 @@ struct Dataset {
   Matrix y;  // (samples, targets): 0/1 labels, class indices, one-hot columns or real values
   std::vector<std::string> feature_names;
   std::vector<std::string> target_names;
+  // Where row r's first target cell comes from, for errors about a label: "<file>:<line>:<column>
+  // (<name>)" for a CSV file; empty (no function) for a generator's data.
+  std::function<std::string(Index row)> label_place;
 
   Index size() const { return x.rows(); }
 };

@@ -1,12 +1,28 @@
 #include "core/training/experiment_runner.h"
 
 #include <cmath>
+#include <sstream>
 
 #include "core/error.h"
 #include "core/io/model_file.h"
 #include "core/random.h"
 
 namespace fitbench {
+
+void check_sparse_labels(const Dataset& data, Index units, const std::string& loss) {
+  if (loss != "sparse_categorical_crossentropy" || data.y.cols() != 1 || units < 1) return;
+  for (Index r = 0; r < data.y.rows(); ++r) {
+    const float label = data.y(r, 0);
+    // The rule of the loss itself (a label is truncated to its class, as Keras's int32 cast).
+    if (label >= 0.0f && label < static_cast<float>(units)) continue;
+    std::ostringstream text;
+    text << "is the sparse label " << label << ", but the last layer has " << units
+         << (units == 1 ? " unit" : " units")
+         << ": sparse_categorical_crossentropy takes class indices from 0 to " << units - 1;
+    throw InputError(data.label_place ? data.label_place(r) : "data row " + std::to_string(r),
+                     text.str());
+  }
+}
 
 PreparedRun prepare_run(const ExperimentSpec& spec) {
   PreparedRun run;
@@ -27,6 +43,7 @@ PreparedRun prepare_run(const ExperimentSpec& spec) {
   run.model = std::make_unique<Sequential>(spec.model);
   if (!run.model->built()) run.model->build(run.data.x.cols());
   run.model->compile(spec.compile);
+  check_sparse_labels(run.data, run.model->network().output_units(), spec.compile.loss.name);
   if (!spec.initial_weights.empty()) {
     const ModelFile weights = read_model_file(spec.initial_weights);
     run.model->set_weights(weights.weights, spec.initial_weights);

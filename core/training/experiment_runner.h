@@ -19,7 +19,13 @@ struct PreparedRun {
 };
 
 // Seeds the global sequence with spec.seed (set_random_seed), loads the data, builds and
-// compiles the model and loads spec.initial_weights. Throws InputError naming the place.
+// compiles the model, checks sparse labels (check_sparse_labels) and loads spec.initial_weights.
+// Throws InputError naming the place.
 PreparedRun prepare_run(const ExperimentSpec& spec);
+
+// With sparse_categorical_crossentropy, every label must be a class index below `units`: throws
+// InputError naming the first that is not (a CSV file's cell, "data.csv:3:3 (y)") before
+// training, instead of a row of a shuffled batch during it.
+void check_sparse_labels(const Dataset& data, Index units, const std::string& loss);
 
 }  // namespace fitbench

@@ -9,6 +9,7 @@
 
 #include "core/data/dataset.h"
 #include "core/error.h"
+#include "core/training/experiment_runner.h"
 
 using namespace fitbench;
 
@@ -51,6 +52,7 @@ class TestCsv : public QObject {
   void good_files();
   void one_hot_targets();
   void feature_subset_in_given_order();
+  void sparse_labels_name_their_cell();
   void absolute_path_and_load_dataset();
   void table();
   void unnamed_columns();
@@ -135,6 +137,34 @@ void TestCsv::feature_subset_in_given_order() {
   QCOMPARE(d.feature_names, (std::vector<std::string>{"c", "a"}));
   QVERIFY(d.x == matrix(2, 2, {3, 1, 6, 4}));
   QVERIFY(d.y == matrix(2, 1, {0, 1}));
+}
+
+// A sparse label that is no class of the output is reported at its cell before training (a
+// quoted field spanning two lines keeps the line numbers right); a generator's data by its row.
+void TestCsv::sparse_labels_name_their_cell() {
+  write("lab.csv", "a,note,y\n1,ok,0\n2,\"two\nlines\",2\n3,ok,5\n");
+  const Dataset d = read_csv_dataset(csv_spec("lab.csv", {"y"}, {"a"}), dir());
+  QVERIFY(d.label_place);
+  QCOMPARE(d.label_place(2), std::string("lab.csv:5:3 (y)"));    // the file as the spec names it
+  check_sparse_labels(d, 6, "sparse_categorical_crossentropy");  // 0, 2, 5 < 6
+  check_sparse_labels(d, 3, "categorical_crossentropy");         // other losses: not labels
+  try {
+    check_sparse_labels(d, 3, "sparse_categorical_crossentropy");
+    QFAIL("label 5 with 3 units was accepted");
+  } catch (const InputError& e) {
+    QCOMPARE(e.place(), std::string("lab.csv:5:3 (y)"));
+    QCOMPARE(e.message(), std::string("is the sparse label 5, but the last layer has 3 units: "
+                                      "sparse_categorical_crossentropy takes class indices from "
+                                      "0 to 2"));
+  }
+  Dataset generated;
+  generated.y = matrix(2, 1, {0, -1});
+  try {
+    check_sparse_labels(generated, 2, "sparse_categorical_crossentropy");
+    QFAIL("label -1 was accepted");
+  } catch (const InputError& e) {
+    QCOMPARE(e.place(), std::string("data row 1"));
+  }
 }
 
 void TestCsv::absolute_path_and_load_dataset() {
