@@ -80,6 +80,12 @@ std::string join(const std::vector<std::string>& items) {
 int64_t to_int(const Json& v, const std::string& path, const std::string& expected, int64_t min,
                int64_t max) {
   const auto value = integral(v);
+  // An integer above a limit the expected text does not state ("a positive integer", capped at
+  // 2^30 for epochs) gets the limit said.
+  if (value && *value > max && *value >= min &&
+      expected.find(std::to_string(max)) == std::string::npos)
+    fail(path, "must be " + expected + " up to " + std::to_string(max) + ", got " +
+                   std::to_string(*value));
   if (!value || *value < min || *value > max) fail_expected(path, expected, v);
   return *value;
 }

@@ -786,6 +786,8 @@ void TestExperimentIo::errors_data() {
       "\"FSDP\" is not supported by fitbench; expected one of: DataParallel, ModelParallel");
   row("/distribution/mesh/axis_names", R"(["batch"])", "distribution.mesh.axis_names",
       "must be a list of 2 axis names, one per entry of shape, got 1");
+  row("/fit/epochs", "1073741825", "fit.epochs",
+      "must be a positive integer up to 1073741824, got 1073741825");
   row("/distribution/mesh/shape/0", "4294967298", "distribution.mesh.shape[0]",
       "must be at most 64 devices (the most fitbench simulates), got 4294967298");
   row("/distribution/layout_map/dense.*kernel/1", R"("modle")",
