@@ -84,7 +84,7 @@ std::pair<Dataset, Dataset> split_validation(const Dataset& data, double fractio
                          (no_training ? "training" : "validation") +
                          " rows: Keras trains on the first floor(" + std::to_string(n) +
                          " * (1 - " + format_number(fraction) + ")) = " + std::to_string(split_at) +
-                         " of " + std::to_string(n) + " samples; use a " +
+                         " of " + counted(n, "sample") + "; use a " +
                          (no_training ? "smaller" : "larger") + " fraction or more samples");
   }
   return {take_rows(data, 0, split_at), take_rows(data, split_at, n - split_at)};

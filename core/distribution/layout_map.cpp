@@ -245,8 +245,9 @@ LayoutCheck check_layout_map(const std::vector<VariableInfo>& variables,
       const std::string shape = python_tuple(v.shape);
       if (axes.size() > v.shape.size()) {
         add(place,
-            "the layout has " + std::to_string(axes.size()) + " axes but " + v.path + " has rank " +
-                std::to_string(v.shape.size()) + " (shape " + shape + ")",
+            "the layout has " + counted(static_cast<long long>(axes.size()), "axis", "axes") +
+                " but " + v.path + " has rank " + std::to_string(v.shape.size()) + " (shape " +
+                shape + ")",
             Kind::kKeras, found.entry);
       } else {
         for (size_t d = 0; d < axes.size(); ++d) {

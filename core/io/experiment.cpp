@@ -159,9 +159,10 @@ DevicesSpec parse_devices(const Json& doc, const std::string& path) {
                                                  {.lo = kMinDeviceSpeed, .hi = 1.0}));
     }
     if (devices.count && static_cast<int>(devices.speed.size()) != *devices.count)
-      fail(r.path_of("speed"), "has " + std::to_string(devices.speed.size()) +
-                                   " entries but devices.count is " +
-                                   std::to_string(*devices.count) + "; give one speed per device");
+      fail(r.path_of("speed"),
+           "has " + counted(static_cast<long long>(devices.speed.size()), "entry", "entries") +
+               " but devices.count is " + std::to_string(*devices.count) +
+               "; give one speed per device");
   }
   devices.link_latency_us =
       r.number("link_latency_us", 0.0, "a number of microseconds from 0 to 100000 (100 ms)",

@@ -56,8 +56,8 @@ NamedWeight parse_weight(const Json& v, const std::string& path) {
   if (product != static_cast<double>(values.size())) {
     char needs[32];
     std::snprintf(needs, sizeof needs, product < 1e15 ? "%.0f" : "%.3g", product);
-    fail(vpath, "has " + std::to_string(values.size()) + " values but the shape " +
-                    shape_text(weight.shape) + " needs " + needs);
+    fail(vpath, "has " + counted(static_cast<long long>(values.size()), "value") +
+                    " but the shape " + shape_text(weight.shape) + " needs " + needs);
   }
   weight.values.reserve(values.size());
   for (size_t i = 0; i < values.size(); ++i) {
@@ -157,10 +157,10 @@ void write_model_file(const ModelFile& model, const std::filesystem::path& file)
     const NamedWeight& weight = model.weights[w];
     const std::string place = index_path("weights", w);
     if (static_cast<int64_t>(weight.values.size()) != element_count(weight.shape)) {
-      throw InputError(key_path(place, "values"), "has " + std::to_string(weight.values.size()) +
-                                                      " values but the shape " +
-                                                      shape_text(weight.shape) + " needs " +
-                                                      std::to_string(element_count(weight.shape)))
+      throw InputError(key_path(place, "values"),
+                       "has " + counted(static_cast<long long>(weight.values.size()), "value") +
+                           " but the shape " + shape_text(weight.shape) + " needs " +
+                           std::to_string(element_count(weight.shape)))
           .within(file.string());
     }
     for (size_t i = 0; i < weight.values.size(); ++i) {

@@ -103,8 +103,8 @@ int64_t Network::workspace_floats_per_row() const {
 
 void Network::build(int64_t input_units) {
   if (declared_input_ && *declared_input_ != input_units)
-    throw InputError("model", "the model's input has " + std::to_string(*declared_input_) +
-                                  " features but the data has " + std::to_string(input_units));
+    throw InputError("model", "the model's input has " + counted(*declared_input_, "feature") +
+                                  " but the data has " + std::to_string(input_units));
   if (input_units < 1) throw InputError("model", "the input needs at least one feature");
   input_units_ = input_units;
   units_.clear();
