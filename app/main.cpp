@@ -153,6 +153,11 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  // A message about the experiment, prefixed with its file as fitbench-cli names it.
+  const auto inFile = [&](const QString& error) {
+    if (args.isEmpty() || error.startsWith(args.first())) return error;
+    return args.first() + QStringLiteral(": ") + error;
+  };
   const auto showViews = [&] {
     for (const QString& view : views) window.showView(view.trimmed());
   };
@@ -164,7 +169,7 @@ int main(int argc, char** argv) {
     QObject::connect(&window, &fitbench::MainWindow::runEnded, &app, [&](bool ok) {
       exitCode = ok ? 0 : window.lastResult() ? 1 : 2;
       // What the window shows beside the field or in its log, also on stderr for the caller.
-      if (!ok && !window.lastRunError().isEmpty()) fail(window.lastRunError());
+      if (!ok && !window.lastRunError().isEmpty()) fail(inFile(window.lastRunError()));
       showViews();
       if (!screenshot.isEmpty() && !saveScreenshot(window, screenshot)) exitCode = 2;
       if (quit) QTimer::singleShot(0, &app, [&] { window.close(); });
@@ -173,6 +178,12 @@ int main(int argc, char** argv) {
   } else if (!screenshot.isEmpty() || quit) {
     QTimer::singleShot(300, &window, [&] {
       if (!screenshot.isEmpty() && !saveScreenshot(window, screenshot)) exitCode = 2;
+      // Without --run, what Run would refuse (a CSV cell, a mesh, a layer) is still a bad
+      // experiment: said on stderr, exit 2.
+      if (const QString error = window.setupError(); !error.isEmpty()) {
+        fail(inFile(error));
+        exitCode = 2;
+      }
       if (quit) window.close();
     });
   }

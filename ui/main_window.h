@@ -64,6 +64,9 @@ class MainWindow : public QMainWindow {
   static QStringList viewNames();
   void showView(const QString& name);
 
+  // Why Run would refuse the experiment as set up (the first panel's error; `tab` gets that
+  // panel's Experiment tab), or empty.
+  QString setupError(int* tab = nullptr) const;
   // Run controls (also the toolbar's actions).
   void run();
   void stop();

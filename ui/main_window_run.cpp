@@ -51,9 +51,7 @@ QString MainWindow::runLabel(int devices, const QString& distribution) const {
   return tr("run %1 (%2, %3)").arg(m_runCount).arg(count, distribution);
 }
 
-void MainWindow::run() {
-  m_lastRunError.clear();
-  if (m_running) return;
+QString MainWindow::setupError(int* tab) const {
   struct Check {
     QString error;
     int tab;
@@ -65,10 +63,21 @@ void MainWindow::run() {
                           {m_strategyPanel->errorText(), 3}};
   for (const Check& c : checks) {
     if (c.error.isEmpty()) continue;
-    m_tabs->setCurrentIndex(c.tab);
-    m_lastRunError = c.error;
-    appendLog(tr("Cannot run: %1").arg(c.error), QStringLiteral("#b00020"));
-    statusBar()->showMessage(tr("Cannot run: %1").arg(c.error), 8000);
+    if (tab) *tab = c.tab;
+    return c.error;
+  }
+  return {};
+}
+
+void MainWindow::run() {
+  m_lastRunError.clear();
+  if (m_running) return;
+  int tab = 0;
+  if (const QString error = setupError(&tab); !error.isEmpty()) {
+    m_tabs->setCurrentIndex(tab);
+    m_lastRunError = error;
+    appendLog(tr("Cannot run: %1").arg(error), QStringLiteral("#b00020"));
+    statusBar()->showMessage(tr("Cannot run: %1").arg(error), 8000);
     emit runEnded(false);
     return;
   }

@@ -436,6 +436,14 @@ class TestMainWindow : public QObject {
     QCOMPARE(p.exitCode(), 2);
     const QString cellErr = QString::fromUtf8(p.readAllStandardError());
     QVERIFY2(cellErr.contains(QStringLiteral("cells.csv:3:2 (b)")), qPrintable(cellErr));
+    // Without --run too: what Run would refuse is exit 2, named after the experiment file.
+    p.start(QStringLiteral(FITBENCH_GUI), {cells.fileName(), QStringLiteral("--quit")});
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 2);
+    const QString setupErr = QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(setupErr.contains(cells.fileName() + QStringLiteral(": ")) &&
+                 setupErr.contains(QStringLiteral("cells.csv:3:2 (b)")),
+             qPrintable(setupErr));
 
     // A usage error and a screenshot that cannot be written: exit 2 before any training.
     p.start(QStringLiteral(FITBENCH_GUI), {example("seed.json"), QStringLiteral("--bogus")});
