@@ -312,6 +312,8 @@ void MainWindow::onFinished(std::shared_ptr<RunResult> result) {
   if (how == tr("Finished")) m_progress->setValue(1000);
   statusBar()->showMessage(status, 10000);
   updateActions();
+  // A run TerminateOnNaN stopped failed: its line is the error (fitbench --quit prints it).
+  if (result->stopReason == "invalid_loss") m_lastRunError = summary;
   emit runEnded(result->stopReason != "invalid_loss");
 }
 
