@@ -100,7 +100,7 @@ std::vector<double> speed_list(const QString& text) {
 char delimiter_option(const QCommandLineParser& p) {
   const std::string d = p.value("delimiter").toStdString();
   if (d.size() != 1)
-    throw InputError("--delimiter", "must be a single character, got \"" + d + "\"");
+    throw InputError("--delimiter", "must be a single ASCII character, got \"" + d + "\"");
   return d[0];
 }
 

@@ -6,6 +6,7 @@
 #include <cctype>
 #include <cmath>
 
+#include "core/error.h"
 #include "core/io/json_reader.h"
 #include "core/io/keras_json.h"
 
@@ -316,9 +317,11 @@ ScheduleSpec parse_schedule(const Json& doc, const std::string& path) {
           json_io::to_number(values[i], index_path(r.path_of("values"), i), "a number"));
     }
     if (spec.values.size() != spec.boundaries.size() + 1) {
-      fail(r.path_of("values"), "must have one more entry than boundaries (" +
-                                    std::to_string(spec.boundaries.size() + 1) + "), got " +
-                                    std::to_string(spec.values.size()));
+      fail(r.path_of("values"),
+           "must have one more entry than boundaries: " +
+               counted(static_cast<long long>(spec.boundaries.size() + 1), "value") + " for " +
+               counted(static_cast<long long>(spec.boundaries.size()), "boundary", "boundaries") +
+               ", got " + std::to_string(spec.values.size()));
     }
     if (const Json* name = r.get_non_null("name")) json_io::to_string(*name, r.path_of("name"));
     return spec;

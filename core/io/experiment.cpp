@@ -76,9 +76,9 @@ DataSpec parse_data(const Json& doc, const std::string& path, const std::filesys
     if (const Json* features = r.get_non_null("features")) {
       data.features_columns = read_column_list(*features, r.path_of("features"), false);
     }
-    const std::string delimiter = r.string("delimiter", ",", "a single character");
+    const std::string delimiter = r.string("delimiter", ",", "a single ASCII character");
     if (delimiter.size() != 1)
-      fail_expected(r.path_of("delimiter"), "a single character", *r.get("delimiter"));
+      fail_expected(r.path_of("delimiter"), "a single ASCII character", *r.get("delimiter"));
     data.delimiter = delimiter[0];
     data.standardize = r.boolean("standardize", false);
     return data;

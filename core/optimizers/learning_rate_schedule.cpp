@@ -68,9 +68,12 @@ void validate_schedule(const ScheduleSpec& s, const std::string& place) {
     if (s.boundaries.empty())
       throw InputError(at + "boundaries", "must list at least one step boundary");
     if (s.values.size() != s.boundaries.size() + 1)
-      throw InputError(at + "values", "must have one more entry than boundaries (" +
-                                          std::to_string(s.boundaries.size() + 1) + "), got " +
-                                          std::to_string(s.values.size()));
+      throw InputError(
+          at + "values",
+          "must have one more entry than boundaries: " +
+              counted(static_cast<long long>(s.boundaries.size() + 1), "value") + " for " +
+              counted(static_cast<long long>(s.boundaries.size()), "boundary", "boundaries") +
+              ", got " + std::to_string(s.values.size()));
     for (size_t i = 0; i < s.boundaries.size(); ++i) {
       const std::string b = at + "boundaries[" + std::to_string(i) + "]";
       require(std::isfinite(s.boundaries[i]), b, "a finite number", s.boundaries[i]);

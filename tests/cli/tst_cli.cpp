@@ -258,7 +258,7 @@ void TestCli::bad_input_exits_2() {
   const Result delim =
       cli({"predict", model, "--data", good, "--target", "label", "--delimiter", ";;"});
   QCOMPARE(delim.code, 2);
-  QVERIFY2(delim.err.startsWith("fitbench-cli: --delimiter: must be a single character"),
+  QVERIFY2(delim.err.startsWith("fitbench-cli: --delimiter: must be a single ASCII character"),
            qPrintable(delim.err));
   const Result type = cli({"devices", "--type", "foo"});
   QCOMPARE(type.code, 2);

@@ -198,10 +198,12 @@ void TestSchedules::validation_data() {
   QTest::newRow("negative warmup_target")
       << cosine(0.1, 10.0, 0.0, -0.1, 2.0) << "config.warmup_target"
       << "must be a non-negative number, got -0.1";
-  QTest::newRow("values one short") << piecewise({1.0, 2.0}, {0.1, 0.05}) << "config.values"
-                                    << "must have one more entry than boundaries (3), got 2";
-  QTest::newRow("values one long") << piecewise({1.0}, {0.1, 0.05, 0.01}) << "config.values"
-                                   << "must have one more entry than boundaries (2), got 3";
+  QTest::newRow("values one short")
+      << piecewise({1.0, 2.0}, {0.1, 0.05}) << "config.values"
+      << "must have one more entry than boundaries: 3 values for 2 boundaries, got 2";
+  QTest::newRow("values one long")
+      << piecewise({1.0}, {0.1, 0.05, 0.01}) << "config.values"
+      << "must have one more entry than boundaries: 2 values for 1 boundary, got 3";
   QTest::newRow("no boundaries") << piecewise({}, {0.1}) << "config.boundaries"
                                  << "must list at least one step boundary";
   QTest::newRow("boundaries not increasing")
