@@ -163,12 +163,13 @@ int run_command(const QStringList& args) {
                "all-gather in N chunks) or naive (device 0 sums and sends back) (default: the "
                "experiment's devices.allreduce, else ring).",
                "ring|naive"});
-  p.addOption({"device-speed",
-               "Rehearsal: each device's relative speed, one per device (cpu:0, cpu:1, ...; "
-               "ModelParallel's mesh row by row), in (0, 1]; a device at 0.5 takes twice as long "
-               "for forward, backward and update (default: the experiment's devices.speed, else "
-               "all 1).",
-               "S0,S1,..."});
+  p.addOption(
+      {"device-speed",
+       "Rehearsal: each device's relative speed, one per device (cpu:0, cpu:1, ...; "
+       "ModelParallel's mesh row by row), from 0.01 to 1; a device at 0.5 takes twice as long "
+       "for forward, backward and update (default: the experiment's devices.speed, else "
+       "all 1).",
+       "S0,S1,..."});
   p.addOption({"link-latency-us",
                "Rehearsal: microseconds added to every message of a collective (default: the "
                "experiment's devices.link_latency_us, else 0).",
@@ -232,6 +233,12 @@ int run_command(const QStringList& args) {
       spec.distribution.axis_names = {"batch", "model"};
     }
   }
+  // Devices without a distribution train nothing in parallel (Keras trains on one device until
+  // set_distribution): said, since the run would look like it ignored the flag.
+  if (cli_devices && *cli_devices > 1 && spec.distribution.class_name.empty())
+    std::cerr << "fitbench-cli: note: --devices " << *cli_devices
+              << " has no effect without a distribution: the model trains on one device; add "
+                 "--strategy data_parallel or model_parallel\n";
   // The rehearsal knobs and the trace need devices to act on.
   for (const char* flag : {"allreduce", "device-speed", "link-latency-us", "link-gbps", "trace"}) {
     if (p.isSet(flag) && spec.distribution.class_name.empty())
@@ -271,8 +278,16 @@ int run_command(const QStringList& args) {
       !p.value("history").endsWith(".csv"))
     throw InputError("--history", "must name a .json or a .csv file, got \"" +
                                       p.value("history").toStdString() + "\"");
-  for (const char* flag : {"save-model", "history", "trace"})
-    if (p.isSet(flag)) check_writable_file(p.value(flag).toStdString());
+  for (const char* flag : {"save-model", "history", "trace"}) {
+    if (!p.isSet(flag)) continue;
+    const std::string option = std::string("--") + flag;
+    if (p.value(flag).isEmpty()) throw InputError(option, "needs a file name");
+    try {
+      check_writable_file(p.value(flag).toStdString());
+    } catch (const InputError& e) {
+      throw e.within(option);
+    }
+  }
   // An output that is one of the run's inputs, or another output, would replace it.
   std::vector<std::pair<std::string, std::string>> files = {
       {p.positionalArguments()[0].toStdString(), "the experiment file"}};

@@ -435,6 +435,7 @@ void TestCli::rehearsal_flag_errors() {
       {{"--devices", "2", "--device-speed", "1,1e-9"}, "--device-speed: must list"},
       {{"--link-latency-us", "soon"}, "--link-latency-us: must be a number"},
       {{"--strategy", "none", "--trace", "t.json"}, "--trace: needs a distribution"},
+      {{"--devices", "2", "--trace", ""}, "--trace: needs a file name"},
   };
   for (const Case& c : cases) {
     const Result r = cli(QStringList{"run", seed} + c.args);
@@ -442,6 +443,11 @@ void TestCli::rehearsal_flag_errors() {
     QCOMPARE(r.err.count('\n'), 1);
     QVERIFY2(r.err.startsWith(QString("fitbench-cli: ") + c.expected), qPrintable(r.err));
   }
+  // --devices without a distribution trains one device, and says so.
+  const Result single = cli({"run", seed, "--strategy", "none", "--devices", "4", "--epochs", "1"});
+  QCOMPARE(single.code, 0);
+  QVERIFY2(single.err.contains("note: --devices 4 has no effect without a distribution"),
+           qPrintable(single.err));
   // A bad knob in the file names the file and the path.
   QTemporaryDir dir;
   const QString file = dir.filePath("slow.json");
