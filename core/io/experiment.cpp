@@ -288,6 +288,12 @@ Json distribution_to_json(const DistributionSpec& dist) {
 }
 
 ExperimentSpec parse_document(const Json& doc, const std::filesystem::path& base_dir) {
+  // A model file given where an experiment belongs: say so rather than list the keys.
+  if (doc.is_object() && doc.contains("format") && doc.contains("weights") && !doc.contains("data"))
+    fail("",
+         "is a model file (\"format\": \"fitbench-model\"), not an experiment; "
+         "`fitbench-cli evaluate` and `predict` take model files, and an experiment starts from "
+         "one with initial_weights");
   ObjectReader r(doc, "",
                  {"name", "description", "seed", "devices", "distribution", "data", "model",
                   "compile", "fit", "initial_weights"});

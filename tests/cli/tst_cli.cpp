@@ -141,6 +141,12 @@ void TestCli::history_and_model_files() {
   const double first_fresh = doc["history"].toObject()["loss"].toArray().first().toDouble();
   const double continued = r.out.section("loss: ", 1).left(6).toDouble();
   QVERIFY2(continued < first_fresh, qPrintable(r.out));
+  // The model file where an experiment belongs: said, not its keys listed.
+  r = cli({"run", model});
+  QCOMPARE(r.code, 2);
+  QVERIFY2(r.err.contains("m.json: is a model file (\"format\": \"fitbench-model\"), not an "
+                          "experiment"),
+           qPrintable(r.err));
 }
 
 void TestCli::evaluate_and_predict() {
