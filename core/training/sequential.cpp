@@ -438,8 +438,17 @@ void Sequential::set_weights(const std::vector<NamedWeight>& weights, const std:
                            [&](const NamedWeight& w) { return w.path == v.path; });
     if (it == weights.end())
       throw InputError(source, "has no weights for variable \"" + v.path + "\"");
-    if (it->shape != v.shape || static_cast<int64_t>(it->values.size()) != v.size())
-      throw InputError(source, "weights \"" + v.path + "\" have the wrong shape for this model");
+    if (it->shape != v.shape || static_cast<int64_t>(it->values.size()) != v.size()) {
+      const auto text = [](const Shape& shape) {
+        std::string out = "[";
+        for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
+        return out + "]";
+      };
+      throw InputError(source + ": weights[" + std::to_string(it - weights.begin()) + "].shape",
+                       "is " + text(it->shape) + ", but this model's \"" + v.path +
+                           "\" has shape " + text(v.shape) +
+                           " (the model file was saved from another model)");
+    }
     std::copy(it->values.begin(), it->values.end(), v.value.data());
   }
   for (const auto& w : weights) {

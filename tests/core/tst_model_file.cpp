@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/io/keras_json.h"
 #include "core/io/model_file.h"
+#include "core/training/sequential.h"
 
 using namespace fitbench;
 using OrderedJson = nlohmann::ordered_json;
@@ -81,6 +82,7 @@ class TestModelFile : public QObject {
   void errors();
   void write_rejects_what_it_could_not_read();
   void write_replaces_atomically();
+  void weights_of_another_model_name_the_shapes();
 };
 
 void TestModelFile::round_trip_is_bit_exact() {
@@ -299,6 +301,25 @@ void TestModelFile::write_replaces_atomically() {
   QVERIFY(error.has_value());
   QCOMPARE(error->place(), missing.string());
   QCOMPARE(error->message(), std::string("cannot be written: No such file or directory"));
+}
+
+// Weights saved from another model: which entry, its shape and the model's.
+void TestModelFile::weights_of_another_model_name_the_shapes() {
+  Sequential model(seed_model());
+  std::vector<NamedWeight> weights = model.get_weights();
+  QCOMPARE(weights.size(), size_t(2));
+  QCOMPARE(weights[0].path, std::string("sequential/dense/kernel"));
+  weights[0].shape = {3, 1};
+  weights[0].values.resize(3);
+  try {
+    model.set_weights(weights, "m.json");
+    QFAIL("a [3, 1] kernel was loaded into a [4, 1] one");
+  } catch (const InputError& e) {
+    QCOMPARE(e.place(), std::string("m.json: weights[0].shape"));
+    QCOMPARE(e.message(), std::string("is [3, 1], but this model's \"sequential/dense/kernel\" "
+                                      "has shape [4, 1] (the model file was saved from another "
+                                      "model)"));
+  }
 }
 
 QTEST_GUILESS_MAIN(TestModelFile)
