@@ -20,9 +20,13 @@ std::string history_text(const History& h, bool csv) {
         // The shortest text that reads back as the same double (Python's repr, as Keras's
         // CSVLogger writes a value), "nan" for an epoch without one.
         const double v = i < values.size() ? values[i] : std::nan("");
+        text += ',';
+        if (std::isnan(v)) {  // to_chars writes a NaN with its sign bit as "-nan"; Python: nan
+          text += "nan";
+          continue;
+        }
         char buf[40];
         const auto r = std::to_chars(buf, buf + sizeof buf, v);
-        text += ',';
         text.append(buf, r.ptr);
       }
       text += "\n";

@@ -8,10 +8,12 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <limits>
 #include <optional>
 
 #include "core/error.h"
 #include "core/io/experiment.h"
+#include "core/io/history_file.h"
 #include "core/io/json_file.h"
 #include "core/io/keras_json.h"
 
@@ -441,6 +443,7 @@ class TestExperimentIo : public QObject {
   void invalid_json_names_line_and_column();
   void duplicate_keys_name_their_path();
   void deep_nesting_and_huge_keys_are_refused();
+  void history_csv_writes_python_floats();
   void missing_file();
   void relative_paths_are_resolved();
   void examples_read_data();
@@ -934,6 +937,18 @@ void TestExperimentIo::deep_nesting_and_huge_keys_are_refused() {
   QVERIFY2(error->message().find("too large or too complex") != std::string::npos &&
                error->message().find("_GLIBCXX") == std::string::npos,
            error->what());
+}
+
+// The History as CSV writes each value as Python's repr would (CSVLogger): the shortest text
+// that reads back the same, and nan / inf / -inf whatever the NaN's sign bit.
+void TestExperimentIo::history_csv_writes_python_floats() {
+  History h;
+  h.epoch = {0, 1};
+  h.history["loss"] = {0.1, -std::numeric_limits<double>::quiet_NaN()};
+  h.history["val_loss"] = {std::numeric_limits<double>::infinity(),
+                           -std::numeric_limits<double>::infinity()};
+  QCOMPARE(QString::fromStdString(history_text(h, true)),
+           QStringLiteral("epoch,loss,val_loss\n0,0.1,inf\n1,nan,-inf\n"));
 }
 
 void TestExperimentIo::missing_file() {
