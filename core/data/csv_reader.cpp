@@ -1,5 +1,6 @@
 #include "core/data/csv_reader.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -49,6 +50,15 @@ CsvReader::CsvReader(const std::filesystem::path& file, std::string display_name
   if (size < 0) throw InputError(display_name_, "cannot be read");
   text_.resize(static_cast<size_t>(size));
   if (size > 0 && !in.read(text_.data(), size)) throw InputError(display_name_, "cannot be read");
+  const std::string_view start = std::string_view(text_).substr(0, 2);
+  if (start == "\xFF\xFE" || start == "\xFE\xFF") {
+    throw InputError(display_name_,
+                     "is UTF-16 text (as some spreadsheets save \"Unicode text\"); save it as a "
+                     "UTF-8 or plain CSV file");
+  }
+  // Lines ended by a carriage return alone (classic Mac OS, some spreadsheet exports), as pandas
+  // and Python's csv module read them.
+  if (text_.find('\n') == std::string::npos) std::replace(text_.begin(), text_.end(), '\r', '\n');
   if (std::string_view(text_).substr(0, kBom.size()) == kBom) pos_ = kBom.size();
 }
 

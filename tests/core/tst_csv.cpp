@@ -88,6 +88,7 @@ void TestCsv::good_files_data() {
   QTest::newRow("plain") << QByteArray("a,b,y\n1,2,0\n3,-4.5,1\n") << ',';
   QTest::newRow("no final newline") << QByteArray("a,b,y\n1,2,0\n3,-4.5,1") << ',';
   QTest::newRow("crlf") << QByteArray("a,b,y\r\n1,2,0\r\n3,-4.5,1\r\n") << ',';
+  QTest::newRow("cr alone") << QByteArray("a,b,y\r1,2,0\r3,-4.5,1\r") << ',';
   QTest::newRow("bom") << QByteArray(
                               "\xEF\xBB\xBF"
                               "a,b,y\n1,2,0\n3,-4.5,1\n")
@@ -238,6 +239,16 @@ void TestCsv::errors_data() {
   QTest::newRow("not a number") << QByteArray("a,b,y\n1,2,0\n3,abc,1\n") << y << all
                                 << "f.csv:3:2 (b)"
                                 << "is not a number: \"abc\"";
+  QTest::newRow("utf-16") << QByteArray(
+                                 "\xFF\xFE"
+                                 "a\0,\0y\0\n\0",
+                                 10)
+                          << y << all << "f.csv"
+                          << "is UTF-16 text (as some spreadsheets save \"Unicode text\"); save "
+                             "it as a UTF-8 or plain CSV file";
+  QTest::newRow("cr alone counts lines")
+      << QByteArray("a,b,y\r1,2,0\r2,x,1\r") << y << all << "f.csv:3:2 (b)"
+      << "is not a number: \"x\"";
   QTest::newRow("line numbers count bom, crlf and blank lines")
       << QByteArray(
              "\xEF\xBB\xBF"
