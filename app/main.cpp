@@ -4,6 +4,8 @@
 // demos and automation.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
+#include <QImageWriter>
 #include <QRegularExpression>
 #include <QTimer>
 #include <cstdio>
@@ -88,6 +90,13 @@ int main(int argc, char** argv) {
   const bool batch = quit || !screenshot.isEmpty();
   if (!screenshot.isEmpty()) {
     // Checked now, so that a wrong path does not cost the run it was to show.
+    const QByteArray suffix = QFileInfo(screenshot).suffix().toLower().toLatin1();
+    if (!QImageWriter::supportedImageFormats().contains(suffix)) {
+      fail(QStringLiteral("--screenshot: %1: cannot save a picture as '.%2'; use a .png, .jpg or "
+                          ".bmp file name")
+               .arg(screenshot, QString::fromLatin1(suffix)));
+      return 2;
+    }
     try {
       fitbench::check_writable_file(screenshot.toStdString());
     } catch (const fitbench::InputError& e) {

@@ -475,6 +475,15 @@ class TestMainWindow : public QObject {
     QCOMPARE(p.exitCode(), 2);
     const QString shotErr = QString::fromUtf8(p.readAllStandardError());
     QVERIFY2(shotErr.contains(QStringLiteral("w.png: cannot be written")), qPrintable(shotErr));
+    p.start(QStringLiteral(FITBENCH_GUI),
+            {example("seed.json"), QStringLiteral("--run"), QStringLiteral("--screenshot"),
+             dir.filePath(QStringLiteral("w.txt")), QStringLiteral("--quit")});
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 2);
+    const QString typeErr = QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(typeErr.contains(QStringLiteral("cannot save a picture as '.txt'")),
+             qPrintable(typeErr));
+    QVERIFY(!QFileInfo::exists(dir.filePath(QStringLiteral("w.txt"))));
   }
 };
 
