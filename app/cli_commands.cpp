@@ -190,7 +190,15 @@ int run_command(const QStringList& args) {
   if (p.isSet("batch-size")) spec.fit.batch_size = int_option(p, "batch-size", 1, 1 << 24);
   if (p.isSet("verbose")) spec.fit.verbose = int_option(p, "verbose", 0, 2);
   if (p.isSet("seed")) spec.seed = static_cast<uint64_t>(int_option(p, "seed", 0, INT32_MAX));
-  if (p.isSet("load-weights")) spec.initial_weights = p.value("load-weights").toStdString();
+  if (p.isSet("load-weights")) {
+    // Read now, so that its errors name the option rather than the experiment.
+    spec.initial_weights = p.value("load-weights").toStdString();
+    try {
+      read_model_file(spec.initial_weights);
+    } catch (const InputError& e) {
+      throw e.within("--load-weights");
+    }
+  }
   if (p.isSet("strategy")) {
     const QString s = p.value("strategy");
     if (s == "none") {

@@ -203,6 +203,12 @@ void TestCli::help_on_every_command() {
   QCOMPARE(cli({"frobnicate"}).code, 2);
   QCOMPARE(cli({"run"}).code, 2);
   QCOMPARE(cli({"run", example("seed.json"), "--epochs", "zero"}).code, 2);
+  // A weights file that cannot be read is named after its option, not the experiment.
+  const Result weights = cli({"run", example("seed.json"), "--load-weights", "/nonexistent.json"});
+  QCOMPARE(weights.code, 2);
+  QVERIFY2(
+      weights.err.startsWith("fitbench-cli: --load-weights: /nonexistent.json: cannot be read"),
+      qPrintable(weights.err));
 }
 
 void TestCli::bad_input_exits_2() {
