@@ -384,6 +384,21 @@ int run_command(const QStringList& args) {
   return 0;
 }
 
+// The CSV's feature columns against the model's input, named after the file (with a hint about
+// --target when the target columns may still be among them).
+void check_feature_count(const Sequential& model, Index columns, const std::string& csv,
+                         bool target_given) {
+  const Index wanted = model.network().input_units();
+  if (columns == wanted) return;
+  throw InputError(csv, target_given ? "has " + counted(columns, "feature column") +
+                                           " (every column but the target) but the model takes " +
+                                           counted(wanted, "feature")
+                                     : "has " + counted(columns, "column") +
+                                           " but the model takes " + counted(wanted, "feature") +
+                                           "; if the target columns are among them, name them with "
+                                           "--target to leave them out");
+}
+
 int evaluate_command(const QStringList& args) {
   QCommandLineParser p;
   p.setApplicationDescription("Evaluates a model file on a CSV file and prints loss and metrics.");
@@ -406,8 +421,13 @@ int evaluate_command(const QStringList& args) {
                                delimiter_option(p));
   Sequential model(file.config);
   if (!model.built()) model.build(data.x.cols());
+  check_feature_count(model, data.x.cols(), p.value("data").toStdString(), true);
   model.set_weights(file.weights, model_path);
-  model.compile(*file.compile);
+  try {
+    model.compile(*file.compile);
+  } catch (const InputError& e) {
+    throw e.within(model_path);  // the model file's compile section
+  }
   RunOptions options;
   options.interactive = stdout_is_terminal();
   const Logs logs = model.evaluate(data.x, data.y, int_option(p, "batch-size", 1, 1 << 24),
@@ -441,6 +461,7 @@ int predict_command(const QStringList& args) {
   }
   Sequential model(file.config);
   if (!model.built()) model.build(x.cols());
+  check_feature_count(model, x.cols(), p.value("data").toStdString(), p.isSet("target"));
   model.set_weights(file.weights, model_path);
   const Matrix out = model.predict(x, int_option(p, "batch-size", 1, 1 << 24), 0);
   for (Index c = 0; c < out.cols(); ++c) std::cout << (c ? "," : "") << "output_" << c;

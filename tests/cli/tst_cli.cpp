@@ -167,6 +167,12 @@ void TestCli::evaluate_and_predict() {
   QCOMPARE(lines.size(), 4);
   QCOMPARE(lines[0], QString("output_0"));
   QVERIFY(lines[1].toDouble() > 0.5 && lines[2].toDouble() < 0.5 && lines[3].toDouble() > 0.5);
+  // The target still among the columns: the CSV is named, with the fix.
+  r = cli({"predict", model, "--data", data});
+  QCOMPARE(r.code, 2);
+  QVERIFY2(r.err.contains("d.csv: has 5 columns but the model takes 4 features; if the target "
+                          "columns are among them, name them with --target"),
+           qPrintable(r.err));
 }
 
 void TestCli::summary() {
