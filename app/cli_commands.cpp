@@ -228,14 +228,24 @@ int run_command(const QStringList& args) {
       bool ok0 = false, ok1 = false;
       const int r = parts.size() == 2 ? parts[0].toInt(&ok0) : 0;
       const int c = parts.size() == 2 ? parts[1].toInt(&ok1) : 0;
-      if (!ok0 || !ok1 || r < 1 || c < 1)
-        throw InputError("--mesh",
-                         "must be RxC with two positive integers (batch x model), got \"" +
-                             p.value("mesh").toStdString() + "\"");
+      if (!ok0 || !ok1 || r < 1 || c < 1 || r > kMaxDeviceCount || c > kMaxDeviceCount)
+        throw InputError("--mesh", "must be RxC with two whole numbers from 1 to " +
+                                       std::to_string(kMaxDeviceCount) +
+                                       " (batch x model), got \"" + p.value("mesh").toStdString() +
+                                       "\"");
       spec.distribution.mesh_shape = {r, c};
       if (spec.distribution.axis_names.size() != 2)
         spec.distribution.axis_names = {"batch", "model"};
       if (!cli_devices && !spec.devices.count) cli_devices = r * c;
+      // The devices come from elsewhere (--devices, devices.count): a mesh that does not cover
+      // them is this option's error.
+      const int count = resolve_device_count(cli_devices, spec.devices.count);
+      if (r * c != count)
+        throw InputError("--mesh",
+                         p.value("mesh").toStdString() + " needs " + counted(r * c, "device") +
+                             ", but there " +
+                             (count == 1 ? std::string("is 1") : "are " + std::to_string(count)) +
+                             " (--devices or the experiment's devices.count)");
     } else if (spec.distribution.mesh_shape.empty()) {
       spec.distribution.mesh_shape = {1, resolve_device_count(cli_devices, spec.devices.count)};
       spec.distribution.axis_names = {"batch", "model"};

@@ -454,6 +454,8 @@ void TestCli::rehearsal_flag_errors() {
       {{"--link-latency-us", "soon"}, "--link-latency-us: must be a number"},
       {{"--strategy", "none", "--trace", "t.json"}, "--trace: needs a distribution"},
       {{"--devices", "2", "--trace", ""}, "--trace: needs a file name"},
+      {{"--strategy", "model_parallel", "--mesh", "2x2", "--devices", "2"},
+       "--mesh: 2x2 needs 4 devices, but there are 2"},
   };
   for (const Case& c : cases) {
     const Result r = cli(QStringList{"run", seed} + c.args);
