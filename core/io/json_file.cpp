@@ -1,5 +1,7 @@
 #include "core/io/json_file.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
@@ -64,7 +66,7 @@ class DuplicateKeys {
         Frame& f = frames_.back();
         std::string key = parsed.get<std::string>();
         if (!f.keys.insert(key).second) {
-          std::string place = path() + (frames_.size() > 1 ? "." : "") + key;
+          std::string place = path() + member(key, frames_.size() > 1);
           if (!source_.empty()) place = source_ + ": " + place;
           throw InputError(place, "is given twice in one object; give each key once");
         }
@@ -89,6 +91,16 @@ class DuplicateKeys {
     if (!frames_.empty() && frames_.back().array) ++frames_.back().index;
   }
   // The path of the current innermost object (its key is appended by the caller).
+  // `.key`, or `["h.*bias"]` for a key that is not a plain name (a layout map's regex), as the
+  // readers' own messages write it.
+  static std::string member(const std::string& key, bool after_something) {
+    const bool plain = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    });
+    if (plain) return (after_something ? "." : "") + key;
+    return "[" + nlohmann::ordered_json(key).dump() + "]";
+  }
+
   std::string path() const {
     std::string out;
     for (size_t i = 0; i + 1 < frames_.size(); ++i) {
@@ -96,8 +108,7 @@ class DuplicateKeys {
       if (f.array) {
         out += "[" + std::to_string(f.index) + "]";
       } else {
-        if (!out.empty()) out += ".";
-        out += f.key;
+        out += member(f.key, !out.empty());
       }
     }
     return out;

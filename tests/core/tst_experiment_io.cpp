@@ -877,6 +877,8 @@ void TestExperimentIo::duplicate_keys_name_their_path() {
        "model.config.layers[1].config.units"},
       {R"({"fit": {"callbacks": [[1, 2], {"a": {}, "a": 1}]}})", "fit.callbacks[1].a"},
       {R"([{"k": 1}, {"k": 2, "k": 3}])", "[1].k"},
+      {R"({"distribution": {"layout_map": {"h.*bias": [null], "h.*bias": ["model"]}}})",
+       "distribution.layout_map[\"h.*bias\"]"},
   };
   for (const auto& [text, place] : cases) {
     write_text(file, text);
