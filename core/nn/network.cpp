@@ -82,7 +82,8 @@ void Network::too_large(size_t layer, double floats, bool units) const {
   const std::string place =
       "model.config.layers[" + std::to_string(spec_index_[layer]) + "].config.units";
   char amount[32];
-  std::snprintf(amount, sizeof amount, "%.3g", floats);
+  // The count as written (400060001), unless it is too long to read.
+  std::snprintf(amount, sizeof amount, floats < 1e15 ? "%.0f" : "%.3g", floats);
   const std::string limit =
       "fitbench's limit of " + std::to_string(kMaxModelFloats) + " floats (1 GiB) per model";
   throw InputError(place, units
