@@ -65,8 +65,12 @@ CsvReader::CsvReader(const std::filesystem::path& file, std::string display_name
 std::string csv_cell_place(const std::string& file, int64_t line, int64_t column,
                            const std::string& name) {
   std::string place = file + ":" + std::to_string(line) + ":" + std::to_string(column);
-  if (!name.empty()) place += " (" + name + ")";
-  return place;
+  if (name.empty()) return place;
+  // A quoted header cell may hold a line break: written \n, so that the message stays one line.
+  place += " (";
+  for (char c : name)
+    place += c == '\n' ? std::string("\\n") : c == '\r' ? "\\r" : std::string(1, c);
+  return place + ")";
 }
 
 std::string CsvReader::cell_place(int64_t line, int64_t column) const {

@@ -246,6 +246,9 @@ void TestCsv::errors_data() {
                           << y << all << "f.csv"
                           << "is UTF-16 text (as some spreadsheets save \"Unicode text\"); save "
                              "it as a UTF-8 or plain CSV file";
+  QTest::newRow("header with a line break")
+      << QByteArray("\"a\nb\",y\n1,0\nq,1\n") << y << all << "f.csv:4:1 (a\\nb)"
+      << "is not a number: \"q\"";
   QTest::newRow("cr alone counts lines")
       << QByteArray("a,b,y\r1,2,0\r2,x,1\r") << y << all << "f.csv:3:2 (b)"
       << "is not a number: \"x\"";
