@@ -369,9 +369,9 @@ void TestFit::sizes_beyond_memory_are_input_errors() {
     QFAIL("expected an error");
   } catch (const InputError& e) {
     QCOMPARE(e.place(), std::string("model.config.layers[3].config.units"));
-    QVERIFY2(
-        std::string(e.message()).find("model's variables hold 300000000 floats") != std::string::npos,
-        e.what());
+    QVERIFY2(std::string(e.message()).find("model's variables hold 300000000 floats") !=
+                 std::string::npos,
+             e.what());
   }
   wide.layers[1].units = 200'000;  // 2.4 MB of kernel; 400 rows of activations hold 3.2 x 10^8
   Sequential m(wide);
