@@ -241,11 +241,10 @@ int run_command(const QStringList& args) {
       // them is this option's error.
       const int count = resolve_device_count(cli_devices, spec.devices.count);
       if (r * c != count)
-        throw InputError("--mesh",
-                         p.value("mesh").toStdString() + " needs " + counted(r * c, "device") +
-                             ", but there " +
-                             (count == 1 ? std::string("is 1") : "are " + std::to_string(count)) +
-                             " (--devices or the experiment's devices.count)");
+        throw InputError("--mesh", p.value("mesh").toStdString() + " needs " +
+                                       counted(r * c, "device") + ", but " +
+                                       there_are(count, "device") +
+                                       " (--devices or the experiment's devices.count)");
     } else if (spec.distribution.mesh_shape.empty()) {
       spec.distribution.mesh_shape = {1, resolve_device_count(cli_devices, spec.devices.count)};
       spec.distribution.axis_names = {"batch", "model"};
@@ -272,12 +271,10 @@ int run_command(const QStringList& args) {
     spec.devices.speed = speed_list(p.value("device-speed"));
     const int count = resolve_device_count(cli_devices, spec.devices.count);
     if (static_cast<int>(spec.devices.speed.size()) != count)
-      throw InputError(
-          "--device-speed",
-          "lists " + std::to_string(spec.devices.speed.size()) +
-              (spec.devices.speed.size() == 1 ? " speed" : " speeds") + " but there " +
-              (count == 1 ? "is 1 device" : "are " + std::to_string(count) + " devices") +
-              "; give one speed per device");
+      throw InputError("--device-speed",
+                       "lists " +
+                           counted(static_cast<long long>(spec.devices.speed.size()), "speed") +
+                           " but " + there_are(count, "device") + "; give one speed per device");
   }
   if (p.isSet("link-latency-us"))
     spec.devices.link_latency_us =
@@ -312,14 +309,14 @@ int run_command(const QStringList& args) {
   if (!spec.data.csv.empty()) files.emplace_back(spec.data.csv, "the data file");
   if (!spec.initial_weights.empty())
     files.emplace_back(spec.initial_weights, "the model file the weights come from");
+  const auto normal = [](const std::string& f) {
+    return std::filesystem::absolute(f).lexically_normal();
+  };
   for (const char* flag : {"save-model", "history", "trace"}) {
     if (!p.isSet(flag)) continue;
     const std::string out = p.value(flag).toStdString();
     for (const auto& [in, what] : files) {
       std::error_code ec;  // equivalent() for existing files (links too), else the spelling
-      const auto normal = [](const std::string& f) {
-        return std::filesystem::absolute(f).lexically_normal();
-      };
       if (std::filesystem::equivalent(out, in, ec) || normal(out) == normal(in))
         throw InputError(std::string("--") + flag, out + " is " + what + "; write to another file");
     }

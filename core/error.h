@@ -36,6 +36,11 @@ inline std::string counted(long long n, const std::string& noun, const std::stri
   return std::to_string(n) + " " + (n == 1 ? noun : plural.empty() ? noun + "s" : plural);
 }
 
+// "there is 1 device", "there are 3 devices".
+inline std::string there_are(long long n, const std::string& noun) {
+  return n == 1 ? "there is 1 " + noun : "there are " + counted(n, noun);
+}
+
 // A failure while training (e.g. NaN loss under TerminateOnNaN): the CLI exits 1.
 class TrainingError : public std::runtime_error {
  public:

@@ -69,14 +69,13 @@ std::vector<LayoutDiagnostic> check_device_mesh(const std::vector<int>& shape,
     int64_t product = 1;
     for (int s : shape) product *= s;
     if (product != *device_count) {
-      out.push_back(
-          {place + ".shape",
-           "Shape does not match the number of devices. Received: shape=" +
-               python_tuple(widen(shape)) + "; devices.shape=" + python_tuple({*device_count}) +
-               " (the mesh needs " + std::to_string(product) + " devices, there " +
-               (*device_count == 1 ? std::string("is 1") : "are " + std::to_string(*device_count)) +
-               ")",
-           Kind::kKeras});
+      out.push_back({place + ".shape",
+                     "Shape does not match the number of devices. Received: shape=" +
+                         python_tuple(widen(shape)) +
+                         "; devices.shape=" + python_tuple({*device_count}) + " (the mesh needs " +
+                         std::to_string(product) + " devices, " +
+                         there_are(*device_count, "device") + ")",
+                     Kind::kKeras});
     }
   }
   return out;

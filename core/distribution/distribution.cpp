@@ -25,9 +25,8 @@ void use_data_parallel(Sequential& model, int devices, const RehearsalOptions& o
 
 std::string speed_count_error(size_t speeds, int devices) {
   if (speeds == 0 || speeds == static_cast<size_t>(devices)) return {};
-  return "has " + counted(static_cast<long long>(speeds), "entry", "entries") + " but there " +
-         (devices == 1 ? "is 1 device" : "are " + std::to_string(devices) + " devices") +
-         "; give one speed per device";
+  return "has " + counted(static_cast<long long>(speeds), "entry", "entries") + " but " +
+         there_are(devices, "device") + "; give one speed per device";
 }
 
 RehearsalOptions rehearsal_options(const DevicesSpec& spec, int devices) {

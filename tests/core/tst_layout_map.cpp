@@ -303,7 +303,7 @@ void TestLayoutMap::mesh_checks_data() {
   QTest::newRow("devices") << QList<int>{2, 2} << QStringList{"batch", "model"} << 2
                            << "distribution.mesh.shape: Shape does not match the number of "
                               "devices. Received: shape=(2, 2); devices.shape=(2,) (the mesh "
-                              "needs 4 devices, there are 2)";
+                              "needs 4 devices, there are 2 devices)";
   QTest::newRow("zero axis") << QList<int>{0, 2} << QStringList{"batch", "model"} << 0
                              << "distribution.mesh.shape[0]: must be a positive number of "
                                 "devices, got 0";
