@@ -341,15 +341,8 @@ void TestCli::output_files_are_checked_before_training() {
 }
 
 void TestCli::nan_exits_1() {
-  QTemporaryDir dir;
-  const QString file = dir.filePath("nan.json");
-  write(file, R"({"data": {"generator": "sine", "samples": 64, "noise": 0.1},
-    "model": {"class_name": "Sequential", "config": {"layers": [
-      {"class_name": "Dense", "config": {"units": 16, "activation": "relu"}},
-      {"class_name": "Dense", "config": {"units": 1}}]}},
-    "compile": {"optimizer": {"class_name": "SGD", "config": {"learning_rate": 1e6}},
-                "loss": "mse"},
-    "fit": {"epochs": 5, "verbose": 0, "callbacks": [{"class_name": "TerminateOnNaN"}]}})");
+  // The experiment the window's command-line test also runs (tests/data/diverges.json).
+  const QString file = FITBENCH_SOURCE_DIR "/tests/data/diverges.json";
   const Result r = cli({"run", file});
   QCOMPARE(r.code, 1);
   QVERIFY2(r.err.contains("not a finite number"), qPrintable(r.err));

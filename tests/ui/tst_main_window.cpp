@@ -446,22 +446,13 @@ class TestMainWindow : public QObject {
              qPrintable(setupErr));
 
     // A run that TerminateOnNaN stops: exit 1, and why on stderr.
-    QFile nan(dir.filePath(QStringLiteral("nan.json")));
-    QVERIFY(nan.open(QIODevice::WriteOnly));
-    nan.write(R"({"data": {"generator": "sine", "samples": 64, "noise": 0.1},
-      "model": {"class_name": "Sequential", "config": {"layers": [
-        {"class_name": "Dense", "config": {"units": 16, "activation": "relu"}},
-        {"class_name": "Dense", "config": {"units": 1}}]}},
-      "compile": {"optimizer": {"class_name": "SGD", "config": {"learning_rate": 1e6}},
-                  "loss": "mse"},
-      "fit": {"epochs": 5, "verbose": 0, "callbacks": [{"class_name": "TerminateOnNaN"}]}})");
-    nan.close();
+    const QString diverges = QStringLiteral(FITBENCH_SOURCE_DIR "/tests/data/diverges.json");
     p.start(QStringLiteral(FITBENCH_GUI),
-            {nan.fileName(), QStringLiteral("--run"), QStringLiteral("--quit")});
+            {diverges, QStringLiteral("--run"), QStringLiteral("--quit")});
     QVERIFY(p.waitForFinished(30000));
     QCOMPARE(p.exitCode(), 1);
     const QString nanErr = QString::fromUtf8(p.readAllStandardError());
-    QVERIFY2(nanErr.contains(QStringLiteral("nan.json: Stopped by TerminateOnNaN")),
+    QVERIFY2(nanErr.contains(QStringLiteral("diverges.json: Stopped by TerminateOnNaN")),
              qPrintable(nanErr));
 
     // A usage error and a screenshot that cannot be written: exit 2 before any training.
