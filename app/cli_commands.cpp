@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "app/repeated_option.h"
 #include "core/data/dataset.h"
 #include "core/distribution/chrome_trace.h"
 #include "core/distribution/devices.h"
@@ -42,6 +43,10 @@ int parse(QCommandLineParser& parser, const QStringList& args, int positionals,
     help = "Usage: " + args[0] + usage.mid(usage.indexOf(" [options]")) + help.mid(eol);
     std::cout << help.toStdString();
     return 0;
+  }
+  if (const QString repeated = repeated_option_error(parser); !repeated.isEmpty()) {
+    std::cerr << args[0].toStdString() << ": " << repeated.toStdString() << "\n";
+    return 2;
   }
   if (parser.positionalArguments().size() != positionals) {
     std::cerr << args[0].toStdString() << ": expected " << positional_name << " (see --help)\n";

@@ -10,6 +10,7 @@
 #include <QTimer>
 #include <cstdio>
 
+#include "app/repeated_option.h"
 #include "core/error.h"
 #include "core/file_checks.h"
 #include "ui/main_window.h"
@@ -83,6 +84,10 @@ int main(int argc, char** argv) {
   }
   if (parser.isSet(help)) parser.showHelp(0);
   if (parser.isSet(version)) parser.showVersion();
+  if (const QString repeated = fitbench::repeated_option_error(parser); !repeated.isEmpty()) {
+    fail(repeated);
+    return 2;
+  }
 
   const bool run = parser.isSet(QStringLiteral("run"));
   const bool quit = parser.isSet(QStringLiteral("quit"));

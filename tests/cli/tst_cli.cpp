@@ -286,6 +286,15 @@ void TestCli::bad_input_exits_2() {
   QCOMPARE(wrong.code, 2);
   QVERIFY2(wrong.err.contains("seed.json: is an experiment file, not a model file"),
            qPrintable(wrong.err));
+  // An option given twice is refused, not silently decided by its last value.
+  const Result twice = cli({"run", example("seed.json"), "--devices", "2", "--devices", "3"});
+  QCOMPARE(twice.code, 2);
+  QCOMPARE(twice.err,
+           QString("fitbench-cli run: --devices is given 2 times (2, 3); give it once\n"));
+  const Result twiceEq = cli({"devices", "--devices=2", "--devices", ""});
+  QCOMPARE(twiceEq.code, 2);
+  QVERIFY2(twiceEq.err.contains("--devices is given 2 times (2, \"\"); give it once"),
+           qPrintable(twiceEq.err));
 }
 
 void TestCli::output_files_are_checked_before_training() {

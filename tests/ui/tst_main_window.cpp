@@ -395,6 +395,15 @@ class TestMainWindow : public QObject {
     QVERIFY2(sizeErr.contains(QStringLiteral("--size: expected WIDTHxHEIGHT")) &&
                  sizeErr.contains(QStringLiteral("\"320x200\"")),
              qPrintable(sizeErr));
+    p.start(QStringLiteral(FITBENCH_GUI),
+            {example("xor.json"), QStringLiteral("--size"), QStringLiteral("800x600"),
+             QStringLiteral("--size"), QStringLiteral("1280x720"), QStringLiteral("--quit")});
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 2);
+    const QString twiceErr = QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(twiceErr.contains(
+                 QStringLiteral("--size is given 2 times (800x600, 1280x720); give it once")),
+             qPrintable(twiceErr));
 
     // A bad experiment: exit 2 with the file named.
     const QString bad = dir.filePath(QStringLiteral("bad.json"));
