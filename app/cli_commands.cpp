@@ -309,24 +309,14 @@ int run_command(const QStringList& args) {
     }
   }
   // An output that is one of the run's inputs, or another output, would replace it.
-  std::vector<std::pair<std::string, std::string>> files = {
-      {p.positionalArguments()[0].toStdString(), "the experiment file"}};
-  if (!spec.data.csv.empty()) files.emplace_back(spec.data.csv, "the data file");
-  if (!spec.initial_weights.empty())
-    files.emplace_back(spec.initial_weights, "the model file the weights come from");
-  const auto normal = [](const std::string& f) {
-    return std::filesystem::absolute(f).lexically_normal();
-  };
+  const std::string experiment = p.positionalArguments()[0].toStdString();
+  std::vector<RunFile> outputs = callback_outputs(spec.fit, experiment);
   for (const char* flag : {"save-model", "history", "trace"}) {
     if (!p.isSet(flag)) continue;
-    const std::string out = p.value(flag).toStdString();
-    for (const auto& [in, what] : files) {
-      std::error_code ec;  // equivalent() for existing files (links too), else the spelling
-      if (std::filesystem::equivalent(out, in, ec) || normal(out) == normal(in))
-        throw InputError(std::string("--") + flag, out + " is " + what + "; write to another file");
-    }
-    files.emplace_back(out, std::string("--") + flag + "'s file too");
+    const std::string option = std::string("--") + flag;
+    outputs.push_back({p.value(flag).toStdString(), option, option + "'s file too"});
   }
+  check_outputs_apart(run_inputs(spec, experiment), outputs);
 
   const std::string file = p.positionalArguments()[0].toStdString();
   RunOptions options;

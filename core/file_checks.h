@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace fitbench {
 
@@ -29,5 +30,21 @@ void check_writable_file(const std::filesystem::path& file);
 // beside another (a write's temporary, a probe); not created here.
 std::filesystem::path random_sibling(const std::filesystem::path& folder,
                                      const std::string& prefix);
+
+// A file a run reads or writes, for check_outputs_apart: its path as given, where it was given
+// ("--history", "fit.callbacks[1].config.filename") and what it is ("the experiment file").
+struct RunFile {
+  std::string path;
+  std::string place;
+  std::string what;
+  // ModelCheckpoint's filepath: {epoch} or {epoch:02d} fields make one file per epoch.
+  bool epoch_fields = false;
+};
+
+// Throws InputError(output.place, "<path> is <what>; write to another file") for the first
+// output that names one of `inputs` or an earlier output, however the path is spelled (relative
+// or absolute, "..", a symbolic link to it); an output with {epoch} fields names every file the
+// fields can make. Nothing is read or written.
+void check_outputs_apart(std::vector<RunFile> inputs, const std::vector<RunFile>& outputs);
 
 }  // namespace fitbench

@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "core/training/experiment_runner.h"
 #include "ui/data_panel.h"
 #include "ui/decision_view.h"
 #include "ui/devices_panel.h"
@@ -65,6 +66,18 @@ QString MainWindow::setupError(int* tab) const {
     if (c.error.isEmpty()) continue;
     if (tab) *tab = c.tab;
     return c.error;
+  }
+  // A ModelCheckpoint or CSVLogger from the file (the Training tab lists them; it does not edit
+  // them) must not write over the experiment file, its data or its weights, as in fitbench-cli.
+  const ExperimentSpec spec = currentSpec();
+  const QString base =
+      m_filePath.isEmpty() ? QDir::currentPath() : QFileInfo(m_filePath).absolutePath();
+  try {
+    check_outputs_apart(run_inputs(spec, m_filePath.toStdString(), base.toStdString()),
+                        callback_outputs(spec.fit));
+  } catch (const InputError& e) {
+    if (tab) *tab = 2;
+    return QString::fromStdString(e.what());
   }
   return {};
 }

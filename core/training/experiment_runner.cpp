@@ -51,4 +51,33 @@ PreparedRun prepare_run(const ExperimentSpec& spec) {
   return run;
 }
 
+std::vector<RunFile> run_inputs(const ExperimentSpec& spec, const std::string& experiment_file,
+                                const std::filesystem::path& base_dir) {
+  const auto from_base = [&](const std::string& path) {
+    if (base_dir.empty() || std::filesystem::path(path).is_absolute()) return path;
+    return (base_dir / path).string();
+  };
+  std::vector<RunFile> files;
+  if (!experiment_file.empty()) files.push_back({experiment_file, {}, "the experiment file"});
+  if (!spec.data.csv.empty()) files.push_back({from_base(spec.data.csv), {}, "the data file"});
+  if (!spec.initial_weights.empty())
+    files.push_back({from_base(spec.initial_weights), {}, "the model file the weights come from"});
+  return files;
+}
+
+std::vector<RunFile> callback_outputs(const FitOptions& fit, const std::string& source) {
+  std::vector<RunFile> files;
+  for (size_t i = 0; i < fit.callbacks.size(); ++i) {
+    const CallbackSpec& c = fit.callbacks[i];
+    if (c.class_name != "ModelCheckpoint" && c.class_name != "CSVLogger") continue;
+    if (c.filepath.empty()) continue;  // make_callbacks refuses it
+    const std::string key = c.class_name == "CSVLogger" ? "filename" : "filepath";
+    files.push_back({c.filepath,
+                     (source.empty() ? "" : source + ": ") + "fit.callbacks[" + std::to_string(i) +
+                         "].config." + key,
+                     c.class_name + "'s file too", c.class_name == "ModelCheckpoint"});
+  }
+  return files;
+}
+
 }  // namespace fitbench

@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "core/data/dataset.h"
+#include "core/file_checks.h"
 #include "core/io/experiment.h"
 #include "core/training/sequential.h"
 
@@ -27,5 +28,16 @@ PreparedRun prepare_run(const ExperimentSpec& spec);
 // InputError naming the first that is not (a CSV file's cell, "data.csv:3:3 (y)") before
 // training, instead of a row of a shuffled batch during it.
 void check_sparse_labels(const Dataset& data, Index units, const std::string& loss);
+
+// The files a run of `spec` reads, for check_outputs_apart: `experiment_file` (when not empty),
+// data.csv and initial_weights, relative ones taken from `base_dir` (when not empty) as the
+// window's run takes them.
+std::vector<RunFile> run_inputs(const ExperimentSpec& spec, const std::string& experiment_file,
+                                const std::filesystem::path& base_dir = {});
+
+// The files the callbacks of `fit` write (ModelCheckpoint's filepath, CSVLogger's filename), each
+// placed as "<source>: fit.callbacks[i].config.filepath" ("fit.callbacks..." when `source` is
+// empty).
+std::vector<RunFile> callback_outputs(const FitOptions& fit, const std::string& source = {});
 
 }  // namespace fitbench

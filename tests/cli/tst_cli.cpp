@@ -347,6 +347,33 @@ void TestCli::output_files_are_checked_before_training() {
                             "--trace", dir.filePath("h.json")});
   QCOMPARE(twice.code, 2);
   QVERIFY2(twice.err.contains("h.json is --history's file too"), qPrintable(twice.err));
+  // The experiment's own callbacks too: a ModelCheckpoint whose {epoch} makes the experiment's
+  // name, and a CSVLogger against --history.
+  const QString run3 = dir.filePath("run3.json");
+  experiment = QString::fromUtf8(seed);
+  experiment.replace("\"fit\": {",
+                     QString("\"fit\": {\"callbacks\": [{\"class_name\": "
+                             "\"ModelCheckpoint\", \"config\": {\"filepath\": "
+                             "\"%1\"}}, {\"class_name\": \"CSVLogger\", "
+                             "\"config\": {\"filename\": \"%2\"}}], ")
+                         .arg(dir.filePath("run{epoch}.json"), dir.filePath("log.csv")));
+  write(run3, experiment.toUtf8());
+  const Result epoch = cli({"run", run3});
+  QCOMPARE(epoch.code, 2);
+  QVERIFY2(!epoch.out.contains("Epoch"), qPrintable(epoch.out));
+  QVERIFY2(epoch.err.contains(
+               "run3.json: fit.callbacks[0].config.filepath: " + dir.filePath("run{epoch}.json") +
+               " can make " + run3 + ", the experiment file"),
+           qPrintable(epoch.err));
+  QCOMPARE(readFile(run3), experiment.toUtf8());
+  experiment.replace("run{epoch}.json", "ck-{epoch}.json");
+  write(run3, experiment.toUtf8());
+  const Result logged = cli({"run", run3, "--history", dir.filePath("log.csv")});
+  QCOMPARE(logged.code, 2);
+  QVERIFY2(
+      logged.err.contains("--history: " + dir.filePath("log.csv") + " is CSVLogger's file too"),
+      qPrintable(logged.err));
+  QVERIFY(!QFileInfo::exists(dir.filePath("ck-1.json")));
 }
 
 void TestCli::nan_exits_1() {

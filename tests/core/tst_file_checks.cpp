@@ -42,6 +42,8 @@ class TestFileChecks : public QObject {
   void writing_refuses_fifos_and_devices_and_leaves_them();
   void writing_goes_through_a_symbolic_link();
   void writability_is_checked_without_writing();
+  void outputs_must_not_name_inputs_or_each_other();
+  void checkpoint_epoch_fields_name_every_epochs_file();
 };
 
 void TestFileChecks::reading_refuses_fifos_devices_and_folders() {
@@ -117,6 +119,76 @@ void TestFileChecks::writability_is_checked_without_writing() {
   QVERIFY(error_of([] {
             check_writable_file("/dev/full");
           }).endsWith("is not a regular file (a FIFO, socket or device)"));
+}
+
+void TestFileChecks::outputs_must_not_name_inputs_or_each_other() {
+  QTemporaryDir dir;
+  const fs::path exp = fs::path(dir.path().toStdString()) / "exp.json";
+  std::ofstream(exp) << "{}";
+  const std::vector<RunFile> inputs = {{exp.string(), {}, "the experiment file"},
+                                       {"data/points.csv", {}, "the data file"}};
+  const auto check = [&](const std::vector<RunFile>& outputs) {
+    return error_of([&] { check_outputs_apart(inputs, outputs); });
+  };
+  QCOMPARE(check({{(fs::path(dir.path().toStdString()) / "out.json").string(), "--history",
+                   "--history's file too"}}),
+           QString());
+  // However the path is spelled: "..", a relative path against an absolute one, a link.
+  const std::string dotted = (exp.parent_path() / "sub" / ".." / "exp.json").string();
+  QCOMPARE(check({{dotted, "--history", "--history's file too"}}),
+           QString::fromStdString("--history: " + dotted +
+                                  " is the experiment file; write to another file"));
+  QCOMPARE(check({{(fs::current_path() / "data/points.csv").string(), "--trace", "t"}}).left(9),
+           QString("--trace: "));
+  const fs::path link = fs::path(dir.path().toStdString()) / "link.json";
+  fs::create_symlink(exp, link);
+  QVERIFY(check({{link.string(), "--save-model", "m"}}).contains("is the experiment file"));
+  // An output against an earlier output.
+  QCOMPARE(check({{"a.csv", "fit.callbacks[0].config.filename", "CSVLogger's file too"},
+                  {"./a.csv", "--history", "--history's file too"}}),
+           QString("--history: ./a.csv is CSVLogger's file too; write to another file"));
+  // Only ModelCheckpoint's path has fields; elsewhere "{epoch}" is a file name as any other.
+  QCOMPARE(check({{"c{epoch}.csv", "fit.callbacks[0].config.filename", "CSVLogger's file too"},
+                  {"c1.csv", "--history", "--history's file too"}}),
+           QString());
+}
+
+void TestFileChecks::checkpoint_epoch_fields_name_every_epochs_file() {
+  const std::string dir = fs::current_path().string();
+  const std::vector<RunFile> inputs = {{dir + "/run7.json", {}, "the experiment file"},
+                                       {dir + "/w-2024-03.json", {}, "the model file"}};
+  const auto check = [&](const std::string& pattern, const std::string& later = {}) {
+    std::vector<RunFile> outputs = {
+        {pattern, "fit.callbacks[0].config.filepath", "ModelCheckpoint's file too", true}};
+    if (!later.empty()) outputs.push_back({later, "--save-model", "--save-model's file too"});
+    return error_of([&] { check_outputs_apart(inputs, outputs); });
+  };
+  QCOMPARE(check("run{epoch}.json"),
+           QString::fromStdString("fit.callbacks[0].config.filepath: run{epoch}.json can make " +
+                                  dir + "/run7.json, the experiment file; write to another file"));
+  QVERIFY(!check("run{epoch:02d}.json").isEmpty());
+  QCOMPARE(check("run-{epoch}.json"), QString());
+  QCOMPARE(check("run{epoch}x.json"), QString());
+  // Digits in the literal parts do not mislead the match.
+  QVERIFY(check("w-2024-{epoch:02d}.json").contains("can make"));
+  QCOMPARE(check("w-2025-{epoch:02d}.json"), QString());
+  QVERIFY(!check("w-{epoch}-{epoch}.json").isEmpty());
+  // A later output against the pattern, and two patterns.
+  QCOMPARE(check("ck-{epoch:02d}.json", "ck-03.json"),
+           QString("--save-model: ck-03.json is ModelCheckpoint's file too; write to another "
+                   "file"));
+  QCOMPARE(check("ck-{epoch:02d}.json", "ck-x.json"), QString());
+  const auto two = [](const std::string& a, const std::string& b) {
+    return error_of([&] {
+      check_outputs_apart(
+          {}, {{a, "fit.callbacks[0].config.filepath", "ModelCheckpoint's file too", true},
+               {b, "fit.callbacks[1].config.filepath", "ModelCheckpoint's file too", true}});
+    });
+  };
+  QCOMPARE(two("a{epoch}.json", "a{epoch:03d}.json"),
+           QString("fit.callbacks[1].config.filepath: a{epoch:03d}.json can make the files of "
+                   "a{epoch}.json, ModelCheckpoint's file too; write to another file"));
+  QCOMPARE(two("a{epoch}.json", "b{epoch}.json"), QString());
 }
 
 QTEST_GUILESS_MAIN(TestFileChecks)

@@ -454,6 +454,31 @@ class TestMainWindow : public QObject {
                  setupErr.contains(QStringLiteral("cells.csv:3:2 (b)")),
              qPrintable(setupErr));
 
+    // A ModelCheckpoint from the file that would write over the experiment: Run refuses it, as
+    // fitbench-cli does, and the file is left as it was.
+    text = seed.seek(0) ? seed.readAll() : QByteArray();
+    QVERIFY(text.contains("\"fit\": {"));
+    const QString self = dir.filePath(QStringLiteral("self.json"));
+    text.replace("\"fit\": {",
+                 "\"fit\": {\"callbacks\": [{\"class_name\": \"ModelCheckpoint\", "
+                 "\"config\": {\"filepath\": \"" +
+                     self.toUtf8() + "\"}}], ");
+    QFile selfFile(self);
+    QVERIFY(selfFile.open(QIODevice::WriteOnly));
+    selfFile.write(text);
+    selfFile.close();
+    p.start(QStringLiteral(FITBENCH_GUI),
+            {self, QStringLiteral("--run"), QStringLiteral("--quit")});
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitCode(), 2);
+    const QString selfErr = QString::fromUtf8(p.readAllStandardError());
+    QVERIFY2(selfErr.contains(QStringLiteral("fit.callbacks[0].config.filepath: ") + self +
+                              QStringLiteral(" is the experiment file; write to another file")),
+             qPrintable(selfErr));
+    QVERIFY(selfFile.open(QIODevice::ReadOnly));
+    QCOMPARE(selfFile.readAll(), text);
+    selfFile.close();
+
     // A run that TerminateOnNaN stops: exit 1, and why on stderr.
     const QString diverges = QStringLiteral(FITBENCH_SOURCE_DIR "/tests/data/diverges.json");
     p.start(QStringLiteral(FITBENCH_GUI),
