@@ -8,40 +8,82 @@
 #include <cassert>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 
 namespace fitbench {
 
 namespace {
 
-// A string split into code points (each 1-4 UTF-8 bytes); rich measures cells, fitbench counts one
-// cell per code point (East Asian wide characters are not measured as two).
-using Glyphs = std::vector<std::string>;
+struct CodePointRange {
+  char32_t first, last;
+};
+#include "core/training/cell_widths.inc"
+
+bool in_ranges(char32_t c, const CodePointRange* begin, const CodePointRange* end) {
+  const CodePointRange* r = std::upper_bound(
+      begin, end, c, [](char32_t v, const CodePointRange& range) { return v < range.first; });
+  return r != begin && c <= (r - 1)->last;
+}
+
+// The terminal cells a code point takes, by wcwidth's rules, which rich's cell_len follows (the
+// tables and the rules: scripts/cell_widths.py): 0 for combining marks, zero-width and format
+// characters, 2 for East Asian wide and fullwidth characters and emoji, 1 otherwise.
+int code_point_cells(char32_t c) {
+  if (c < 0x7F) return 1;
+  if (in_ranges(c, std::begin(kZeroCells), std::end(kZeroCells))) return 0;
+  return in_ranges(c, std::begin(kTwoCells), std::end(kTwoCells)) ? 2 : 1;
+}
+
+// A character of a cell's text: its UTF-8 bytes (a code point, with the zero-width marks that
+// follow it) and the terminal cells it takes.
+struct Glyph {
+  std::string text;
+  int cells = 1;
+};
+using Glyphs = std::vector<Glyph>;
 
 Glyphs to_glyphs(const std::string& s) {
   Glyphs glyphs;
-  for (unsigned char c : s) {
-    if ((c & 0xC0) == 0x80 && !glyphs.empty()) {
-      glyphs.back() += static_cast<char>(c);
+  for (size_t i = 0; i < s.size();) {
+    const unsigned char lead = static_cast<unsigned char>(s[i]);
+    const size_t length = lead < 0x80 ? 1 : (lead >> 5) == 6 ? 2 : (lead >> 4) == 14 ? 3 : 4;
+    char32_t c = length == 1 ? lead : lead & (0x7F >> length);
+    size_t n = 1;
+    for (; n < length && i + n < s.size() && (static_cast<unsigned char>(s[i + n]) & 0xC0) == 0x80;
+         ++n)
+      c = (c << 6) | (static_cast<unsigned char>(s[i + n]) & 0x3F);
+    const std::string bytes = s.substr(i, n);
+    i += n;
+    const int cells = code_point_cells(c);
+    if (cells == 0 && !glyphs.empty()) {
+      glyphs.back().text += bytes;  // a mark stays with its character when a line is cut
     } else {
-      glyphs.emplace_back(1, static_cast<char>(c));
+      glyphs.push_back({bytes, cells});
     }
   }
   return glyphs;
 }
 
-bool is_space(const std::string& glyph) {
-  return glyph.size() == 1 && (glyph[0] == ' ' || glyph[0] == '\t' || glyph[0] == '\n' ||
-                               glyph[0] == '\r' || glyph[0] == '\f' || glyph[0] == '\v');
+bool is_space(const Glyph& glyph) {
+  const std::string& g = glyph.text;
+  return g.size() == 1 && (g[0] == ' ' || g[0] == '\t' || g[0] == '\n' || g[0] == '\r' ||
+                           g[0] == '\f' || g[0] == '\v');
+}
+
+int cells(const Glyphs& glyphs, size_t begin, size_t end) {
+  int n = 0;
+  for (size_t i = begin; i < end; ++i) n += glyphs[i].cells;
+  return n;
 }
 
 std::string join(const Glyphs& glyphs, size_t begin, size_t end) {
   std::string s;
-  for (size_t i = begin; i < end; ++i) s += glyphs[i];
+  for (size_t i = begin; i < end; ++i) s += glyphs[i].text;
   return s;
 }
 
 // rich's divide_line(text, width, fold=False): where lines break, at the starts of words
-// (a word is \s*\S+\s*). A word longer than the width gets a line of its own.
+// (a word is \s*\S+\s*), measured in cells. A word longer than the width gets a line of its own.
 std::vector<size_t> divide_line(const Glyphs& text, int width) {
   std::vector<size_t> divides;
   int line_position = 0;
@@ -53,9 +95,9 @@ std::vector<size_t> divide_line(const Glyphs& text, int width) {
     while (i < n && is_space(text[i])) ++i;
     if (i == n) break;  // no \S left: no more words
     while (i < n && !is_space(text[i])) ++i;
-    int stripped_length = static_cast<int>(i - start);
+    int stripped_length = cells(text, start, i);
     while (i < n && is_space(text[i])) ++i;
-    int word_length = static_cast<int>(i - start);
+    int word_length = cells(text, start, i);
     pos = i;
     if (line_position + stripped_length > width) {
       if (stripped_length > width) {
@@ -75,13 +117,14 @@ std::vector<size_t> divide_line(const Glyphs& text, int width) {
 enum class Justify { kLeft, kRight };
 
 // rich's Text.wrap for a table cell (overflow "ellipsis", no folding): the lines of `text`, each
-// right-stripped, cut to `width` with a trailing "…" and padded to `width`.
+// right-stripped, cut to `width` cells with a trailing "…" and padded to `width` cells. A wide
+// character that the cut would halve becomes a space, as rich's set_cell_size does.
 std::vector<std::string> wrap_cell(const std::string& text, int width, Justify justify) {
   std::vector<std::string> lines;
   Glyphs all = to_glyphs(text);
   std::vector<Glyphs> paragraphs(1);
-  for (const std::string& g : all) {
-    if (g == "\n") {
+  for (const Glyph& g : all) {
+    if (g.text == "\n") {
       paragraphs.emplace_back();
     } else {
       paragraphs.back().push_back(g);
@@ -94,14 +137,18 @@ std::vector<std::string> wrap_cell(const std::string& text, int width, Justify j
     for (size_t cut : cuts) {
       size_t end = cut;
       while (end > begin && is_space(paragraph[end - 1])) --end;
-      Glyphs line(paragraph.begin() + static_cast<std::ptrdiff_t>(begin),
-                  paragraph.begin() + static_cast<std::ptrdiff_t>(end));
-      if (static_cast<int>(line.size()) > width) {
-        line.resize(static_cast<size_t>(std::max(width - 1, 0)));
-        line.push_back("\u2026");
+      std::string body = join(paragraph, begin, end);
+      int used = cells(paragraph, begin, end);
+      if (used > width) {
+        const int room = std::max(width - 1, 0);
+        size_t keep = begin;
+        used = 0;
+        while (keep < end && used + paragraph[keep].cells <= room) used += paragraph[keep++].cells;
+        body = join(paragraph, begin, keep) + std::string(static_cast<size_t>(room - used), ' ');
+        body += "\u2026";
+        used = room + 1;
       }
-      std::string padding(static_cast<size_t>(width - static_cast<int>(line.size())), ' ');
-      std::string body = join(line, 0, line.size());
+      std::string padding(static_cast<size_t>(std::max(width - used, 0)), ' ');
       lines.push_back(justify == Justify::kLeft ? body + padding : padding + body);
       begin = cut;
     }

@@ -188,6 +188,43 @@ class TestSummaryFormat : public QObject {
     QCOMPARE(format_summary("my_model", rows, 15, 0, std::nullopt), expected);
   }
 
+  void wide_and_combining_characters() {
+    // Rendered by rich as described at the top: an emoji or a CJK character takes two cells, an
+    // accent on its letter none; a cut never halves a character.
+    const std::string expected = R"(Model: "names"
+┏━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━━━━━━━━━━┳━━━━━━━━━━━━━━━┓
+┃ Layer (type)                    ┃ Output Shape           ┃       Param # ┃
+┡━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━━━━━━━━━━╇━━━━━━━━━━━━━━━┩
+│ 🔥_dense (Dense)                │ (None, 3)              │            15 │
+├─────────────────────────────────┼────────────────────────┼───────────────┤
+│ 隐藏层隐藏层隐藏层隐藏层隐藏层… │ (None, 2)              │             8 │
+│ (Dense)                         │                        │               │
+├─────────────────────────────────┼────────────────────────┼───────────────┤
+│ café_layer (Dense)              │ (None, 1)              │             3 │
+├─────────────────────────────────┼────────────────────────┼───────────────┤
+│ 🔥🔥🔥🔥🔥🔥🔥🔥🔥🔥🔥🔥🔥🔥🔥… │ (None, 1)              │             2 │
+│ (Dense)                         │                        │               │
+└─────────────────────────────────┴────────────────────────┴───────────────┘
+ Total params: 28 (112.00 B)
+ Trainable params: 28 (112.00 B)
+ Non-trainable params: 0 (0.00 B)
+)";
+    const std::vector<SummaryRow> rows = {
+        {"\U0001F525_dense", "Dense", {None, 3}, 15},
+        {"\u9690\u85CF\u5C42\u9690\u85CF\u5C42\u9690\u85CF\u5C42\u9690\u85CF\u5C42\u9690"
+         "\u85CF\u5C42\u9690\u85CF\u5C42",
+         "Dense",
+         {None, 2},
+         8},
+        {"cafe\u0301_layer", "Dense", {None, 1}, 3},
+        {"\U0001F525\U0001F525\U0001F525\U0001F525\U0001F525\U0001F525\U0001F525\U0001F525"
+         "\U0001F525\U0001F525\U0001F525\U0001F525\U0001F525\U0001F525\U0001F525\U0001F525x",
+         "Dense",
+         {None, 1},
+         2}};
+    QCOMPARE(format_summary("names", rows, 28, 0, std::nullopt), expected);
+  }
+
   void no_layers() {
     // Rendered by rich: the header rule is followed by the bottom rule.
     const std::string expected = R"(Model: "empty"
