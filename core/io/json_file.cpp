@@ -120,28 +120,61 @@ class DuplicateKeys {
 
 }  // namespace
 
+// "source: line L, column C" of the byte at `pos` (0-based) of `text`.
+std::string text_place(const std::string& text, size_t pos, const std::string& source) {
+  pos = std::min(pos, text.size());
+  size_t line = 1;
+  size_t line_start = 0;
+  for (size_t i = 0; i < pos; ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      line_start = i + 1;
+    }
+  }
+  const size_t column = pos - line_start + 1;
+  std::string place = "line " + std::to_string(line) + ", column " + std::to_string(column);
+  return source.empty() ? place : source + ": " + place;
+}
+
+// Where the parse fails, for an error nlohmann throws without a position (a number too large
+// for a double, out_of_range.406): its SAX parser reports the position where the DOM parser
+// does not. Only the failure is kept; no value is built.
+struct FailurePosition : nlohmann::json_sax<nlohmann::ordered_json> {
+  size_t begin = std::string::npos;  // the failing token's first byte
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t position, const std::string& last_token,
+                   const nlohmann::detail::exception&) override {
+    // `position` is the count of bytes read, the token's last included.
+    begin = position >= last_token.size() ? position - last_token.size() : 0;
+    return false;
+  }
+};
+
 nlohmann::ordered_json parse_json_text(const std::string& text, const std::string& source) {
   try {
     return nlohmann::ordered_json::parse(text, DuplicateKeys(source));
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte is the 1-based index of the character at which parsing failed.
-    size_t pos = e.byte > 0 ? e.byte - 1 : 0;
-    if (pos > text.size()) pos = text.size();
-    size_t line = 1;
-    size_t line_start = 0;
-    for (size_t i = 0; i < pos; ++i) {
-      if (text[i] == '\n') {
-        ++line;
-        line_start = i + 1;
-      }
-    }
-    const size_t column = pos - line_start + 1;
-    std::string place = "line " + std::to_string(line) + ", column " + std::to_string(column);
-    if (!source.empty()) place = source + ": " + place;
-    throw InputError(place, "is not valid JSON: " + parse_error_reason(e.what()));
+    throw InputError(text_place(text, e.byte > 0 ? e.byte - 1 : 0, source),
+                     "is not valid JSON: " + parse_error_reason(e.what()));
   } catch (const nlohmann::json::exception& e) {
-    // e.g. out_of_range.406 "number overflow parsing '1e400'", which carries no position.
-    throw InputError(source, "is not valid JSON: " + parse_error_reason(e.what()));
+    // e.g. out_of_range.406 "number overflow parsing '1e400'".
+    FailurePosition failure;
+    nlohmann::ordered_json::sax_parse(text, &failure);
+    const std::string place =
+        failure.begin == std::string::npos ? source : text_place(text, failure.begin, source);
+    throw InputError(place, "is not valid JSON: " + parse_error_reason(e.what()));
   }
 }
 

@@ -214,7 +214,8 @@ void TestModelFile::errors_data() {
   row("/weights/0/values/2", R"("NaN")", "weights[0].values[2]",
       "must be a finite number, got \"NaN\"");
   row("/weights/0/values/3", "null", "weights[0].values[3]", "must be a finite number, got null");
-  row("/weights/0/values/0", "1e400", "", "is not valid JSON: number overflow parsing '1e400'");
+  row("/weights/0/values/0", "1e400", "@VALUE@",
+      "is not valid JSON: number overflow parsing '1e400'");
   row("/weights/1/path", R"("sequential/dense/kernel")", "weights[1].path",
       "\"sequential/dense/kernel\" is already the path of weights[0]");
   row("/weights/0/shape", "[4, 0]", "weights[0].shape[1]", "must be a positive integer, got 0");
@@ -255,8 +256,11 @@ void TestModelFile::errors() {
   std::ofstream(file) << text;
   const auto error = error_of([&] { read_model_file(file); });
   QVERIFY(error.has_value());
-  const std::string expected_place =
-      place.isEmpty() ? file.string() : file.string() + ": " + place.toStdString();
+  // "@VALUE@": a JSON syntax error, at the value's own line and column of the one-line text.
+  const std::string where =
+      place == "@VALUE@" ? "line 1, column " + std::to_string(text.find(value.toStdString()) + 1)
+                         : place.toStdString();
+  const std::string expected_place = where.empty() ? file.string() : file.string() + ": " + where;
   QCOMPARE(error->place(), expected_place);
   QCOMPARE(QString::fromStdString(error->message()), message);
 }
