@@ -36,7 +36,11 @@ QString richTip(const QString& text) {
 }  // namespace
 
 BatchSplitView::BatchSplitView(QWidget* parent) : QWidget(parent) {
-  setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
+  // The policy's flag, not only hasHeightForWidth(): a resizable QScrollArea reads the policy to
+  // make the view as tall as heightForWidth asks and scroll the rest.
+  QSizePolicy policy(QSizePolicy::Preferred, QSizePolicy::Preferred);
+  policy.setHeightForWidth(true);
+  setSizePolicy(policy);
 }
 
 BatchSplitView::~BatchSplitView() = default;
