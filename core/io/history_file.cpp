@@ -1,10 +1,10 @@
 #include "core/io/history_file.h"
 
-#include <charconv>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "core/io/json_file.h"
+#include "core/python_repr.h"
 
 namespace fitbench {
 
@@ -17,17 +17,8 @@ std::string history_text(const History& h, bool csv) {
     for (size_t i = 0; i < h.epoch.size(); ++i) {
       text += std::to_string(h.epoch[i]);
       for (const auto& [key, values] : h.history) {
-        // The shortest text that reads back as the same double (Python's repr, as Keras's
-        // CSVLogger writes a value), "nan" for an epoch without one.
-        const double v = i < values.size() ? values[i] : std::nan("");
-        text += ',';
-        if (std::isnan(v)) {  // to_chars writes a NaN with its sign bit as "-nan"; Python: nan
-          text += "nan";
-          continue;
-        }
-        char buf[40];
-        const auto r = std::to_chars(buf, buf + sizeof buf, v);
-        text.append(buf, r.ptr);
+        // Python's repr, as Keras's CSVLogger writes a value; "nan" for an epoch without one.
+        text += ',' + python_repr(i < values.size() ? values[i] : std::nan(""));
       }
       text += "\n";
     }

@@ -182,6 +182,7 @@ void compare_fit(const FitOptions& a, const FitOptions& b) {
     QCOMPARE(x.class_name, y.class_name);
     QCOMPARE(x.monitor, y.monitor);
     QCOMPARE(x.mode, y.mode);
+    QCOMPARE(x.verbose, y.verbose);
     QCOMPARE(x.min_delta, y.min_delta);
     QCOMPARE(x.min_delta_set, y.min_delta_set);
     QCOMPARE(x.patience, y.patience);
@@ -333,6 +334,7 @@ ExperimentSpec rich_spec(bool sorted_layouts) {
   early.patience = 3;
   early.patience_set = 3;
   early.restore_best_weights = true;
+  early.verbose = 1;
   early.start_from_epoch = 1;
   early.baseline = 0.5;
   CallbackSpec checkpoint = callback("ModelCheckpoint", "val_loss", "min");
@@ -947,12 +949,14 @@ void TestExperimentIo::deep_nesting_and_huge_keys_are_refused() {
 // that reads back the same, and nan / inf / -inf whatever the NaN's sign bit.
 void TestExperimentIo::history_csv_writes_python_floats() {
   History h;
-  h.epoch = {0, 1};
-  h.history["loss"] = {0.1, -std::numeric_limits<double>::quiet_NaN()};
+  h.epoch = {0, 1, 2};
+  h.history["accuracy"] = {1.0, 0.0, 0.0001};  // Python: 1.0 and 0.0, not 1 and 0
+  h.history["loss"] = {0.1, -std::numeric_limits<double>::quiet_NaN(), 1e-05};
   h.history["val_loss"] = {std::numeric_limits<double>::infinity(),
-                           -std::numeric_limits<double>::infinity()};
+                           -std::numeric_limits<double>::infinity(), 1e16};
   QCOMPARE(QString::fromStdString(history_text(h, true)),
-           QStringLiteral("epoch,loss,val_loss\n0,0.1,inf\n1,nan,-inf\n"));
+           QStringLiteral("epoch,accuracy,loss,val_loss\n0,1.0,0.1,inf\n1,0.0,nan,-inf\n"
+                          "2,0.0001,1e-05,1e+16\n"));
 }
 
 void TestExperimentIo::missing_file() {
