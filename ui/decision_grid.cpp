@@ -188,7 +188,13 @@ void DecisionGrid::on_epoch_end(int epoch, Logs&) {
 }
 
 void DecisionGrid::on_train_end(const Logs&) {
-  if (m_dirty) send(m_epoch, -1);
+  // After EarlyStopping's callbacks (they come first): restored weights are those of an earlier
+  // epoch's end, and the boundary shows them as that epoch's.
+  if (model_->restored_epoch) {
+    send(*model_->restored_epoch, -1);
+  } else if (m_dirty) {
+    send(m_epoch, -1);
+  }
 }
 
 void DecisionGrid::send(int epoch, int batch) {

@@ -70,8 +70,9 @@ CallbackSpec parse_callback(const Json& v, const std::string& path) {
     keys = {"schedule", "verbose"};
   }
   ObjectReader r(*config, cpath, keys);
-  // verbose only prints messages; fitbench's callbacks print none, so 0 and 1 are both accepted.
-  r.integer("verbose", 0, "0 or 1", 0, 1);
+  // EarlyStopping and ReduceLROnPlateau print Keras's messages with verbose 1; ModelCheckpoint
+  // and LearningRateScheduler print none (kept for the file's sake).
+  cb.verbose = static_cast<int>(r.integer("verbose", 0, "0 or 1", 0, 1));
   if (c == "EarlyStopping" || c == "ModelCheckpoint" || c == "ReduceLROnPlateau") {
     cb.monitor = r.string("monitor", cb.monitor, "a metric name such as \"val_loss\"");
     cb.mode = read_mode(r);
@@ -125,6 +126,7 @@ Json callback_to_json(const CallbackSpec& cb) {
   if (c == "EarlyStopping" || c == "ModelCheckpoint" || c == "ReduceLROnPlateau") {
     config["monitor"] = cb.monitor;
   }
+  if (cb.verbose != 0 && c != "CSVLogger" && c != "TerminateOnNaN") config["verbose"] = cb.verbose;
   if (c == "ReduceLROnPlateau") config["factor"] = cb.factor;
   if (c == "EarlyStopping" || c == "ReduceLROnPlateau") {
     if (cb.patience_set) {

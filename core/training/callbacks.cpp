@@ -1,6 +1,5 @@
 #include "core/training/callbacks.h"
 
-#include <charconv>
 #include <cmath>
 #include <filesystem>
 #include <iostream>
@@ -10,6 +9,7 @@
 #include "core/file_checks.h"
 #include "core/io/model_file.h"
 #include "core/optimizers/optimizer.h"
+#include "core/python_repr.h"
 #include "core/training/sequential.h"
 
 namespace fitbench {
@@ -18,15 +18,6 @@ namespace {
 double worst(bool upward) {
   return upward ? -std::numeric_limits<double>::infinity()
                 : std::numeric_limits<double>::infinity();
-}
-
-// Shortest text that reads back to the same double (Python's repr of a float).
-std::string repr(double v) {
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[64];
-  auto r = std::to_chars(buf, buf + sizeof buf, v);
-  return std::string(buf, r.ptr);
 }
 
 // The logs' keys, comma-separated, as Keras's warnings list them.
@@ -97,8 +88,15 @@ void EarlyStopping::on_epoch_end(int epoch, Logs& logs) {
 }
 
 void EarlyStopping::on_train_end(const Logs&) {
-  if (spec_.restore_best_weights && best_weights_)
+  if (stopped_epoch_ > 0 && spec_.verbose > 0)
+    model_->output() << "Epoch " << stopped_epoch_ + 1 << ": early stopping" << std::endl;
+  if (spec_.restore_best_weights && best_weights_) {
+    if (spec_.verbose > 0)
+      model_->output() << "Restoring model weights from the end of the best epoch: "
+                       << best_epoch_ + 1 << "." << std::endl;
     model_->set_weights(*best_weights_, "EarlyStopping");
+    model_->restored_epoch = best_epoch_;
+  }
 }
 
 // keras/src/callbacks/model_checkpoint.py (save_freq="epoch"; the whole model is saved as a
@@ -172,7 +170,7 @@ void CSVLogger::on_epoch_end(int epoch, Logs& logs) {
   file_ << epoch;
   for (const auto& k : keys_) {
     const double* v = find(logs, k);
-    file_ << sep << (v ? repr(*v) : "NA");
+    file_ << sep << (v ? python_repr(*v) : "NA");
   }
   file_ << "\n";
   file_.flush();
@@ -193,9 +191,11 @@ void ReduceLROnPlateau::on_train_begin(const Logs&) {
   cooldown_counter_ = 0;
 }
 
-void ReduceLROnPlateau::on_epoch_end(int, Logs& logs) {
+void ReduceLROnPlateau::on_epoch_end(int epoch, Logs& logs) {
   Optimizer* opt = model_->optimizer();
-  logs["learning_rate"] = opt->learning_rate();
+  // Keras's rate is a float32 variable, read back as a Python float.
+  const auto rate = [opt] { return static_cast<double>(static_cast<float>(opt->learning_rate())); };
+  logs["learning_rate"] = rate();
   const double* current = find(logs, spec_.monitor);
   // keras/src/callbacks/reduce_lr_on_plateau.py: warns and goes on.
   if (!current) {
@@ -213,9 +213,14 @@ void ReduceLROnPlateau::on_epoch_end(int, Logs& logs) {
     wait_ = 0;
   } else if (cooldown_counter_ <= 0) {
     if (++wait_ >= patience_) {
-      const double old_lr = opt->learning_rate();
+      const double old_lr = rate();
       if (old_lr > static_cast<double>(static_cast<float>(spec_.min_lr))) {
-        opt->set_learning_rate(std::max(old_lr * spec_.factor, spec_.min_lr));
+        const double new_lr = std::max(old_lr * spec_.factor, spec_.min_lr);
+        opt->set_learning_rate(new_lr);
+        if (spec_.verbose > 0)
+          model_->output() << "\nEpoch " << epoch + 1
+                           << ": ReduceLROnPlateau reducing learning rate to "
+                           << python_repr(new_lr) << "." << std::endl;
         cooldown_counter_ = spec_.cooldown;
         wait_ = 0;
       }

@@ -24,7 +24,8 @@ struct CallbackSpec {
                            // LearningRateScheduler, TerminateOnNaN
   std::string monitor = "val_loss";  // EarlyStopping, ModelCheckpoint, ReduceLROnPlateau
   std::string mode = "auto";         // "auto", "min", "max"
-  double min_delta = 0.0;            // EarlyStopping (0), ReduceLROnPlateau (1e-4 when unset)
+  int verbose = 0;  // EarlyStopping, ReduceLROnPlateau: 1 prints Keras's messages when they act
+  double min_delta = 0.0;  // EarlyStopping (0), ReduceLROnPlateau (1e-4 when unset)
   std::optional<double> min_delta_set;
   int patience = 0;  // EarlyStopping 0, ReduceLROnPlateau 10
   std::optional<int> patience_set;

@@ -301,6 +301,7 @@ History Sequential::fit(const Matrix& x_all, const Matrix& y_all, const FitOptio
 
   stop_training = false;
   stop_reason.clear();
+  restored_epoch.reset();
   for (auto* c : cbs.list) c->on_train_begin(empty);
   Logs epoch_logs;
   for (int epoch = o.initial_epoch; epoch < o.epochs; ++epoch) {

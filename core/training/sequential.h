@@ -86,6 +86,9 @@ class Sequential {
   // Why the last fit() stopped early: "" (it ran every epoch or was stopped by a
   // TrainingControl), "early_stopping", or "invalid_loss" (TerminateOnNaN).
   std::string stop_reason;
+  // The epoch (0-based) whose weights EarlyStopping's restore_best_weights put back at the end
+  // of the last fit(), or none.
+  std::optional<int> restored_epoch;
   // A UserWarning of the running fit(), as Keras's Python warnings print it, once per message
   // and fit() (e.g. EarlyStopping watching a metric the logs do not have).
   void warn(const std::string& message);

@@ -161,6 +161,20 @@ void TestFit::early_stopping() {
   // Epoch 0 sets the best; epochs 1 and 2 do not improve; stop at epoch 2.
   QCOMPARE(h.epoch.size(), size_t(3));
   QCOMPARE(m.stop_reason, std::string("early_stopping"));
+  QVERIFY(!m.restored_epoch);
+  // verbose 1 prints Keras's lines when training ends; restore_best_weights puts epoch 0's
+  // weights back (the first epoch is the best when nothing improves on it).
+  o.callbacks[0].verbose = 1;
+  o.callbacks[0].restore_best_weights = true;
+  std::ostringstream out;
+  RunOptions run;
+  run.out = &out;
+  m.fit(x, y, o, run);
+  QCOMPARE(out.str(), std::string("Epoch 3: early stopping\n"
+                                  "Restoring model weights from the end of the best epoch: 1.\n"));
+  QCOMPARE(m.restored_epoch, std::optional<int>(0));
+  m.fit(x, y, FitOptions{.epochs = 1, .batch_size = 8, .verbose = 0});
+  QVERIFY(!m.restored_epoch);
 }
 
 void TestFit::logs_hold_float32_values() {
@@ -229,6 +243,17 @@ void TestFit::reduce_lr_on_plateau() {
   for (int i = 0; i < 4; ++i)
     QVERIFY2(std::abs(lr[i] - expected[i]) < 1e-6 * expected[i],
              qPrintable(QString::number(lr[i])));
+  // verbose 1: Keras's line for each reduction, the new rate as Python prints the float:
+  // float(np.float32(1e-6)) * 0.5 is 4.999999987376214e-07.
+  r.verbose = 1;
+  m.compile(c);
+  std::ostringstream out;
+  RunOptions run;
+  run.out = &out;
+  m.fit(x, y, FitOptions{.epochs = 2, .batch_size = 8, .verbose = 0, .callbacks = {r}}, run);
+  const std::string expected_line =
+      "\nEpoch 2: ReduceLROnPlateau reducing learning rate to 4.999999987376214e-07.\n";
+  QVERIFY2(out.str() == expected_line, out.str().c_str());
 }
 
 void TestFit::csv_logger() {

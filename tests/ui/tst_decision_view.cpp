@@ -131,6 +131,7 @@ class TestDecisionView : public QObject {
   void tooManyFeaturesSaysWhy();
   void pointsThinnedAndSplit();
   void throttledToMaxPerSecond();
+  void restoredWeightsGetTheirEpochsGrid();
   void everyBatchesInsideAnEpoch();
   void fitGridEqualsPredict_data();
   void fitGridEqualsPredict();
@@ -310,6 +311,27 @@ void TestDecisionView::pointsThinnedAndSplit() {
   QCOMPARE(p->x(1334, 0), 4002.0f);
   QCOMPARE(p->x(1333, 1), -3999.0f);
   QCOMPARE(p->featureNames, QStringList({"u", "x2"}));
+}
+
+void TestDecisionView::restoredWeightsGetTheirEpochsGrid() {
+  // EarlyStopping's restore_best_weights (it runs before the grid at the end of training) put
+  // back epoch 2's weights: the last grid is drawn from them and says epoch 2, not the last.
+  auto model = makeModel(2, {dense(1, "sigmoid")}, "binary_crossentropy");
+  DecisionGrid grid(corners(), 4);
+  std::vector<int> epochs;
+  grid.setSink([&](const DecisionGridResult& r) { epochs.push_back(r.epoch); });
+  grid.set_model(model.get());
+  grid.set_params(CallbackParams{5, 1, 0});
+  Logs logs;
+  grid.on_train_begin(logs);
+  for (int e = 0; e < 5; ++e) {
+    grid.on_epoch_begin(e, logs);
+    grid.on_epoch_end(e, logs);
+  }
+  QCOMPARE(epochs.back(), 4);
+  model->restored_epoch = 2;
+  grid.on_train_end(logs);
+  QCOMPARE(epochs.back(), 2);
 }
 
 void TestDecisionView::throttledToMaxPerSecond() {
