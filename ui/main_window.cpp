@@ -9,6 +9,7 @@
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPainter>
 #include <QPlainTextEdit>
 #include <QProgressBar>
 #include <QScrollArea>
@@ -41,6 +42,22 @@
 namespace fitbench {
 
 namespace {
+
+// One line of text, elided at the right to the width it gets, the whole text in its tooltip.
+class ElidedLabel : public QLabel {
+ public:
+  QSize minimumSizeHint() const override { return {0, QLabel::minimumSizeHint().height()}; }
+  QSize sizeHint() const override { return {0, QLabel::sizeHint().height()}; }
+
+ protected:
+  void paintEvent(QPaintEvent*) override {
+    QPainter painter(this);
+    painter.setPen(palette().color(QPalette::WindowText));
+    const QRect r = contentsRect();
+    painter.drawText(r, Qt::AlignLeft | Qt::AlignVCenter | Qt::TextSingleLine,
+                     fontMetrics().elidedText(text(), Qt::ElideRight, r.width()));
+  }
+};
 
 QWidget* scrolled(QWidget* panel) {
   auto* area = new QScrollArea;
@@ -230,6 +247,18 @@ void MainWindow::buildCentre() {
   m_statusRate = new QLabel;
   // The devices and strategy stay in sight on the right, beside the progress; a message (e.g.
   // "Opened ...") takes the left, where the training rate is shown between messages.
+  // A message takes the rate's place for a while (showStatus), as QStatusBar's own temporary
+  // messages do, but elided to its room: QStatusBar cuts a long one off under the devices label.
+  m_statusMessage = new ElidedLabel;
+  m_statusMessage->hide();
+  m_statusTimer = new QTimer(this);
+  m_statusTimer->setSingleShot(true);
+  connect(m_statusTimer, &QTimer::timeout, this, [this] {
+    m_statusMessage->hide();
+    m_statusMessage->clear();
+    m_statusRate->show();
+  });
+  statusBar()->addWidget(m_statusMessage, 1);
   statusBar()->addWidget(m_statusRate, 1);
   statusBar()->addPermanentWidget(m_statusDevices);
   statusBar()->addPermanentWidget(m_progress);

@@ -147,6 +147,9 @@ class MainWindow : public QMainWindow {
   void onError(const QString& message);
   void setEditing(bool editable);
   void appendLog(const QString& text, const QString& color = {});
+  // A status bar message for `milliseconds`, elided to the room left of the devices label and
+  // the progress bar, the whole text in its tooltip.
+  void showStatus(const QString& text, int milliseconds);
   int resolvedDevices() const;
   QString runLabel(int devices, const QString& distribution) const;
 
@@ -169,6 +172,8 @@ class MainWindow : public QMainWindow {
   QProgressBar* m_progress = nullptr;
   QLabel* m_statusDevices = nullptr;
   QLabel* m_statusRate = nullptr;
+  QLabel* m_statusMessage = nullptr;  // showStatus's text, in the rate's place while it shows
+  QTimer* m_statusTimer = nullptr;
   QTimer* m_feedTimer = nullptr;
   QMenu* m_recentMenu = nullptr;
   QMenu* m_examplesMenu = nullptr;

@@ -50,7 +50,7 @@ bool MainWindow::openFile(const QString& path, QString* error, bool quiet) {
     const ExperimentSpec spec = read_experiment(path.toStdString());
     loadSpec(spec, QFileInfo(path).absoluteFilePath());
     addRecentFile(QFileInfo(path).absoluteFilePath());
-    statusBar()->showMessage(tr("Opened %1").arg(QDir::toNativeSeparators(path)), 5000);
+    showStatus(tr("Opened %1").arg(QDir::toNativeSeparators(path)), 5000);
     return true;
   } catch (const InputError& e) {
     const QString message = QString::fromStdString(e.what());
@@ -94,7 +94,7 @@ bool MainWindow::saveTo(const QString& path) {
     m_savedJson = experiment_to_json(currentSpec()).dump();
     addRecentFile(abs);
     updateTitle();
-    statusBar()->showMessage(tr("Saved %1").arg(QDir::toNativeSeparators(abs)), 5000);
+    showStatus(tr("Saved %1").arg(QDir::toNativeSeparators(abs)), 5000);
     return true;
   } catch (const InputError& e) {
     m_dataPanel->setBaseDir(oldDir);
@@ -170,7 +170,7 @@ void MainWindow::exportHistory(bool csv) {
   if (path.isEmpty()) return;
   try {
     json_io::write_file_atomically(path.toStdString(), history_text(m_lastResult->history, csv));
-    statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+    showStatus(tr("Wrote %1").arg(path), 5000);
   } catch (const InputError& e) {
     QMessageBox::warning(this, tr("Could not export"), QString::fromStdString(e.what()));
   }
@@ -185,7 +185,7 @@ void MainWindow::exportChart(MetricChart* chart) {
   if (!chart->exportImage(path, &error))
     QMessageBox::warning(this, tr("Could not export"), error);
   else
-    statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+    showStatus(tr("Wrote %1").arg(path), 5000);
 }
 
 void MainWindow::exportModel() {
@@ -196,7 +196,7 @@ void MainWindow::exportModel() {
   if (path.isEmpty()) return;
   try {
     write_model_file(m_lastResult->model, path.toStdString());
-    statusBar()->showMessage(tr("Wrote %1").arg(path), 5000);
+    showStatus(tr("Wrote %1").arg(path), 5000);
   } catch (const InputError& e) {
     QMessageBox::warning(this, tr("Could not export"), QString::fromStdString(e.what()));
   }

@@ -90,7 +90,7 @@ void MainWindow::run() {
     m_tabs->setCurrentIndex(tab);
     m_lastRunError = error;
     appendLog(tr("Cannot run: %1").arg(error), QStringLiteral("#b00020"));
-    statusBar()->showMessage(tr("Cannot run: %1").arg(error), 8000);
+    showStatus(tr("Cannot run: %1").arg(error), 8000);
     emit runEnded(false);
     return;
   }
@@ -237,7 +237,7 @@ void MainWindow::drainFeed() {
   }
   if (!nanWarning.isEmpty()) {
     appendLog(nanWarning, QStringLiteral("#b00020"));
-    statusBar()->showMessage(nanWarning, 20000);
+    showStatus(nanWarning, 20000);
   }
   if (u.epochs_total > 0 && u.steps > 0) {
     const double done = (u.epoch + double(u.step) / u.steps) / u.epochs_total;
@@ -323,7 +323,7 @@ void MainWindow::onFinished(std::shared_ptr<RunResult> result) {
   else
     m_progress->setFormat(how.section(':', 0, 0));
   if (how == tr("Finished")) m_progress->setValue(1000);
-  statusBar()->showMessage(status, 10000);
+  showStatus(status, 10000);
   updateActions();
   // A run TerminateOnNaN stopped failed: its line is the error (fitbench --quit prints it).
   if (result->stopReason == "invalid_loss") m_lastRunError = summary;
@@ -339,11 +339,19 @@ void MainWindow::onError(const QString& message) {
   m_lastRunError = message;
   appendLog(tr("Error: %1").arg(message), QStringLiteral("#b00020"));
   m_progress->setFormat(tr("Error"));
-  statusBar()->showMessage(message, 15000);
+  showStatus(message, 15000);
   updateActions();
   if (isVisible() && !property("batch").toBool())
     QMessageBox::warning(this, tr("Training could not run"), message);
   emit runEnded(false);
+}
+
+void MainWindow::showStatus(const QString& text, int milliseconds) {
+  m_statusMessage->setText(text);
+  m_statusMessage->setToolTip(text);
+  m_statusRate->hide();
+  m_statusMessage->show();
+  m_statusTimer->start(milliseconds);
 }
 
 void MainWindow::appendLog(const QString& text, const QString& color) {
