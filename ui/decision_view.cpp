@@ -423,9 +423,6 @@ DecisionView::DecisionView(QWidget* parent) : QWidget(parent) {
   m_plot = new Plot;
   m_showValidation = new QCheckBox(tr("Show validation points"));
   m_showValidation->setObjectName(QStringLiteral("showValidation"));
-  m_showValidation->setToolTip(
-      tr("Draw the validation rows too, hollow, as the model never "
-         "trains on them"));
   auto* options = new QHBoxLayout;
   options->setContentsMargins(8, 0, 8, 4);
   options->addWidget(m_showValidation);
@@ -436,6 +433,7 @@ DecisionView::DecisionView(QWidget* parent) : QWidget(parent) {
   layout->addWidget(m_plot, 1);
   layout->addLayout(options);
   connectSignals();
+  updateValidationOption();
 }
 
 DecisionView::~DecisionView() = default;
@@ -454,6 +452,7 @@ void DecisionView::setData(const Matrix& x, const Matrix& y, Index validationSta
   m_plot->points = makeDecisionPoints(x, y, validationStart, names, targetName.toStdString());
   m_plot->rebuildImage();
   m_plot->update();
+  updateValidationOption();
 }
 
 void DecisionView::setGrid(const DecisionGridResult& grid) {
@@ -462,6 +461,7 @@ void DecisionView::setGrid(const DecisionGridResult& grid) {
   m_plot->grid.points.reset();  // the plot keeps one reference, in `points`
   m_plot->rebuildImage();
   m_plot->update();
+  updateValidationOption();
 }
 
 void DecisionView::clear() {
@@ -469,6 +469,19 @@ void DecisionView::clear() {
   m_plot->points.reset();
   m_plot->rebuildImage();
   m_plot->update();
+  updateValidationOption();
+}
+
+void DecisionView::updateValidationOption() {
+  // Off (its setting kept) when the points shown have no validation rows; on while none are
+  // known yet, so that it can be set before a run.
+  const auto& p = m_plot->points;
+  const bool none = p && p->validationStart >= p->x.rows();
+  m_showValidation->setEnabled(!none);
+  m_showValidation->setToolTip(none ? tr("This data has no validation rows: set a validation "
+                                         "split on the Data tab to hold some out")
+                                    : tr("Draw the validation rows too, hollow, as the model "
+                                         "never trains on them"));
 }
 
 bool DecisionView::showValidation() const { return m_showValidation->isChecked(); }

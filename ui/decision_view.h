@@ -51,6 +51,7 @@ class DecisionView : public QWidget {
 
  private:
   class Plot;
+  void updateValidationOption();
   void connectSignals();
 
   Plot* m_plot = nullptr;

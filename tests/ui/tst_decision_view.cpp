@@ -579,6 +579,15 @@ void TestDecisionView::viewMessagesAndValidation() {
   QCOMPARE(view.visiblePointCount(), 4);
   view.clear();
   QVERIFY(view.message().startsWith("Run the experiment"));
+  // Data without validation rows: the option is off (its setting kept) and says why.
+  auto* box = view.findChild<QCheckBox*>("showValidation");
+  QVERIFY(box->isEnabled());
+  view.setData(d.x, d.y, d.x.rows());
+  QVERIFY(!box->isEnabled());
+  QVERIFY(box->isChecked());
+  QVERIFY(box->toolTip().contains("no validation rows"));
+  view.setData(d.x, d.y, 3);
+  QVERIFY(box->isEnabled());
 }
 
 void TestDecisionView::viewNaNPredictions() {
