@@ -204,6 +204,12 @@ void CollectivesView::setSetup(const QStringList& deviceNames, CollectiveAlgorit
   rebuild();
 }
 
+void CollectivesView::setModelParallelMesh(const QString& mesh) {
+  if (mesh == m_modelParallelMesh) return;
+  m_modelParallelMesh = mesh;
+  rebuild();
+}
+
 void CollectivesView::showMeasured(const StepTrace& trace) {
   m_trace = trace;
   m_hasMeasured = true;
@@ -239,7 +245,15 @@ void CollectivesView::rebuild() {
         tr("One device needs no collective: its gradients already cover the whole "
            "batch, so there is nothing to all-reduce. Choose two or more devices "
            "to compare ring and naive all-reduce."));
-  const bool shown = m_hasSetup && n >= 2;
+  if (!m_modelParallelMesh.isEmpty())
+    m_message->setText(
+        tr("This view draws DataParallel's gradient all-reduce. ModelParallel on a %1 mesh runs "
+           "other collectives in each step: the activations are all-gathered along the model "
+           "axis and the gradients reduced along the batch axis. The Device timeline shows "
+           "each of them with its algorithm and bytes; pick DataParallel on the Devices tab to "
+           "see the all-reduce here.")
+            .arg(m_modelParallelMesh));
+  const bool shown = m_hasSetup && n >= 2 && m_modelParallelMesh.isEmpty();
   m_message->setVisible(!shown);
   m_body->setVisible(shown);
   m_header->setVisible(shown);

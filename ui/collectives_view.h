@@ -35,6 +35,9 @@ class CollectivesView : public QWidget {
   // drops the measured step and goes back to ring step 0.
   void setSetup(const QStringList& deviceNames, CollectiveAlgorithm used, int64_t elements,
                 const LinkModel& link);
+  // A ModelParallel run on a mesh ("2 x 2"; empty for any other strategy): its collectives are
+  // not DataParallel's all-reduce, so the view says where to see them instead of drawing it.
+  void setModelParallelMesh(const QString& mesh);
   // The last step's measured all-reduce per device (its collective spans), next to the model; the
   // algorithm its spans name is marked as the one used.
   void showMeasured(const StepTrace& trace);
@@ -96,6 +99,7 @@ class CollectivesView : public QWidget {
   int64_t m_elements = 0;
   LinkModel m_link;
   bool m_hasSetup = false;
+  QString m_modelParallelMesh;
   bool m_hasMeasured = false;
   StepTrace m_trace;
 };

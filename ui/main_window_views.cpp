@@ -108,6 +108,12 @@ void MainWindow::updateViews(const ExperimentSpec& spec) {
   }
   m_collectives->setSetup(names, algorithm, parameters,
                           LinkModel{spec.devices.link_latency_us, spec.devices.link_gbps});
+  QStringList mesh;
+  if (spec.distribution.class_name == "ModelParallel")
+    for (const int axis : spec.distribution.mesh_shape) mesh << QString::number(axis);
+  if (spec.distribution.class_name == "ModelParallel" && mesh.isEmpty())
+    mesh << QStringLiteral("1") << QString::number(devices);  // no mesh given: 1 x N
+  m_collectives->setModelParallelMesh(mesh.join(QStringLiteral(" \u00d7 ")));
   m_timeline->setReadyDevices(distributed ? devices : 0);
 }
 

@@ -433,6 +433,15 @@ void TestCollectivesView::oneDevice() {
   view.clear();
   QVERIFY(!view.message().isEmpty());
   QCOMPARE(view.ringStepCount(), 0);
+  // A ModelParallel mesh: not DataParallel's all-reduce, so the view says where to look.
+  view.setSetup(names(4), CollectiveAlgorithm::kRing, 26, {});
+  QCOMPARE(view.message(), QString());
+  view.setModelParallelMesh(QStringLiteral("2 x 2"));
+  QVERIFY2(view.message().contains(QStringLiteral("ModelParallel on a 2 x 2 mesh")) &&
+               view.message().contains(QStringLiteral("Device timeline")),
+           qPrintable(view.message()));
+  view.setModelParallelMesh({});
+  QCOMPARE(view.message(), QString());
 }
 
 void TestCollectivesView::play() {
