@@ -234,10 +234,15 @@ void DevicesPanel::checkCount(int wanted) {
                   .arg(kMaxDevices)
                   .arg(kMaxDeviceCount);
   } else if (const std::string why = speed_count_error(m_fileSpeeds, wanted); !why.empty()) {
-    m_error = tr("devices.speed: %1. Here: set Count to %2, or edit a speed to run the rows "
-                 "below.")
+    m_error = tr("devices.speed: %1. Here: set Count to %2, or change a speed in the table "
+                 "below to train with the speeds it shows")
                   .arg(QString::fromStdString(why))
                   .arg(m_fileSpeeds);
+    // The rows the file gives no speed stand at the default, 1 x.
+    m_error +=
+        static_cast<size_t>(wanted) > m_fileSpeeds
+            ? tr(" (the file has none for cpu:%1 and up, shown at 1 \u00d7).").arg(m_fileSpeeds)
+            : QStringLiteral(".");
   } else {
     m_error.clear();
   }

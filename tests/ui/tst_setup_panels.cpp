@@ -121,8 +121,8 @@ class TestSetupPanels : public QObject {
       panel.setSpec(spec, 1);
       QCOMPARE(panel.errorText(),
                QStringLiteral("devices.speed: has 2 entries but there is 1 device; give one speed "
-                              "per device. Here: set Count to 2, or edit a speed to run the rows "
-                              "below."));
+                              "per device. Here: set Count to 2, or change a speed in the table "
+                              "below to train with the speeds it shows."));
       QCOMPARE(panel.spec().speed, spec.speed);  // kept whole, for a save and for the CLI check
       auto* count = panel.findChild<QSpinBox*>();
       QVERIFY(count);
