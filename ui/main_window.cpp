@@ -43,7 +43,7 @@ namespace fitbench {
 
 namespace {
 
-// One line of text, elided at the right to the width it gets, the whole text in its tooltip.
+// One line of text, elided at the right to the width it gets.
 class ElidedLabel : public QLabel {
  public:
   QSize minimumSizeHint() const override { return {0, QLabel::minimumSizeHint().height()}; }
@@ -246,9 +246,9 @@ void MainWindow::buildCentre() {
   m_statusDevices = new QLabel;
   m_statusRate = new QLabel;
   // The devices and strategy stay in sight on the right, beside the progress; a message (e.g.
-  // "Opened ...") takes the left, where the training rate is shown between messages.
-  // A message takes the rate's place for a while (showStatus), as QStatusBar's own temporary
-  // messages do, but elided to its room: QStatusBar cuts a long one off under the devices label.
+  // "Opened ...", showStatus) takes the training rate's place on the left for a while, as
+  // QStatusBar's own temporary messages do, but elided to its room: QStatusBar would cut a long
+  // one off under the devices label.
   m_statusMessage = new ElidedLabel;
   m_statusMessage->hide();
   m_statusTimer = new QTimer(this);
