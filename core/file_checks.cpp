@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/python_format.h"
 
 namespace fitbench {
 namespace fs = std::filesystem;
@@ -27,25 +28,46 @@ void require_regular(const fs::file_status& status, const std::string& place) {
   throw InputError(place, "is not a regular file (a FIFO, socket or device)");
 }
 
-// A path's text split around ModelCheckpoint's {epoch...} fields (its file_for_epoch reads them
-// the same way: "{epoch", anything, "}"): {"ckpt-", ".json"} for "ckpt-{epoch:02d}.json".
-std::vector<std::string> epoch_literals(const std::string& path) {
-  std::vector<std::string> parts(1);
-  for (size_t i = 0; i < path.size(); ++i) {
-    const size_t close = path.compare(i, 6, "{epoch") == 0 ? path.find('}', i) : std::string::npos;
-    if (close == std::string::npos) {
-      parts.back() += path[i];
-      continue;
-    }
-    parts.emplace_back();
-    i = close;
-  }
-  return parts;
+// A ModelCheckpoint path as the files it can make: its literal text split around its fields
+// (read as ModelCheckpoint reads them, Python's str.format), and for each field the characters
+// it can write: a logged value any but '/', the epoch digits (with its spec's sign, fill and a
+// float type's characters). "ckpt-{epoch:02d}.json" is {"ckpt-", ".json"}; a path without fields
+// (or one that make_callbacks refuses) is one literal.
+struct Pattern {
+  std::vector<std::string> literals;
+  std::vector<std::string> field_chars;  // between literals[k] and [k + 1]; "" for any but '/'
+};
+
+std::string epoch_chars(const std::string& spec) {
+  std::string chars = "0123456789 +";
+  if (spec.size() >= 2 && std::string("<>=^").find(spec[1]) != std::string::npos) chars += spec[0];
+  if (!spec.empty() && std::string("eEfFgG%").find(spec.back()) != std::string::npos)
+    chars += ".eE-%";
+  return chars;
 }
 
-// Whether `text` is `literals` with a run of digits (or of a width's padding spaces) between each
-// two: every position the match can reach is kept, so literals that hold digits cannot mislead it.
-bool fills(const std::vector<std::string>& literals, const std::string& text) {
+Pattern pattern_of(const std::string& path, bool fields) {
+  if (!fields) return {{path}, {}};
+  try {
+    FormatTemplate t = parse_format_template(path);
+    Pattern p{std::move(t.literals), {}};
+    for (const auto& f : t.fields)
+      p.field_chars.push_back(f.name == "epoch" ? epoch_chars(f.spec) : "");
+    return p;
+  } catch (const FormatError&) {
+    return {{path}, {}};
+  }
+}
+
+bool field_char(const std::string& chars, char c) {
+  return chars.empty() ? c != '/' : chars.find(c) != std::string::npos;
+}
+
+// Whether `text` is the pattern's literals with a field's text (at least one character) between
+// each two: every position the match can reach is kept, so literals that hold digits cannot
+// mislead it.
+bool fills(const Pattern& pattern, const std::string& text) {
+  const std::vector<std::string>& literals = pattern.literals;
   if (text.compare(0, literals[0].size(), literals[0]) != 0) return false;
   std::vector<char> reach(text.size() + 1, 0);
   reach[literals[0].size()] = 1;
@@ -53,9 +75,7 @@ bool fills(const std::vector<std::string>& literals, const std::string& text) {
     std::vector<char> next(text.size() + 1, 0);
     for (size_t p = 0; p < text.size(); ++p) {
       if (!reach[p]) continue;
-      for (size_t q = p;
-           q < text.size() && (std::isdigit(static_cast<unsigned char>(text[q])) || text[q] == ' ');
-           ++q) {
+      for (size_t q = p; q < text.size() && field_char(pattern.field_chars[k - 1], text[q]); ++q) {
         const std::string& lit = literals[k];
         if (text.compare(q + 1, lit.size(), lit) == 0) next[q + 1 + lit.size()] = 1;
       }
@@ -75,21 +95,22 @@ bool same_file(const RunFile& file_a, const RunFile& file_b) {
   };
   const std::string na = normal(a), nb = normal(b);
   if (na == nb) return true;
-  const std::vector<std::string> la =
-      file_a.epoch_fields ? epoch_literals(na) : std::vector<std::string>{na};
-  const std::vector<std::string> lb =
-      file_b.epoch_fields ? epoch_literals(nb) : std::vector<std::string>{nb};
-  if (la.size() == 1 && lb.size() == 1) {
+  const Pattern pa = pattern_of(na, file_a.format_fields);
+  const Pattern pb = pattern_of(nb, file_b.format_fields);
+  if (pa.literals.size() == 1 && pb.literals.size() == 1) {
     std::error_code ec;  // equivalent() for existing files (a link to the other one)
     return fs::equivalent(a, b, ec);
   }
-  if (la.size() == 1) return fills(lb, na);
-  if (lb.size() == 1) return fills(la, nb);
-  // Two patterns: the same file when the first epoch's file of one is a file of the other.
-  std::string first_a = la[0], first_b = lb[0];
-  for (size_t k = 1; k < la.size(); ++k) first_a += "1" + la[k];
-  for (size_t k = 1; k < lb.size(); ++k) first_b += "1" + lb[k];
-  return fills(lb, first_a) || fills(la, first_b);
+  if (pa.literals.size() == 1) return fills(pb, na);
+  if (pb.literals.size() == 1) return fills(pa, nb);
+  // Two patterns: the same file when the first epoch's file of one (every field "1") is a file
+  // of the other.
+  const auto first = [](const Pattern& p) {
+    std::string text = p.literals[0];
+    for (size_t k = 1; k < p.literals.size(); ++k) text += "1" + p.literals[k];
+    return text;
+  };
+  return fills(pb, first(pa)) || fills(pa, first(pb));
 }
 
 }  // namespace
@@ -99,7 +120,7 @@ void check_outputs_apart(std::vector<RunFile> inputs, const std::vector<RunFile>
     for (const RunFile& in : inputs) {
       if (!same_file(out, in)) continue;
       const auto pattern = [](const RunFile& f) {
-        return f.epoch_fields && epoch_literals(f.path).size() > 1;
+        return pattern_of(f.path, f.format_fields).literals.size() > 1;
       };
       // "ck-{epoch}.json can make ck-3.json, the experiment file" says which epoch's file.
       const std::string is = !pattern(out) ? " is "

@@ -37,14 +37,14 @@ struct RunFile {
   std::string path;
   std::string place;
   std::string what;
-  // ModelCheckpoint's filepath: {epoch} or {epoch:02d} fields make one file per epoch.
-  bool epoch_fields = false;
+  // ModelCheckpoint's filepath: its fields ({epoch:02d}, {val_loss:.2f}) make a file per epoch.
+  bool format_fields = false;
 };
 
 // Throws InputError(output.place, "<path> is <what>; write to another file") for the first
 // output that names one of `inputs` or an earlier output, however the path is spelled (relative
-// or absolute, "..", a symbolic link to it); an output with {epoch} fields names every file the
-// fields can make. Nothing is read or written.
+// or absolute, "..", a symbolic link to it); an output with fields ({epoch}, {val_loss:.2f})
+// names every file the fields can make. Nothing is read or written.
 void check_outputs_apart(std::vector<RunFile> inputs, const std::vector<RunFile>& outputs);
 
 }  // namespace fitbench

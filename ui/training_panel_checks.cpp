@@ -6,6 +6,7 @@
 #include <QListWidget>
 #include <QVBoxLayout>
 
+#include "core/training/callbacks.h"
 #include "ui/training_panel.h"
 #include "ui/training_panel_widgets.h"
 
@@ -197,7 +198,17 @@ void TrainingPanel::validate() {
   const auto monitorCheck = [&](bool on, const CallbackSpec& cb, const QString& field,
                                 const QString& what) {
     const QString monitor = QString::fromStdString(cb.monitor);
-    if (on && monitor.contains(QLatin1String("acc")) && !accuracyMetric) {
+    // EarlyStopping's "auto" needs the loss or a compiled metric's name (core/training/callbacks
+    // monitor_improves_upward); Run would refuse it, as Keras raises after the first epoch.
+    if (on && cb.class_name == "EarlyStopping" &&
+        !monitor_improves_upward(cb.monitor, cb.mode, m_compile.metrics)) {
+      m_issues.push_back(
+          {field,
+           tr("%1 cannot tell whether %2 should go down or up: it is not the loss or a selected "
+              "metric.")
+               .arg(what, monitor),
+           true});
+    } else if (on && monitor.contains(QLatin1String("acc")) && !accuracyMetric) {
       m_issues.push_back(
           {field,
            tr("%1 watches %2, but no accuracy metric is selected, so it will never act.")

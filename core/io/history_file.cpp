@@ -1,10 +1,12 @@
 #include "core/io/history_file.h"
 
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "core/io/json_file.h"
 #include "core/python_repr.h"
+#include "core/training/logs.h"
 
 namespace fitbench {
 
@@ -27,7 +29,13 @@ std::string history_text(const History& h, bool csv) {
   nlohmann::ordered_json doc;
   doc["epoch"] = h.epoch;
   doc["history"] = nlohmann::ordered_json::object();
-  for (const auto& [key, values] : h.history) doc["history"][key] = values;
+  // Keras's History holds its keys in the logs' order: training, validation, learning_rate.
+  std::vector<std::string> keys;
+  for (const auto& [key, values] : h.history) keys.push_back(key);
+  std::stable_sort(keys.begin(), keys.end(), [](const std::string& a, const std::string& b) {
+    return keras_key_group(a) < keras_key_group(b);
+  });
+  for (const std::string& key : keys) doc["history"][key] = h.history.at(key);
   doc["params"] = {
       {"verbose", h.params_verbose}, {"epochs", h.params_epochs}, {"steps", h.params_steps}};
   return doc.dump(2) + "\n";

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,7 +31,18 @@ class Metric {
 // Resolves a metric name as Keras's compile() does: "accuracy"/"acc" becomes binary, sparse
 // categorical or categorical accuracy from the loss and the output width; "mse", "mae" and the
 // explicit names map to their metric. Throws InputError(place, ...) for an unknown name.
+// `key` names the metric in logs and History (Metric::name()); empty: `name` itself. compile()
+// gives a repeated name a suffix there, as Keras's CompileMetrics.result() does ("accuracy_1").
 std::unique_ptr<Metric> make_metric(const std::string& name, const LossSpec& loss,
-                                    int64_t output_units, const std::string& place);
+                                    int64_t output_units, const std::string& place,
+                                    const std::string& key = {});
+
+// Keras's metric._direction for a name make_metric accepts: true for the accuracies, precision
+// and recall ("up"), false for the errors ("down"); nullopt for a name it does not know.
+std::optional<bool> metric_improves_upward(const std::string& name);
+
+// The log keys of compiled metrics named `names`, in order: a repeated name gets "_1", "_2", ...
+// after its first use, as Keras's CompileMetrics.result() names them.
+std::vector<std::string> metric_log_keys(const std::vector<std::string>& names);
 
 }  // namespace fitbench

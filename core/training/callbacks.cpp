@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "core/file_checks.h"
 #include "core/io/model_file.h"
+#include "core/metrics/metric.h"
 #include "core/optimizers/optimizer.h"
 #include "core/python_repr.h"
 #include "core/training/sequential.h"
@@ -34,18 +35,22 @@ const double* find(const Logs& logs, const std::string& key) {
 
 }  // namespace
 
-bool monitor_improves_upward(const std::string& monitor, const std::string& mode) {
+std::optional<bool> monitor_improves_upward(const std::string& monitor, const std::string& mode,
+                                            const std::vector<std::string>& metric_names) {
   if (mode == "max") return true;
   if (mode == "min") return false;
-  for (const char* up : {"acc", "precision", "recall", "auc"})
-    if (monitor.find(up) != std::string::npos) return true;
-  return false;
+  const std::string name = monitor.starts_with("val_") ? monitor.substr(4) : monitor;
+  std::optional<bool> upward;
+  if (name == "loss") upward = false;
+  for (const std::string& m : metric_names)
+    if (m == name) upward = metric_improves_upward(m);
+  return upward;
 }
 
 // keras/src/callbacks/early_stopping.py
-EarlyStopping::EarlyStopping(const CallbackSpec& spec)
+EarlyStopping::EarlyStopping(const CallbackSpec& spec, bool upward)
     : spec_(spec),
-      upward_(monitor_improves_upward(spec.monitor, spec.mode)),
+      upward_(upward),
       min_delta_(std::abs(spec.min_delta_set ? *spec.min_delta_set : spec.min_delta)) {
   if (spec.patience_set) spec_.patience = *spec.patience_set;
 }
@@ -101,48 +106,71 @@ void EarlyStopping::on_train_end(const Logs&) {
 
 // keras/src/callbacks/model_checkpoint.py (save_freq="epoch"; the whole model is saved as a
 // fitbench model file).
-ModelCheckpoint::ModelCheckpoint(const CallbackSpec& spec)
-    : spec_(spec), upward_(monitor_improves_upward(spec.monitor, spec.mode)) {}
+ModelCheckpoint::ModelCheckpoint(const CallbackSpec& spec, bool upward, std::string place)
+    : spec_(spec),
+      template_(parse_format_template(spec.filepath)),
+      upward_(upward),
+      place_(std::move(place)) {}
 
 void ModelCheckpoint::on_train_begin(const Logs&) {
-  // A file that cannot be written fails now, not after the first epoch's training.
-  check_writable_file(file_for_epoch(0));
+  // A file that cannot be written fails now, not after the first epoch's training: the first
+  // epoch's name with every logged value 0 (its folder is what matters).
+  Logs zeros;
+  for (const auto& field : template_.fields) zeros[field.name] = 0.0;
+  check_writable_file(file_for_epoch(0, zeros));
   best_ = worst(upward_);
 }
 
-std::string ModelCheckpoint::file_for_epoch(int epoch) const {
-  std::string out;
-  const std::string& f = spec_.filepath;
-  for (size_t i = 0; i < f.size(); ++i) {
-    if (f.compare(i, 6, "{epoch") == 0) {
-      const size_t close = f.find('}', i);
-      if (close != std::string::npos) {
-        std::string fmt = f.substr(i + 6, close - i - 6);  // "" or ":02d"
-        std::string num = std::to_string(epoch + 1);
-        if (fmt.size() >= 3 && fmt[0] == ':' && fmt.back() == 'd') {
-          const size_t width =
-              static_cast<size_t>(std::atoi(fmt.c_str() + (fmt[1] == '0' ? 2 : 1)));
-          if (num.size() < width) num.insert(0, width - num.size(), fmt[1] == '0' ? '0' : ' ');
-        }
-        out += num;
-        i = close;
-        continue;
+std::string ModelCheckpoint::file_for_epoch(int epoch, const Logs& logs) const {
+  std::string out = template_.literals[0];
+  for (size_t i = 0; i < template_.fields.size(); ++i) {
+    const FormatTemplate::Field& f = template_.fields[i];
+    try {
+      if (f.name == "epoch") {
+        out += python_format(int64_t{epoch} + 1, f.spec);
+      } else if (const double* value = find(logs, f.name)) {
+        out += python_format(*value, f.spec);
+      } else {
+        throw InputError(place_, "{" + f.name + "} names no value of the logs, which hold epoch, " +
+                                     log_keys(logs));
       }
+    } catch (const FormatError& e) {
+      throw InputError(place_,
+                       "{" + f.name + (f.spec.empty() ? "" : ":" + f.spec) + "}: " + e.what());
     }
-    out += f[i];
+    out += template_.literals[i + 1];
   }
   return out;
 }
 
 void ModelCheckpoint::on_epoch_end(int epoch, Logs& logs) {
+  const std::string file = file_for_epoch(epoch, logs);
+  const std::string at = "\nEpoch " + std::to_string(epoch + 1) + ": ";
+  const bool verbose = spec_.verbose > 0;
   if (spec_.save_best_only) {
     const double* current = find(logs, spec_.monitor);
-    if (!current) return;
-    if (!(upward_ ? *current > best_ : *current < best_)) return;
-    best_ = *current;
+    if (!current) {
+      // _should_save_model: warns and saves, as if save_best_only were off.
+      model_->warn("Can save best model only with " + spec_.monitor + " available.");
+    } else {
+      const std::string best = python_format(best_, ".5f");
+      if (!(upward_ ? *current > best_ : *current < best_)) {
+        if (verbose)
+          model_->output() << at << spec_.monitor << " did not improve from " << best << std::endl;
+        return;
+      }
+      if (verbose)
+        model_->output() << at << spec_.monitor << " improved from " << best << " to "
+                         << python_format(*current, ".5f") << ", saving model to " << file
+                         << std::endl;
+      best_ = *current;
+    }
+  } else if (verbose) {
+    model_->output() << at << "saving model to " << file << std::endl;
   }
-  ModelFile file{model_->spec(), model_->compile_options(), model_->get_weights()};
-  write_model_file(file, file_for_epoch(epoch));
+  write_model_file(ModelFile{model_->spec(), model_->compile_options(), model_->get_weights()},
+                   file);
+  if (verbose) model_->output() << at << "finished saving model to " << file << std::endl;
 }
 
 // keras/src/callbacks/csv_logger.py
@@ -164,7 +192,7 @@ void CSVLogger::on_epoch_end(int epoch, Logs& logs) {
   if (!header_written_) {
     file_ << "epoch";
     for (const auto& k : keys_) file_ << sep << k;
-    file_ << "\n";
+    file_ << "\r\n";  // csv.excel's line terminator, as Keras's DictWriter writes it
     header_written_ = true;
   }
   file_ << epoch;
@@ -172,7 +200,7 @@ void CSVLogger::on_epoch_end(int epoch, Logs& logs) {
     const double* v = find(logs, k);
     file_ << sep << (v ? python_repr(*v) : "NA");
   }
-  file_ << "\n";
+  file_ << "\r\n";
   file_.flush();
 }
 
@@ -181,7 +209,9 @@ void CSVLogger::on_train_end(const Logs&) { file_.close(); }
 // keras/src/callbacks/reduce_lr_on_plateau.py
 ReduceLROnPlateau::ReduceLROnPlateau(const CallbackSpec& spec)
     : spec_(spec),
-      upward_(monitor_improves_upward(spec.monitor, spec.mode)),
+      // Its own rule (reduce_lr_on_plateau.py _reset): "auto" is "max" when "acc" is in the name.
+      upward_(spec.mode == "max" ||
+              (spec.mode == "auto" && spec.monitor.find("acc") != std::string::npos)),
       min_delta_(spec.min_delta_set ? *spec.min_delta_set : 1e-4),
       patience_(spec.patience_set ? *spec.patience_set : 10) {}
 
@@ -232,11 +262,18 @@ void ReduceLROnPlateau::on_epoch_end(int epoch, Logs& logs) {
 LearningRateScheduler::LearningRateScheduler(const CallbackSpec& spec) : spec_(spec) {}
 
 void LearningRateScheduler::on_epoch_begin(int epoch, const Logs&) {
-  model_->optimizer()->set_learning_rate(schedule_value(*spec_.schedule, epoch));
+  const double rate = schedule_value(*spec_.schedule, epoch);
+  model_->optimizer()->set_learning_rate(rate);
+  if (spec_.verbose > 0)
+    model_->output() << "\nEpoch " << epoch + 1
+                     << ": LearningRateScheduler setting learning rate to " << python_repr(rate)
+                     << "." << std::endl;
 }
 
 void LearningRateScheduler::on_epoch_end(int, Logs& logs) {
-  logs["learning_rate"] = model_->optimizer()->learning_rate();
+  // The optimizer's float32 variable, read back as a Python float.
+  logs["learning_rate"] =
+      static_cast<double>(static_cast<float>(model_->optimizer()->learning_rate()));
 }
 
 // keras/src/callbacks/terminate_on_nan.py
@@ -249,22 +286,85 @@ void TerminateOnNaN::on_train_batch_end(int batch, const Logs& logs) {
   }
 }
 
+namespace {
+
+// The direction of EarlyStopping's or ModelCheckpoint's monitor, or an InputError at `place`.
+bool monitor_direction(const CallbackSpec& s, const CallbackContext& context,
+                       const std::string& place) {
+  if (auto upward = monitor_improves_upward(s.monitor, s.mode, context.metric_names))
+    return *upward;
+  std::string names = "loss";
+  for (const auto& m : context.metric_names) names += ", " + m;
+  throw InputError(place + ".config.monitor",
+                   "\"" + s.monitor + "\" is not the loss or a compiled metric (" + names +
+                       ", with or without val_), so " + s.class_name +
+                       " cannot tell whether it should be minimized or maximized; set mode to "
+                       "\"min\" or \"max\"");
+}
+
+// Every field of a ModelCheckpoint filepath names the epoch or a value the logs hold when the
+// callback at `index` sees them, and its spec formats that value (Keras: KeyError or ValueError
+// at the end of the first epoch).
+void check_filepath_fields(const ModelCheckpoint& checkpoint,
+                           const std::vector<CallbackSpec>& specs, size_t index,
+                           const CallbackContext& context, const std::string& place) {
+  Logs logs;
+  logs["loss"] = 0.0;
+  for (const std::string& key : metric_log_keys(context.metric_names)) logs[key] = 0.0;
+  if (context.validation) {
+    Logs val;
+    for (const auto& [key, value] : logs) val["val_" + key] = value;
+    logs.insert(val.begin(), val.end());
+  }
+  for (size_t j = 0; j < index; ++j)
+    if (specs[j].class_name == "ReduceLROnPlateau" ||
+        specs[j].class_name == "LearningRateScheduler")
+      logs["learning_rate"] = 0.0;
+  try {
+    checkpoint.file_for_epoch(0, logs);
+  } catch (const InputError& e) {
+    if (!context.validation && e.message().starts_with("{val_"))
+      throw InputError(place, e.message() + " (val_ values need a validation split)");
+    throw;
+  }
+}
+
+}  // namespace
+
 std::vector<std::unique_ptr<Callback>> make_callbacks(const std::vector<CallbackSpec>& specs,
-                                                      const Clock&) {
+                                                      const Clock&,
+                                                      const CallbackContext& context) {
   std::vector<std::unique_ptr<Callback>> out;
   for (size_t i = 0; i < specs.size(); ++i) {
     const CallbackSpec& s = specs[i];
     const std::string place = "fit.callbacks[" + std::to_string(i) + "]";
     if (s.mode != "auto" && s.mode != "min" && s.mode != "max")
       throw InputError(place + ".config.mode", "must be \"auto\", \"min\" or \"max\"");
+    const bool sets_rate =
+        s.class_name == "ReduceLROnPlateau" || s.class_name == "LearningRateScheduler";
+    if (sets_rate && context.rate_is_schedule)
+      throw InputError(place, s.class_name +
+                                  " sets the learning rate, but the optimizer's learning_rate "
+                                  "is a schedule, which Keras does not let a callback set "
+                                  "(TypeError); use a constant learning_rate with it, or one of "
+                                  "the two");
     if (s.class_name == "EarlyStopping") {
       if (s.patience_set && *s.patience_set < 0)
         throw InputError(place + ".config.patience", "must be >= 0");
-      out.push_back(std::make_unique<EarlyStopping>(s));
+      out.push_back(std::make_unique<EarlyStopping>(s, monitor_direction(s, context, place)));
     } else if (s.class_name == "ModelCheckpoint") {
-      if (s.filepath.empty())
-        throw InputError(place + ".config.filepath", "must name the model file to write");
-      out.push_back(std::make_unique<ModelCheckpoint>(s));
+      const std::string file_place = place + ".config.filepath";
+      if (s.filepath.empty()) throw InputError(file_place, "must name the model file to write");
+      std::unique_ptr<ModelCheckpoint> checkpoint;
+      try {
+        checkpoint =
+            std::make_unique<ModelCheckpoint>(s, monitor_direction(s, context, place), file_place);
+      } catch (const FormatError& e) {
+        throw InputError(file_place, std::string(e.what()) + " (\"" + s.filepath +
+                                         "\" is filled as Python's str.format)");
+      }
+      check_filepath_fields(*checkpoint, specs, i, context, file_place);
+      out.push_back(std::move(checkpoint));
     } else if (s.class_name == "CSVLogger") {
       if (s.filepath.empty())
         throw InputError(place + ".config.filename", "must name the CSV file to write");

@@ -8,19 +8,31 @@
 #include <vector>
 
 #include "core/io/model_file.h"
+#include "core/python_format.h"
 #include "core/training/callback.h"
 #include "core/training/fit_options.h"
 #include "core/training/progbar.h"
 
 namespace fitbench {
 
-// "max" when a larger value is better, by mode or, for "auto", by the metric's name as Keras
-// infers it (accuracy, precision, recall and auc go up; losses and errors go down).
-bool monitor_improves_upward(const std::string& monitor, const std::string& mode);
+// What the callbacks of a fit() can know before it trains: its compiled metrics, whether it has
+// validation data and whether the optimizer's rate is a schedule.
+struct CallbackContext {
+  std::vector<std::string> metric_names;  // compile.metrics as given ("accuracy", "mae", ...)
+  bool validation = false;
+  bool rate_is_schedule = false;
+};
+
+// EarlyStopping's and ModelCheckpoint's direction (keras/src/callbacks/monitor_callback.py
+// _set_monitor_op): "max" or "min" by mode; for "auto", the monitor without "val_" is the loss
+// (down) or a compiled metric's name (its direction: accuracies up, errors down). nullopt when
+// "auto" cannot tell: Keras raises ValueError there, fitbench's make_callbacks an InputError.
+std::optional<bool> monitor_improves_upward(const std::string& monitor, const std::string& mode,
+                                            const std::vector<std::string>& metric_names);
 
 class EarlyStopping : public Callback {
  public:
-  explicit EarlyStopping(const CallbackSpec& spec);
+  EarlyStopping(const CallbackSpec& spec, bool upward);
   void on_train_begin(const Logs& logs) override;
   void on_epoch_end(int epoch, Logs& logs) override;
   void on_train_end(const Logs& logs) override;
@@ -42,15 +54,20 @@ class EarlyStopping : public Callback {
 
 class ModelCheckpoint : public Callback {
  public:
-  explicit ModelCheckpoint(const CallbackSpec& spec);
+  // `place` names the filepath in messages ("fit.callbacks[0].config.filepath").
+  ModelCheckpoint(const CallbackSpec& spec, bool upward, std::string place);
   void on_train_begin(const Logs& logs) override;
   void on_epoch_end(int epoch, Logs& logs) override;
-  // The file name for an epoch: "{epoch}" / "{epoch:02d}" in filepath become epoch + 1.
-  std::string file_for_epoch(int epoch) const;
+  // The file of an epoch: filepath.format(epoch=epoch + 1, **logs), as Keras fills it
+  // ("ck-{epoch:02d}-{val_loss:.2f}.json" -> "ck-03-0.42.json"). Throws InputError for a field
+  // the logs do not hold.
+  std::string file_for_epoch(int epoch, const Logs& logs) const;
 
  private:
   CallbackSpec spec_;
+  FormatTemplate template_;
   bool upward_;
+  std::string place_;
   double best_ = 0.0;
 };
 
@@ -100,8 +117,12 @@ class TerminateOnNaN : public Callback {
 };
 
 // Builds the callbacks an experiment names; throws InputError("fit.callbacks[i]...", ...) for an
-// unknown class or invalid arguments.
+// unknown class or invalid arguments, and before training for what Keras fails on during it: a
+// monitor whose direction "auto" cannot tell, a ModelCheckpoint filepath field that names no
+// value of the logs (or a format spec that does not fit it), and a ReduceLROnPlateau or
+// LearningRateScheduler with an optimizer whose rate is a schedule (Keras: TypeError).
 std::vector<std::unique_ptr<Callback>> make_callbacks(const std::vector<CallbackSpec>& specs,
-                                                      const Clock& clock);
+                                                      const Clock& clock,
+                                                      const CallbackContext& context);
 
 }  // namespace fitbench

@@ -12,4 +12,12 @@ namespace fitbench {
 // "learning_rate" last, as Keras does (see progbar.h).
 using Logs = std::map<std::string, double>;
 
+// The order Keras's epoch logs (and so History.history, and a json.dump of it) hold their keys
+// in: the training keys (sorted by pythonify_logs), then the validation keys (added after them by
+// fit()), then "learning_rate" (added by callbacks). Sort alphabetically, then stably by this.
+inline int keras_key_group(const std::string& key) {
+  if (key == "learning_rate") return 2;
+  return key.starts_with("val_") ? 1 : 0;
+}
+
 }  // namespace fitbench

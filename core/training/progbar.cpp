@@ -131,23 +131,13 @@ int code_points(const std::string& s) {
   return n;
 }
 
-// The order Keras shows epoch-end logs in: the training keys (sorted), then the validation keys
-// (added after them by fit()), then "learning_rate" (added by callbacks that run before the
-// progress bar, e.g. ReduceLROnPlateau).
+// The order Keras shows epoch-end logs in (keras_key_group).
 std::vector<std::pair<std::string, double>> keras_order(const Logs& logs) {
-  std::vector<std::pair<std::string, double>> train, val, added;
-  for (const auto& [key, value] : logs) {
-    if (key == "learning_rate") {
-      added.emplace_back(key, value);
-    } else if (key.rfind("val_", 0) == 0) {
-      val.emplace_back(key, value);
-    } else {
-      train.emplace_back(key, value);
-    }
-  }
-  train.insert(train.end(), val.begin(), val.end());
-  train.insert(train.end(), added.begin(), added.end());
-  return train;
+  std::vector<std::pair<std::string, double>> ordered(logs.begin(), logs.end());
+  std::stable_sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) {
+    return keras_key_group(a.first) < keras_key_group(b.first);
+  });
+  return ordered;
 }
 
 }  // namespace

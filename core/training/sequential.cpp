@@ -114,11 +114,16 @@ void Sequential::compile(const CompileOptions& options) {
   compile_options_ = options;
   metrics_.clear();
   dropout_seed_ = next_seed();
-  if (built()) {
-    for (size_t i = 0; i < options.metrics.size(); ++i)
-      metrics_.push_back(make_metric(options.metrics[i], options.loss, network_.output_units(),
-                                     "compile.metrics[" + std::to_string(i) + "]"));
-  }
+  if (built()) make_metrics();
+}
+
+void Sequential::make_metrics() {
+  metrics_.clear();
+  const std::vector<std::string>& names = compile_options_.metrics;
+  const std::vector<std::string> keys = metric_log_keys(names);
+  for (size_t i = 0; i < names.size(); ++i)
+    metrics_.push_back(make_metric(names[i], compile_options_.loss, network_.output_units(),
+                                   "compile.metrics[" + std::to_string(i) + "]", keys[i]));
 }
 
 void Sequential::ensure_ready(const Matrix& x, const Matrix& y, const char* what) {
@@ -129,13 +134,7 @@ void Sequential::ensure_ready(const Matrix& x, const Matrix& y, const char* what
     throw InputError("data", "the data has " + counted(x.cols(), "feature column") +
                                  " but the model expects " +
                                  std::to_string(network_.input_units()));
-  if (metrics_.size() != compile_options_.metrics.size()) {
-    metrics_.clear();
-    for (size_t i = 0; i < compile_options_.metrics.size(); ++i)
-      metrics_.push_back(make_metric(compile_options_.metrics[i], compile_options_.loss,
-                                     network_.output_units(),
-                                     "compile.metrics[" + std::to_string(i) + "]"));
-  }
+  if (metrics_.size() != compile_options_.metrics.size()) make_metrics();
   if (y.rows() != x.rows())
     throw InputError("data", "x has " + std::to_string(x.rows()) + " rows but y has " +
                                  std::to_string(y.rows()));
@@ -255,7 +254,12 @@ History Sequential::fit(const Matrix& x_all, const Matrix& y_all, const FitOptio
   history.params_steps = steps;
 
   // Callbacks in Keras's order: the user's, then History, then the progress printer.
-  std::vector<std::unique_ptr<Callback>> owned = make_callbacks(o.callbacks, clock);
+  CallbackContext callback_context;
+  callback_context.metric_names = compile_options_.metrics;
+  callback_context.validation = vx && vy && vx->rows() > 0;
+  callback_context.rate_is_schedule = optimizer_->has_schedule();
+  std::vector<std::unique_ptr<Callback>> owned =
+      make_callbacks(o.callbacks, clock, callback_context);
   HistoryRecorder recorder(history);
   ProgbarLogger progbar(run.out ? *run.out : std::cout, run.interactive, clock);
   // The run's streams, for callbacks (output(), warn()), until this fit() returns or throws.

@@ -101,6 +101,8 @@ class Sequential {
  private:
   ExecutorContext executor_context();
   void ensure_ready(const Matrix& x, const Matrix& y, const char* what);
+  // The compiled metrics of compile_options_, each named by its log key (metric_log_keys).
+  void make_metrics();
   Logs totals_to_logs(const StepTotals& totals, const std::string& prefix) const;
   Logs run_test(StepExecutor& exec, const Matrix& x, const Matrix& y, int batch_size,
                 const std::vector<Callback*>& callbacks, bool inside_fit);

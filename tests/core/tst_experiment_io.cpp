@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -946,7 +947,8 @@ void TestExperimentIo::deep_nesting_and_huge_keys_are_refused() {
 }
 
 // The History as CSV writes each value as Python's repr would (CSVLogger): the shortest text
-// that reads back the same, and nan / inf / -inf whatever the NaN's sign bit.
+// that reads back the same, and nan / inf / -inf whatever the NaN's sign bit; as JSON, its keys
+// in Keras's order.
 void TestExperimentIo::history_csv_writes_python_floats() {
   History h;
   h.epoch = {0, 1, 2};
@@ -957,6 +959,15 @@ void TestExperimentIo::history_csv_writes_python_floats() {
   QCOMPARE(QString::fromStdString(history_text(h, true)),
            QStringLiteral("epoch,accuracy,loss,val_loss\n0,1.0,0.1,inf\n1,0.0,nan,-inf\n"
                           "2,0.0001,1e-05,1e+16\n"));
+  // As JSON, in the order of Keras's History: training keys, validation keys, learning_rate.
+  h.history["learning_rate"] = {0.1, 0.1, 0.1};
+  h.history["val_accuracy"] = {0.5, 0.5, 0.5};
+  const std::string json = history_text(h, false);
+  std::vector<size_t> at;
+  for (const char* key :
+       {"\"accuracy\"", "\"loss\"", "\"val_accuracy\"", "\"val_loss\"", "\"learning_rate\""})
+    at.push_back(json.find(key));
+  QVERIFY2(std::is_sorted(at.begin(), at.end()) && at.front() != std::string::npos, json.c_str());
 }
 
 void TestExperimentIo::missing_file() {

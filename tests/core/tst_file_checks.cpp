@@ -154,6 +154,7 @@ void TestFileChecks::outputs_must_not_name_inputs_or_each_other() {
 }
 
 void TestFileChecks::checkpoint_epoch_fields_name_every_epochs_file() {
+  // ModelCheckpoint's fields, read as its str.format template.
   const std::string dir = fs::current_path().string();
   const std::vector<RunFile> inputs = {{dir + "/run7.json", {}, "the experiment file"},
                                        {dir + "/w-2024-03.json", {}, "the model file"}};
@@ -189,6 +190,15 @@ void TestFileChecks::checkpoint_epoch_fields_name_every_epochs_file() {
            QString("fit.callbacks[1].config.filepath: a{epoch:03d}.json can make the files of "
                    "a{epoch}.json, ModelCheckpoint's file too; write to another file"));
   QCOMPARE(two("a{epoch}.json", "b{epoch}.json"), QString());
+  // A logged value's field ({val_loss:.2f}) can be any text within the folder; "{{" is a brace.
+  QVERIFY(check("run{val_loss:.2f}.json").contains("can make"));
+  QVERIFY(check("w-{epoch}-{loss}.json").contains("can make"));
+  QCOMPARE(check("run{val_loss:.2f}/x.json"), QString());
+  QCOMPARE(check("run{{epoch}}.json"), QString());
+  QCOMPARE(check("ck-{epoch}-{val_loss:.2f}.json", "ck-3-0.42.json"),
+           QString("--save-model: ck-3-0.42.json is ModelCheckpoint's file too; write to another "
+                   "file"));
+  QCOMPARE(two("a{epoch}-{loss}.json", "a{epoch}.json"), QString());
 }
 
 QTEST_GUILESS_MAIN(TestFileChecks)

@@ -1,5 +1,7 @@
 // fit() as Keras runs it: determinism, sample-weighted epoch logs with a partial last batch, the
 // validation split, callbacks and stopping.
+#include <QDir>
+#include <QFileInfo>
 #include <QTemporaryDir>
 #include <QTest>
 #include <atomic>
@@ -8,6 +10,8 @@
 #include <thread>
 
 #include "core/error.h"
+#include "core/python_format.h"
+#include "core/python_repr.h"
 #include "core/random.h"
 #include "core/training/callbacks.h"
 #include "core/training/sequential.h"
@@ -75,6 +79,10 @@ class TestFit : public QObject {
   void learns();
   void early_stopping();
   void callbacks_warn_of_a_missing_monitor();
+  void callbacks_refuse_what_keras_fails_on();
+  void model_checkpoint_fills_its_filepath();
+  void learning_rate_scheduler();
+  void repeated_metrics_get_suffixes();
   void logs_hold_float32_values();
   void reduce_lr_on_plateau();
   void csv_logger();
@@ -193,7 +201,8 @@ void TestFit::logs_hold_float32_values() {
 
 void TestFit::callbacks_warn_of_a_missing_monitor() {
   // As Keras: EarlyStopping and ReduceLROnPlateau watching a metric the logs do not have (a
-  // typo, or val_loss without validation data) warn, once per fit(), and training goes on.
+  // typo with an explicit mode, or val_loss without validation data) warn, once per fit(), and
+  // training goes on. (With mode "auto", EarlyStopping refuses the typo: see the next test.)
   Matrix x, y;
   make_data(32, x, y);
   Sequential m(mlp());
@@ -201,6 +210,7 @@ void TestFit::callbacks_warn_of_a_missing_monitor() {
   CallbackSpec es;
   es.class_name = "EarlyStopping";
   es.monitor = "losss";
+  es.mode = "min";
   CallbackSpec rlr;
   rlr.class_name = "ReduceLROnPlateau";
   rlr.monitor = "val_loss";
@@ -216,6 +226,193 @@ void TestFit::callbacks_warn_of_a_missing_monitor() {
                        "UserWarning: Learning rate reduction is conditioned on metric `val_loss` "
                        "which is not available. Available metrics are: accuracy,learning_rate,"
                        "loss.\n"));
+}
+
+void TestFit::callbacks_refuse_what_keras_fails_on() {
+  // What Keras raises at the end of the first epoch (or at a reduction), fitbench refuses before
+  // training, naming the place.
+  Matrix x, y;
+  make_data(32, x, y);
+  Sequential m(mlp());
+  CompileOptions c = bce();
+  c.metrics = {"accuracy", "mae"};
+  m.compile(c);
+  const auto refusal = [&](const CallbackSpec& cb, const FitOptions& base = {}) -> std::string {
+    FitOptions o = base;
+    o.epochs = 2;
+    o.batch_size = 8;
+    o.verbose = 0;
+    o.callbacks = {cb};
+    try {
+      m.fit(x, y, o);
+    } catch (const InputError& e) {
+      return e.what();
+    }
+    return "";
+  };
+  CallbackSpec es;
+  es.class_name = "EarlyStopping";
+  // "auto" knows the loss and the compiled metrics, with or without val_.
+  for (const char* known : {"loss", "accuracy", "mae", "val_accuracy"}) {
+    es.monitor = known;
+    QCOMPARE(refusal(es), std::string());
+  }
+  es.monitor = "losss";
+  QCOMPARE(refusal(es),
+           std::string("fit.callbacks[0].config.monitor: \"losss\" is not the loss or a compiled "
+                       "metric (loss, accuracy, mae, with or without val_), so EarlyStopping "
+                       "cannot tell whether it should be minimized or maximized; set mode to "
+                       "\"min\" or \"max\""));
+  es.monitor = "precision";  // a direction fitbench knows, but not a compiled metric: as Keras
+  QVERIFY(!refusal(es).empty());
+
+  CallbackSpec ck;
+  ck.class_name = "ModelCheckpoint";
+  ck.monitor = "loss";
+  QTemporaryDir dir;
+  ck.filepath = dir.filePath("ck-{epoch:02d}-{val_loss:.2f}.json").toStdString();
+  QCOMPARE(refusal(ck),
+           "fit.callbacks[0].config.filepath: {val_loss} names no value of the "
+           "logs, which hold epoch, accuracy,loss,mae (val_ values need a "
+           "validation split)");
+  ck.filepath = dir.filePath("ck-{loss:d}.json").toStdString();
+  QCOMPARE(refusal(ck),
+           "fit.callbacks[0].config.filepath: {loss:d}: Unknown format code 'd' for "
+           "object of type 'float'");
+  ck.filepath = dir.filePath("ck-{epoch}}.json").toStdString();
+  QVERIFY(refusal(ck).find("Single '}' encountered in format string") != std::string::npos);
+  QVERIFY(QDir(dir.path()).isEmpty());
+
+  CompileOptions scheduled = c;
+  ScheduleSpec decay;
+  decay.class_name = "ExponentialDecay";
+  decay.initial_learning_rate = 0.01;
+  decay.decay_steps = 10;
+  decay.decay_rate = 0.5;
+  scheduled.optimizer.schedule = decay;
+  m.compile(scheduled);
+  CallbackSpec rlr;
+  rlr.class_name = "ReduceLROnPlateau";
+  rlr.monitor = "loss";
+  QVERIFY2(refusal(rlr).starts_with("fit.callbacks[0]: ReduceLROnPlateau sets the learning rate, "
+                                    "but the optimizer's learning_rate is a schedule"),
+           refusal(rlr).c_str());
+  CallbackSpec lrs;
+  lrs.class_name = "LearningRateScheduler";
+  lrs.schedule = decay;
+  QVERIFY(refusal(lrs).starts_with("fit.callbacks[0]: LearningRateScheduler sets"));
+}
+
+void TestFit::model_checkpoint_fills_its_filepath() {
+  // filepath.format(epoch=epoch + 1, **logs), as Keras fills it, with its verbose messages.
+  Matrix x, y;
+  make_data(40, x, y);
+  set_random_seed(3);
+  Sequential m(mlp());
+  m.compile(bce());
+  QTemporaryDir dir;
+  CallbackSpec ck;
+  ck.class_name = "ModelCheckpoint";
+  ck.filepath = dir.filePath("ck-{epoch:03}-{val_loss:.2f}-{accuracy}.json").toStdString();
+  ck.verbose = 1;
+  std::ostringstream out;
+  RunOptions run;
+  run.out = &out;
+  const History h = m.fit(
+      x, y,
+      FitOptions{
+          .epochs = 2, .batch_size = 8, .validation_split = 0.25, .verbose = 0, .callbacks = {ck}},
+      run);
+  std::string expected;
+  for (int e = 0; e < 2; ++e) {
+    char name[128];
+    std::snprintf(name, sizeof name, "ck-%03d-%.2f-%s.json", e + 1, h.history.at("val_loss")[e],
+                  python_repr(h.history.at("accuracy")[e]).c_str());
+    const std::string file = dir.filePath(name).toStdString();
+    QVERIFY2(QFileInfo::exists(QString::fromStdString(file)), name);
+    const std::string at = "\nEpoch " + std::to_string(e + 1) + ": ";
+    expected +=
+        at + "saving model to " + file + "\n" + at + "finished saving model to " + file + "\n";
+  }
+  QCOMPARE(out.str(), expected);
+
+  // save_best_only: the messages of an improvement and of none; the best starts at inf.
+  QTemporaryDir best_dir;
+  ck.filepath = best_dir.filePath("best.json").toStdString();
+  ck.save_best_only = true;
+  ck.monitor = "loss";
+  ModelSpec still = mlp();
+  still.layers.erase(still.layers.begin() + 2);  // no dropout
+  Sequential s(still);
+  s.compile(bce("SGD", 0.0));  // a zero rate: the loss stays, so epoch 2 does not improve
+  out.str("");
+  const History flat =
+      s.fit(x, y, FitOptions{.epochs = 2, .batch_size = 40, .verbose = 0, .callbacks = {ck}}, run);
+  const std::string loss = python_format(flat.history.at("loss")[0], ".5f");
+  QVERIFY2(out.str() == "\nEpoch 1: loss improved from inf to " + loss + ", saving model to " +
+                            ck.filepath + "\n\nEpoch 1: finished saving model to " + ck.filepath +
+                            "\n\nEpoch 2: loss did not improve from " + loss + "\n",
+           out.str().c_str());
+
+  // save_best_only with a monitor the logs lack: Keras warns and saves every epoch.
+  QTemporaryDir every_dir;
+  ck.filepath = every_dir.filePath("e{epoch}.json").toStdString();
+  ck.monitor = "val_loss";
+  ck.verbose = 0;
+  std::ostringstream warnings;
+  run.warnings = &warnings;
+  m.fit(x, y, FitOptions{.epochs = 2, .batch_size = 8, .verbose = 0, .callbacks = {ck}}, run);
+  QVERIFY(QFileInfo::exists(every_dir.filePath("e1.json")));
+  QVERIFY(QFileInfo::exists(every_dir.filePath("e2.json")));
+  QCOMPARE(warnings.str(), std::string("UserWarning: Can save best model only with val_loss "
+                                       "available.\n"));
+}
+
+void TestFit::learning_rate_scheduler() {
+  // verbose 1 prints Keras's line at each epoch's start, with the schedule's value as Python
+  // prints it; the logs hold the optimizer's float32 rate.
+  Matrix x, y;
+  make_data(32, x, y);
+  set_random_seed(3);
+  Sequential m(mlp());
+  m.compile(bce("SGD", 0.1));
+  CallbackSpec lrs;
+  lrs.class_name = "LearningRateScheduler";
+  lrs.verbose = 1;
+  ScheduleSpec decay;
+  decay.class_name = "ExponentialDecay";
+  decay.initial_learning_rate = 0.2;
+  decay.decay_steps = 2;
+  decay.decay_rate = 0.5;
+  lrs.schedule = decay;
+  std::ostringstream out;
+  RunOptions run;
+  run.out = &out;
+  const History h =
+      m.fit(x, y, FitOptions{.epochs = 2, .batch_size = 8, .verbose = 0, .callbacks = {lrs}}, run);
+  // 0.2 * 0.5 ** (1 / 2) = 0.14142135623730953 in Python; float32: 0.1414213627576828.
+  QCOMPARE(out.str(), std::string("\nEpoch 1: LearningRateScheduler setting learning rate to "
+                                  "0.2.\n\nEpoch 2: LearningRateScheduler setting learning rate "
+                                  "to 0.14142135623730953.\n"));
+  QCOMPARE(h.history.at("learning_rate")[1], 0.1414213627576828);
+}
+
+void TestFit::repeated_metrics_get_suffixes() {
+  // Keras's CompileMetrics.result(): a repeated name's later uses are name_1, name_2, ...
+  Matrix x, y;
+  make_data(32, x, y);
+  set_random_seed(3);
+  Sequential m(mlp());
+  CompileOptions c = bce();
+  c.metrics = {"accuracy", "mae", "accuracy", "mae", "accuracy"};
+  m.compile(c);
+  const History h = m.fit(x, y, FitOptions{.epochs = 1, .batch_size = 8, .verbose = 0});
+  std::vector<std::string> keys;
+  for (const auto& [key, values] : h.history) keys.push_back(key);
+  QCOMPARE(keys, (std::vector<std::string>{"accuracy", "accuracy_1", "accuracy_2", "loss", "mae",
+                                           "mae_1"}));
+  QCOMPARE(h.last("accuracy_2"), h.last("accuracy"));
+  QCOMPARE(h.last("mae_1"), h.last("mae"));
 }
 
 void TestFit::reduce_lr_on_plateau() {
@@ -274,10 +471,12 @@ void TestFit::csv_logger() {
   std::ifstream in(file);
   std::string header, line;
   std::getline(in, header);
-  QCOMPARE(header, std::string("epoch,accuracy,loss,val_accuracy,val_loss"));
+  // csv.excel's "\r\n" ends every line, as Keras's DictWriter writes them.
+  QCOMPARE(header, std::string("epoch,accuracy,loss,val_accuracy,val_loss\r"));
   int rows = 0;
   while (std::getline(in, line)) {
     QCOMPARE(line.substr(0, 2), std::to_string(rows) + ",");
+    QCOMPARE(line.back(), '\r');
     ++rows;
   }
   QCOMPARE(rows, 3);

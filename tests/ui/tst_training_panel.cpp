@@ -415,12 +415,20 @@ class TestTrainingPanel : public QObject {
     QCOMPARE(es.patience_set, std::optional<int>(5));
     QVERIFY(es.restore_best_weights);
     QCOMPARE(es.monitor, std::string("val_accuracy"));
-    // Watching accuracy without an accuracy metric is a warning, not an error.
+    // EarlyStopping watching accuracy without an accuracy metric is an error (its "auto" mode
+    // cannot tell the direction: Keras raises ValueError, fitbench's Run refuses it).
+    QVERIFY2(panel.errorText().contains(QStringLiteral("cannot tell whether val_accuracy")),
+             qPrintable(panel.errorText()));
+    metricItem(panel, QStringLiteral("accuracy"))->setCheckState(Qt::Checked);
+    QVERIFY(panel.issues().isEmpty());
+    // ReduceLROnPlateau's own rule ("acc" in the name is "max") needs no metric: a warning only.
+    metricItem(panel, QStringLiteral("accuracy"))->setCheckState(Qt::Unchecked);
+    child<QComboBox>(panel, "es_monitor")->setCurrentText(QStringLiteral("val_loss"));
+    child<QCheckBox>(panel, "reduce_lr")->setChecked(true);
+    child<QComboBox>(panel, "rlr_monitor")->setCurrentText(QStringLiteral("val_accuracy"));
     QCOMPARE(panel.errorText(), QString());
     QVERIFY(!panel.issues().isEmpty());
     QVERIFY(panel.issues().front().text.contains(QStringLiteral("no accuracy metric")));
-    metricItem(panel, QStringLiteral("accuracy"))->setCheckState(Qt::Checked);
-    QVERIFY(panel.issues().isEmpty());
   }
 
   // A val_ monitor without a validation split never acts: said before the run.
