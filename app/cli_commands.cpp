@@ -26,6 +26,9 @@
 namespace fitbench::cli {
 namespace {
 
+// The most steps --trace writes: about 200 bytes of JSON per span, so ~1.5 GB for two devices.
+constexpr size_t kMaxTraceSteps = 1'000'000;
+
 // Parses `args`; prints help (exit 0) or a usage error (exit 2) and returns that code, or -1 to
 // go on.
 int parse(QCommandLineParser& parser, const QStringList& args, int positionals,
@@ -323,7 +326,9 @@ int run_command(const QStringList& args) {
   options.interactive = stdout_is_terminal();
   PreparedRun run;
   History history;
-  TraceRecorder recorder;  // every step's spans, for --trace and the per-device summary
+  // The per-device summary of every step; the steps' spans only for --trace, the first
+  // kMaxTraceSteps of them (a long run's file would not open in a trace viewer anyway).
+  TraceRecorder recorder(p.isSet("trace") ? kMaxTraceSteps : 0);
   try {
     run = prepare_run(spec);
     if (!spec.distribution.class_name.empty()) {
@@ -358,19 +363,31 @@ int run_command(const QStringList& args) {
     throw e.within(file);
   }
   std::cout.flush();
-  if (p.isSet("trace")) write_chrome_trace(p.value("trace").toStdString(), recorder.trace());
+  if (p.isSet("trace")) {
+    write_chrome_trace(p.value("trace").toStdString(), recorder.trace());
+    if (recorder.steps_seen() > recorder.trace().steps().size())
+      std::cerr << "fitbench-cli: note: --trace holds the first " << recorder.trace().steps().size()
+                << " of the run's " << recorder.steps_seen() << " steps\n";
+  }
   // Where each device's time went, last (on stderr, so that stdout stays the Keras script's).
   auto print_usage = [&] {
     std::cout.flush();
-    const std::vector<DeviceUsage> usage = summarize(recorder.trace());
+    const std::vector<DeviceUsage> usage = recorder.usage();
     for (size_t d = 0; d < usage.size(); ++d)
       std::cerr << usage_line("cpu:" + std::to_string(d), usage[d]) << "\n";
   };
 
   if (p.isSet("history")) write_history(history, p.value("history").toStdString());
   if (p.isSet("save-model")) {
-    write_model_file({run.model->spec(), run.model->compile_options(), run.model->get_weights()},
-                     p.value("save-model").toStdString());
+    try {
+      write_model_file({run.model->spec(), run.model->compile_options(), run.model->get_weights()},
+                       p.value("save-model").toStdString());
+    } catch (const InputError& e) {
+      // A run TerminateOnNaN stopped may hold weights that are not numbers: it still ends as a
+      // failed run (exit 1, with why below), the model file not written.
+      if (run.model->stop_reason != "invalid_loss") throw;
+      std::cerr << "fitbench-cli: " << e.what() << "\n";
+    }
   }
   if (run.model->stop_reason == "invalid_loss") {
     std::cerr << "fitbench-cli: training stopped: the loss is not a finite number "
@@ -430,6 +447,7 @@ int evaluate_command(const QStringList& args) {
   } catch (const InputError& e) {
     throw e.within(model_path);  // the model file's compile section
   }
+  check_sparse_labels(data, model.network().output_units(), file.compile->loss.name);
   RunOptions options;
   options.interactive = stdout_is_terminal();
   const Logs logs = model.evaluate(data.x, data.y, int_option(p, "batch-size", 1, 1 << 24),

@@ -121,13 +121,26 @@ std::vector<DeviceUsage> summarize(const RunTrace& trace) {
 void TraceRecorder::on_train_begin(const Logs& /*logs*/) {
   trace_.clear();
   usage_.clear();
-  trace_.reserve(static_cast<size_t>(std::max(params_.epochs, 0)) *
-                 static_cast<size_t>(std::max(params_.steps, 0)));
+  steps_seen_ = 0;
+  devices_ = 0;
+  constexpr size_t kMaxReserved = 65536;
+  const size_t run = static_cast<size_t>(std::max(params_.epochs, 0)) *
+                     static_cast<size_t>(std::max(params_.steps, 0));
+  trace_.reserve(std::min({run, max_kept_, kMaxReserved}));
 }
 
 void TraceRecorder::on_step_trace(const StepTrace& trace) {
-  trace_.append(trace);
+  if (steps_seen_++ < max_kept_) trace_.append(trace);
   usage_.add(trace);
+  devices_ = std::max(devices_, static_cast<int>(trace.spans.size()));
+}
+
+std::vector<DeviceUsage> TraceRecorder::usage() const {
+  std::vector<DeviceUsage> out = usage_.devices();
+  const double total = out.empty() ? 0.0 : out.front().total_us;
+  out.resize(static_cast<size_t>(devices_));  // a device without spans shows as idle
+  for (auto& u : out) u.total_us = total;
+  return out;
 }
 
 }  // namespace fitbench

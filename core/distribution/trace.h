@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -127,17 +128,28 @@ class RunTrace {
 // Per-device busy / communication / waiting time over a whole run.
 std::vector<DeviceUsage> summarize(const RunTrace& trace);
 
-// A callback that records every step of a fit() (cleared at on_train_begin, which reserves room
-// for epochs x steps): the RunTrace for write_chrome_trace and the usage summary.
+// A callback that records the steps of a fit() (cleared at on_train_begin): their spans, the
+// RunTrace for write_chrome_trace, up to `max_kept_steps` (the first ones; room for the run's
+// epochs x steps, at most 65,536 of them, is reserved ahead), and the usage summary of every step
+// as running totals, whatever it keeps.
 class TraceRecorder : public Callback {
  public:
+  explicit TraceRecorder(size_t max_kept_steps = std::numeric_limits<size_t>::max())
+      : max_kept_(max_kept_steps) {}
   void on_train_begin(const Logs& logs) override;
   void on_step_trace(const StepTrace& trace) override;
 
   const RunTrace& trace() const { return trace_; }
-  std::vector<DeviceUsage> usage() const { return usage_.devices(); }
+  // Steps seen since on_train_begin (trace() keeps the first max_kept_steps of them).
+  size_t steps_seen() const { return steps_seen_; }
+  // As summarize(trace()) would give it over every step seen: one entry per device, each with
+  // the run's total time.
+  std::vector<DeviceUsage> usage() const;
 
  private:
+  size_t max_kept_;
+  size_t steps_seen_ = 0;
+  int devices_ = 0;
   RunTrace trace_;
   UsageSummary usage_;
 };

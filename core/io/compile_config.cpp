@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <limits>
 
 #include "core/error.h"
 #include "core/io/json_reader.h"
@@ -113,9 +114,11 @@ OptimizerSpec parse_optimizer(const Json& v, const std::string& path) {
     if (lr->is_object()) {
       spec.schedule = parse_schedule(*lr, r.path_of("learning_rate"));
     } else {
-      spec.learning_rate = json_io::to_number(*lr, r.path_of("learning_rate"),
-                                              "a positive number or a learning-rate schedule",
-                                              {.lo = 0.0, .lo_open = true});
+      // Keras's rate is a float32 variable: beyond its range the rate would be inf.
+      spec.learning_rate =
+          json_io::to_number(*lr, r.path_of("learning_rate"),
+                             "a positive number within float32's range or a learning-rate schedule",
+                             {.lo = 0.0, .hi = std::numeric_limits<float>::max(), .lo_open = true});
     }
   }
   const Bounds non_negative{.lo = 0.0};

@@ -13,12 +13,18 @@ void check_sparse_labels(const Dataset& data, Index units, const std::string& lo
   if (loss != "sparse_categorical_crossentropy" || data.y.cols() != 1 || units < 1) return;
   for (Index r = 0; r < data.y.rows(); ++r) {
     const float label = data.y(r, 0);
-    // The rule of the loss itself (a label is truncated to its class, as Keras's int32 cast).
-    if (label >= 0.0f && label < static_cast<float>(units)) continue;
+    const bool whole = std::floor(label) == label;
+    if (whole && label >= 0.0f && label < static_cast<float>(units)) continue;
     std::ostringstream text;
-    text << "is the sparse label " << label << ", but the last layer has " << units
-         << (units == 1 ? " unit" : " units")
-         << ": sparse_categorical_crossentropy takes class indices from 0 to " << units - 1;
+    text << "is the sparse label " << label;
+    if (!whole) {
+      // Keras would truncate it for the loss (an int32 cast) and count it as no class for the
+      // accuracy, so the two would disagree: most likely the wrong column or loss.
+      text << ", not a whole number: sparse_categorical_crossentropy takes class indices";
+    } else {
+      text << ", but the last layer has " << units << (units == 1 ? " unit" : " units")
+           << ": sparse_categorical_crossentropy takes class indices from 0 to " << units - 1;
+    }
     throw InputError(data.label_place ? data.label_place(r) : "data row " + std::to_string(r),
                      text.str());
   }

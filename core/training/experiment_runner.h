@@ -24,7 +24,8 @@ struct PreparedRun {
 // Throws InputError naming the place.
 PreparedRun prepare_run(const ExperimentSpec& spec);
 
-// With sparse_categorical_crossentropy, every label must be a class index below `units`: throws
+// With sparse_categorical_crossentropy, every label must be a whole class index below `units`:
+// throws
 // InputError naming the first that is not (a CSV file's cell, "data.csv:3:3 (y)") before
 // training, instead of a row of a shuffled batch during it.
 void check_sparse_labels(const Dataset& data, Index units, const std::string& loss);

@@ -382,6 +382,15 @@ void TestCli::nan_exits_1() {
   const Result r = cli({"run", file});
   QCOMPARE(r.code, 1);
   QVERIFY2(r.err.contains("not a finite number"), qPrintable(r.err));
+  // With --save-model the weights that are not numbers are not written, and the run still says
+  // why it failed (exit 1, not 2).
+  QTemporaryDir dir;
+  const QString model = dir.filePath("m.json");
+  const Result saved = cli({"run", file, "--save-model", model});
+  QCOMPARE(saved.code, 1);
+  QVERIFY2(saved.err.contains("(TerminateOnNaN)") && saved.err.contains("cannot be saved"),
+           qPrintable(saved.err));
+  QVERIFY(!QFileInfo::exists(model));
 }
 
 void TestCli::rehearsal_flags_and_trace() {

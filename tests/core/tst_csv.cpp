@@ -166,6 +166,16 @@ void TestCsv::sparse_labels_name_their_cell() {
   } catch (const InputError& e) {
     QCOMPARE(e.place(), std::string("data row 1"));
   }
+  // A fraction is no class index, even within range (Keras's loss would truncate it while its
+  // accuracy counted it as no class).
+  generated.y = matrix(2, 1, {0, 1.5f});
+  try {
+    check_sparse_labels(generated, 3, "sparse_categorical_crossentropy");
+    QFAIL("label 1.5 was accepted");
+  } catch (const InputError& e) {
+    QCOMPARE(e.message(), std::string("is the sparse label 1.5, not a whole number: "
+                                      "sparse_categorical_crossentropy takes class indices"));
+  }
 }
 
 void TestCsv::absolute_path_and_load_dataset() {

@@ -807,6 +807,9 @@ void TestExperimentIo::errors_data() {
       "unknown key; expected one of: name, learning_rate, weight_decay, clipnorm, "
       "global_clipnorm, clipvalue, use_ema, ema_momentum, ema_overwrite_frequency, "
       "loss_scale_factor, gradient_accumulation_steps, momentum, nesterov");
+  row("/compile/optimizer", R"({"class_name": "SGD", "config": {"learning_rate": 1e39}})",
+      "compile.optimizer.config.learning_rate",
+      "must be a positive number within float32's range or a learning-rate schedule, got 1e+39");
   row("/compile/optimizer", R"({"class_name": "Adam", "config": {"use_ema": true}})",
       "compile.optimizer.config.use_ema", "true is not supported by fitbench (only false is)");
   row("/compile/optimizer",

@@ -405,6 +405,20 @@ void TestTrace::fit_hands_traces_to_callbacks() {
     QCOMPARE(recorder.trace().steps().size(), size_t(3));
     QCOMPARE(recorder.trace().shard_rows(2, 1), int64_t(1));  // the last batch of 3 rows: 2 + 1
     QCOMPARE(recorder.usage().size(), size_t(2));
+    const std::vector<DeviceUsage> all = summarize(recorder.trace());
+    for (size_t d = 0; d < 2; ++d) {
+      QCOMPARE(recorder.usage()[d].busy_us, all[d].busy_us);
+      QCOMPARE(recorder.usage()[d].total_us, all[d].total_us);
+    }
+    // A recorder that keeps one step still sums every step (the CLI without --trace keeps none,
+    // so a long run's memory does not grow).
+    TraceRecorder first(1);
+    run.callbacks = {&first};
+    s.model.fit(s.x, s.y, FitOptions{.epochs = 2, .batch_size = 10, .verbose = 0}, run);
+    QCOMPARE(first.trace().steps().size(), size_t(1));
+    QCOMPARE(first.steps_seen(), size_t(6));
+    QCOMPARE(first.usage().size(), size_t(2));
+    QVERIFY(first.usage()[1].busy_us > first.trace().spans().back().span.duration_us);
     // One device without a distribution: no trace at all.
     TraceCounter none;
     run.callbacks = {&none};
