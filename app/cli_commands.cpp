@@ -38,7 +38,7 @@ int parse(QCommandLineParser& parser, const QStringList& args, int positionals,
     std::cerr << args[0].toStdString() << ": " << parser.errorText().toStdString() << "\n";
     return 2;
   }
-  if (parser.isSet("help")) {
+  if (parser.isSet("help") || parser.isSet("help-all")) {
     // QCommandLineParser names the executable's full path; show the command as typed.
     QString help = parser.helpText();
     const qsizetype eol = help.indexOf('\n');
@@ -333,11 +333,12 @@ int run_command(const QStringList& args) {
     run = prepare_run(spec);
     if (!spec.distribution.class_name.empty()) {
       const int count = resolve_device_count(cli_devices, spec.devices.count);
-      if (spec.distribution.class_name == "ModelParallel" && spec.distribution.layout_map.empty()) {
-        spec.distribution.layout_map = default_layout_map(
-            model_variables(spec.model, run.data.x.cols()),
-            spec.distribution.axis_names.size() == 2 ? spec.distribution.axis_names[1] : "model",
-            spec.distribution.mesh_shape.size() == 2 ? spec.distribution.mesh_shape[1] : 1);
+      // A one-axis mesh has no model axis: without a layout map every variable is replicated.
+      if (spec.distribution.class_name == "ModelParallel" && spec.distribution.layout_map.empty() &&
+          spec.distribution.mesh_shape.size() == 2 && spec.distribution.axis_names.size() == 2) {
+        spec.distribution.layout_map =
+            default_layout_map(model_variables(spec.model, run.data.x.cols()),
+                               spec.distribution.axis_names[1], spec.distribution.mesh_shape[1]);
       }
       apply_distribution(*run.model, spec.distribution, count, spec.devices);
       if (spec.distribution.class_name == "ModelParallel") {

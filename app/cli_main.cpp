@@ -31,9 +31,13 @@ int main(int argc, char** argv) {
   QCoreApplication::setApplicationName("fitbench-cli");
   QCoreApplication::setApplicationVersion(FITBENCH_VERSION);
   QStringList args = QCoreApplication::arguments();
-  if (args.size() < 2 || args[1] == "--help" || args[1] == "-h" || args[1] == "help") {
+  if (args.size() < 2) {
+    std::cerr << kUsage;  // a usage error: exit 2, on stderr
+    return 2;
+  }
+  if (args[1] == "--help" || args[1] == "-h" || args[1] == "help" || args[1] == "--help-all") {
     std::cout << kUsage;
-    return args.size() < 2 ? 2 : 0;
+    return 0;
   }
   if (args[1] == "--version") {
     std::cout << "fitbench-cli " << FITBENCH_VERSION << "\n";
@@ -52,13 +56,13 @@ int main(int argc, char** argv) {
               << "\"; expected run, evaluate, predict, summary or devices\n";
     return 2;
   } catch (const fitbench::InputError& e) {
-    std::cerr << "fitbench-cli: " << e.what() << "\n";
+    std::cerr << "fitbench-cli: " << fitbench::printable_message(e.what()) << "\n";
     return 2;
   } catch (const fitbench::TrainingError& e) {
-    std::cerr << "fitbench-cli: " << e.what() << "\n";
+    std::cerr << "fitbench-cli: " << fitbench::printable_message(e.what()) << "\n";
     return 1;
   } catch (const std::exception& e) {
-    std::cerr << "fitbench-cli: " << e.what() << "\n";
+    std::cerr << "fitbench-cli: " << fitbench::printable_message(e.what()) << "\n";
     return 1;
   }
 }

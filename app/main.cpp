@@ -18,7 +18,10 @@
 
 namespace {
 
-void fail(const QString& message) { std::fprintf(stderr, "fitbench: %s\n", qPrintable(message)); }
+void fail(const QString& message) {
+  std::fprintf(stderr, "fitbench: %s\n",
+               fitbench::printable_message(message.toStdString()).c_str());
+}
 
 bool saveScreenshot(fitbench::MainWindow& window, const QString& path) {
   window.lossChart()->flushNow();

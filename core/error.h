@@ -41,6 +41,11 @@ inline std::string there_are(long long n, const std::string& noun) {
   return n == 1 ? "there is 1 " + noun : "there are " + counted(n, noun);
 }
 
+// A message as one terminal line: control characters (a tab, a newline or an escape sequence
+// from a file's bytes) written as \t, \n, \x1b, and beyond `max_bytes` cut at a character's
+// start with "... (N more bytes)", so a 50 MB CSV header cannot flood the terminal.
+std::string printable_message(const std::string& text, size_t max_bytes = 2000);
+
 // A failure while training (e.g. NaN loss under TerminateOnNaN): the CLI exits 1.
 class TrainingError : public std::runtime_error {
  public:

@@ -3,6 +3,8 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <sstream>
 
 #include "core/distribution/distribution_spec.h"
 #include "core/error.h"
@@ -26,13 +28,19 @@ std::optional<int> environment_device_count() {
   if (const char* v = std::getenv("FITBENCH_CPU_DEVICES"); v && *v)
     return parse_count(v, "FITBENCH_CPU_DEVICES");
   if (const char* flags = std::getenv("XLA_FLAGS"); flags && *flags) {
-    static const char kFlag[] = "--xla_force_host_platform_device_count=";
-    if (const char* p = std::strstr(flags, kFlag)) {
-      p += sizeof(kFlag) - 1;
-      const char* end = p;
-      while (*end && *end != ' ') ++end;
-      return parse_count(std::string(p, end), "XLA_FLAGS (--xla_force_host_platform_device_count)");
+    // As absl reads the flags: whitespace-separated, the last of a repeated flag wins, and the
+    // flag without "=N" is an error.
+    static const std::string kFlag = "--xla_force_host_platform_device_count";
+    const std::string place = "XLA_FLAGS (" + kFlag + ")";
+    std::optional<int> count;
+    std::istringstream words(flags);
+    for (std::string word; words >> word;) {
+      if (word.rfind(kFlag, 0) != 0) continue;
+      if (word.size() == kFlag.size()) throw InputError(place, "needs a value: " + kFlag + "=N");
+      if (word[kFlag.size()] != '=') continue;  // another flag that starts with the same name
+      count = parse_count(word.substr(kFlag.size() + 1), place);
     }
+    return count;
   }
   return std::nullopt;
 }

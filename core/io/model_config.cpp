@@ -76,8 +76,13 @@ std::string read_layer_name(const ObjectReader& r) {
   const Json* v = r.get_non_null("name");
   if (v == nullptr) return "";
   const std::string name = json_io::to_string(*v, r.path_of("name"));
-  if (name.empty() || name.find('/') != std::string::npos) {
-    fail_expected(r.path_of("name"), "a non-empty name without '/'", *v);
+  // A control character (a tab, a newline, an escape sequence) would break summary()'s table
+  // and the window's labels.
+  const bool control = std::any_of(name.begin(), name.end(), [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+  if (name.empty() || name.find('/') != std::string::npos || control) {
+    fail_expected(r.path_of("name"), "a non-empty name without '/' or control characters", *v);
   }
   return name;
 }

@@ -196,6 +196,20 @@ void TestCli::devices() {
   const Result bad = cli({"devices"}, {"FITBENCH_CPU_DEVICES=zero"});
   QCOMPARE(bad.code, 2);
   QVERIFY(bad.err.startsWith("fitbench-cli: FITBENCH_CPU_DEVICES: "));
+  // XLA_FLAGS as absl reads it: the last of a repeated flag, other flags beside it; no value is
+  // an error.
+  QCOMPARE(cli({"devices"}, {"XLA_FLAGS=--xla_force_host_platform_device_count=2 --xla_dump_to=x "
+                             "--xla_force_host_platform_device_count=3"})
+               .out,
+           QString("['cpu:0', 'cpu:1', 'cpu:2']\n"));
+  const Result bare = cli({"devices"}, {"XLA_FLAGS=--xla_force_host_platform_device_count"});
+  QCOMPARE(bare.code, 2);
+  QVERIFY2(bare.err.contains("needs a value"), qPrintable(bare.err));
+  // No command: the usage on stderr, exit 2; --help-all is --help.
+  const Result none = cli({});
+  QCOMPARE(none.code, 2);
+  QVERIFY(none.out.isEmpty() && none.err.startsWith("Usage: fitbench-cli"));
+  QCOMPARE(cli({"run", "--help-all"}).code, 0);
 }
 
 void TestCli::help_on_every_command() {

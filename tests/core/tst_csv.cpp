@@ -53,6 +53,7 @@ class TestCsv : public QObject {
   void one_hot_targets();
   void feature_subset_in_given_order();
   void sparse_labels_name_their_cell();
+  void messages_print_as_one_line();
   void absolute_path_and_load_dataset();
   void table();
   void unnamed_columns();
@@ -176,6 +177,14 @@ void TestCsv::sparse_labels_name_their_cell() {
     QCOMPARE(e.message(), std::string("is the sparse label 1.5, not a whole number: "
                                       "sparse_categorical_crossentropy takes class indices"));
   }
+}
+
+void TestCsv::messages_print_as_one_line() {
+  // A file's bytes in a message: control characters escaped, a long text cut at a character.
+  QCOMPARE(printable_message("a\tb\nc\x1b[31md\x7f"), std::string("a\\tb\\nc\\x1b[31md\\x7f"));
+  QCOMPARE(printable_message("\xc3\xa9\xc3\xa9\xc3\xa9", 3),
+           std::string("\xc3\xa9\xc3\xa9... (2 more bytes)"));
+  QCOMPARE(printable_message(std::string(5000, 'x')).size(), size_t(2000 + 21));
 }
 
 void TestCsv::absolute_path_and_load_dataset() {

@@ -750,6 +750,8 @@ void TestExperimentIo::errors_data() {
       R"({"class_name": "RandomUniform", "config": {"minval": 1, "maxval": 0}})",
       "model.config.layers[1].config.kernel_initializer.config.maxval",
       "must be a number >= minval, got 0.0");
+  row("/model/config/layers/1/config/name", R"("dense\tone")", "model.config.layers[1].config.name",
+      "must be a non-empty name without '/' or control characters, got \"dense\\tone\"");
   row("/model/config/layers/2/config/name", R"("dense")", "model.config.layers[2].config.name",
       "\"dense\" is already the name of layers[1]; layer names must be unique");
   row("/model/config/layers/2",
