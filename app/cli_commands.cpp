@@ -381,8 +381,7 @@ int run_command(const QStringList& args) {
   if (p.isSet("history")) write_history(history, p.value("history").toStdString());
   if (p.isSet("save-model")) {
     try {
-      write_model_file({run.model->spec(), run.model->compile_options(), run.model->get_weights()},
-                       p.value("save-model").toStdString());
+      write_model_file(run.model->model_file(), p.value("save-model").toStdString());
     } catch (const InputError& e) {
       // A run TerminateOnNaN stopped may hold weights that are not numbers: it still ends as a
       // failed run (exit 1, with why below), the model file not written.
@@ -419,26 +418,87 @@ void check_feature_count(const Sequential& model, Index columns, const std::stri
                                            "--target to leave them out");
 }
 
+// The model file's feature columns, by name, from a CSV table (its header names them all), or
+// nullopt when the file names none (a model trained on a generator's data, or an older file).
+std::optional<Matrix> named_features(const ModelFile& file, const CsvTable& table,
+                                     const std::string& csv, const std::string& model_path) {
+  if (!file.data || file.data->features.empty()) return std::nullopt;
+  Matrix x(table.values.rows(), static_cast<Index>(file.data->features.size()));
+  for (size_t f = 0; f < file.data->features.size(); ++f) {
+    const std::string& name = file.data->features[f];
+    const auto at = std::find(table.header.begin(), table.header.end(), name);
+    if (at == table.header.end()) {
+      std::string header;
+      for (const auto& h : table.header) header += (header.empty() ? "" : ", ") + h;
+      throw InputError(csv, "has no column \"" + name + "\", a feature " + model_path +
+                                " was trained on; its header has: " + header);
+    }
+    x.col(static_cast<Index>(f)) = table.values.col(at - table.header.begin());
+  }
+  return x;
+}
+
+// data.standardize's statistics from the model file, applied to features read as it was trained.
+void standardize_as_trained(const ModelFile& file, Matrix& x, const std::string& model_path) {
+  if (!file.data || file.data->mean.empty()) return;
+  if (static_cast<Index>(file.data->mean.size()) != x.cols())
+    throw InputError(model_path + ": data.mean",
+                     "has " + counted(static_cast<long long>(file.data->mean.size()), "value") +
+                         " but the data has " + counted(x.cols(), "feature column"));
+  for (Index j = 0; j < x.cols(); ++j) {
+    const auto mean = static_cast<float>(file.data->mean[static_cast<size_t>(j)]);
+    const auto stddev = static_cast<float>(file.data->stddev[static_cast<size_t>(j)]);
+    x.col(j) = (x.col(j).array() - mean) / stddev;
+  }
+}
+
 int evaluate_command(const QStringList& args) {
   QCommandLineParser p;
   p.setApplicationDescription("Evaluates a model file on a CSV file and prints loss and metrics.");
   p.addPositionalArgument("MODEL", "The model file (JSON) with weights and compile options.");
   p.addOption({"data", "The CSV file (with a header row).", "CSV"});
-  p.addOption({"target", "The target column.", "COL"});
+  p.addOption({"target", "The target column (default: the model file's targets).", "COL"});
   p.addOption({"batch-size", "Batch size (default 32).", "N", "32"});
   p.addOption({"delimiter", "The CSV delimiter (default ,).", "C", ","});
   p.addOption({"verbose", "0 silent, 1 progress line (default).", "0|1", "1"});
   if (int code = parse(p, args, 1, "one MODEL file"); code >= 0) return code;
-  if (!p.isSet("data") || !p.isSet("target")) {
-    std::cerr << "fitbench-cli evaluate: --data CSV and --target COL are required\n";
+  if (!p.isSet("data")) {
+    std::cerr << "fitbench-cli evaluate: --data CSV is required\n";
     return 2;
   }
   const std::string model_path = p.positionalArguments()[0].toStdString();
   ModelFile file = read_model_file(model_path);
   if (!file.compile)
     throw InputError(model_path, "has no \"compile\" section, so it has no loss to evaluate");
-  Dataset data = read_features(p.value("data").toStdString(), p.value("target").toStdString(),
-                               delimiter_option(p));
+  const std::string csv = p.value("data").toStdString();
+  Dataset data;
+  if (file.data && !file.data->features.empty() && !file.data->targets.empty()) {
+    // The columns the model was trained on, by name; --target may name other targets.
+    DataSpec spec;
+    spec.generator.clear();
+    spec.csv = csv;
+    spec.target = p.isSet("target") ? std::vector<std::string>{p.value("target").toStdString()}
+                                    : file.data->targets;
+    spec.features_columns = file.data->features;
+    spec.delimiter = delimiter_option(p);
+    try {
+      data = read_csv_dataset(spec, std::filesystem::current_path());
+    } catch (const InputError& e) {
+      if (e.place() == "data.target")
+        throw InputError(p.isSet("target") ? "--target" : csv, e.message());
+      if (e.place() == "data.features")
+        throw InputError(csv, e.message() + " (a feature " + model_path + " was trained on)");
+      throw;
+    }
+  } else {
+    if (!p.isSet("target")) {
+      std::cerr << "fitbench-cli evaluate: --target COL is required: " << model_path
+                << " does not name the columns it was trained on\n";
+      return 2;
+    }
+    data = read_features(csv, p.value("target").toStdString(), delimiter_option(p));
+  }
+  standardize_as_trained(file, data.x, model_path);
   Sequential model(file.config);
   if (!model.built()) model.build(data.x.cols());
   check_feature_count(model, data.x.cols(), p.value("data").toStdString(), true);
@@ -475,11 +535,21 @@ int predict_command(const QStringList& args) {
   ModelFile file = read_model_file(model_path);
   const char d = delimiter_option(p);
   Matrix x;
-  if (p.isSet("target")) {
-    x = read_features(p.value("data").toStdString(), p.value("target").toStdString(), d).x;
-  } else {
-    x = read_csv_table(p.value("data").toStdString(), d).values;
+  const std::string csv = p.value("data").toStdString();
+  CsvTable table;
+  std::optional<Matrix> named;
+  if (file.data && !file.data->features.empty()) {
+    table = read_csv_table(csv, d);
+    named = named_features(file, table, csv, model_path);
   }
+  if (named) {
+    x = std::move(*named);  // the trained-on columns by name: others (a target) are left out
+  } else if (p.isSet("target")) {
+    x = read_features(csv, p.value("target").toStdString(), d).x;
+  } else {
+    x = read_csv_table(csv, d).values;
+  }
+  standardize_as_trained(file, x, model_path);
   Sequential model(file.config);
   if (!model.built()) model.build(x.cols());
   check_feature_count(model, x.cols(), p.value("data").toStdString(), p.isSet("target"));

@@ -304,7 +304,7 @@ void TrainingWorker::run(const RunRequest& request) {
     auto result = std::make_shared<RunResult>();
     result->history = model.fit(prepared.data.x, prepared.data.y, spec.fit, options);
     out.flush();
-    result->model = {model.spec(), model.compile_options(), model.get_weights()};
+    result->model = model.model_file();
     if (m_control->stop_requested())
       result->stopReason = QStringLiteral("stopped");
     else

@@ -2,6 +2,7 @@
 // each float in the shortest text that reads back to the same float32.
 #include "core/io/model_file.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
@@ -69,13 +70,57 @@ NamedWeight parse_weight(const Json& v, const std::string& path) {
   return weight;
 }
 
+std::vector<std::string> parse_names(const Json& v, const std::string& path) {
+  if (!v.is_array()) fail_expected(path, "a list of column names", v);
+  std::vector<std::string> names;
+  for (size_t i = 0; i < v.size(); ++i) {
+    std::string name = json_io::to_string(v[i], index_path(path, i));
+    if (std::find(names.begin(), names.end(), name) != names.end())
+      fail(index_path(path, i), "names column \"" + name + "\" twice");
+    names.push_back(std::move(name));
+  }
+  return names;
+}
+
+std::vector<double> parse_numbers(const Json& v, const std::string& path, json_io::Bounds bounds,
+                                  const std::string& expected) {
+  if (!v.is_array()) fail_expected(path, "a list of numbers", v);
+  std::vector<double> out;
+  for (size_t i = 0; i < v.size(); ++i)
+    out.push_back(json_io::to_number(v[i], index_path(path, i), expected, bounds));
+  return out;
+}
+
+ModelData parse_data(const Json& v) {
+  if (!v.is_object()) fail_expected("data", "an object", v);
+  ObjectReader r(v, "data", {"features", "targets", "mean", "stddev"});
+  ModelData data;
+  if (const Json* f = r.get_non_null("features")) data.features = parse_names(*f, "data.features");
+  if (const Json* t = r.get_non_null("targets")) data.targets = parse_names(*t, "data.targets");
+  const Json* mean = r.get_non_null("mean");
+  const Json* stddev = r.get_non_null("stddev");
+  if (!mean != !stddev) fail("data", "needs both mean and stddev, or neither");
+  if (mean) {
+    data.mean = parse_numbers(*mean, "data.mean", {}, "a number");
+    data.stddev =
+        parse_numbers(*stddev, "data.stddev", {.lo = 0.0, .lo_open = true}, "a positive number");
+    if (data.stddev.size() != data.mean.size())
+      fail("data.stddev", "has " + counted(static_cast<long long>(data.stddev.size()), "value") +
+                              " but data.mean has " + std::to_string(data.mean.size()));
+  }
+  if (!data.features.empty() && !data.mean.empty() && data.mean.size() != data.features.size())
+    fail("data.mean", "has " + counted(static_cast<long long>(data.mean.size()), "value") +
+                          " but data.features names " + std::to_string(data.features.size()));
+  return data;
+}
+
 ModelFile parse_model_document(const Json& doc) {
   // An experiment file given where a model file belongs: say so rather than list its keys.
   if (doc.is_object() && !doc.contains("format") && doc.contains("model") && doc.contains("data"))
     fail("",
          "is an experiment file, not a model file (which has \"format\": \"fitbench-model\"); "
          "train it with `fitbench-cli run`, or save a model with --save-model");
-  ObjectReader r(doc, "", {"format", "version", "config", "compile", "weights"});
+  ObjectReader r(doc, "", {"format", "version", "config", "compile", "weights", "data"});
   const Json& format = r.require("format", "\"fitbench-model\"");
   if (format != Json(kFormat)) fail_expected("format", "\"fitbench-model\"", format);
   const Json& version = r.require("version", "the format version, 1");
@@ -90,6 +135,7 @@ ModelFile parse_model_document(const Json& doc) {
   if (const Json* compile = r.get_non_null("compile")) {
     model.compile = parse_compile(*compile, "compile");
   }
+  if (const Json* data = r.get_non_null("data")) model.data = parse_data(*data);
   const Json& weights = r.require("weights", "the list of variables");
   if (!weights.is_array()) fail_expected("weights", "a list of variables", weights);
   for (size_t i = 0; i < weights.size(); ++i) {
@@ -176,6 +222,16 @@ void write_model_file(const ModelFile& model, const std::filesystem::path& file)
   head["version"] = kVersion;
   head["config"] = model_config_to_ordered_json(model.config);
   if (model.compile) head["compile"] = compile_to_ordered_json(*model.compile);
+  if (model.data) {
+    Json data = Json::object();
+    if (!model.data->features.empty()) data["features"] = model.data->features;
+    if (!model.data->targets.empty()) data["targets"] = model.data->targets;
+    if (!model.data->mean.empty()) {
+      data["mean"] = model.data->mean;
+      data["stddev"] = model.data->stddev;
+    }
+    if (!data.empty()) head["data"] = std::move(data);
+  }
   // The head's text ends with "\n}\n"; the weights go before that brace.
   std::string text = json_io::dump_document(head);
   text.resize(text.size() - 3);

@@ -20,10 +20,19 @@ struct NamedWeight {
   std::vector<float> values;  // row-major, product(shape) values
 };
 
+// What the model was trained on, so that evaluate and predict read new data the same way: the
+// CSV columns by name (empty for a generator's data) and data.standardize's statistics.
+struct ModelData {
+  std::vector<std::string> features;  // the model's inputs, in order
+  std::vector<std::string> targets;
+  std::vector<double> mean, stddev;  // x' = (x - mean) / stddev per feature; empty: as read
+};
+
 struct ModelFile {
   ModelSpec config;
   std::optional<CompileOptions> compile;
   std::vector<NamedWeight> weights;
+  std::optional<ModelData> data;
 };
 
 ModelFile read_model_file(const std::filesystem::path& file);

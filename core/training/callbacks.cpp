@@ -168,8 +168,7 @@ void ModelCheckpoint::on_epoch_end(int epoch, Logs& logs) {
   } else if (verbose) {
     model_->output() << at << "saving model to " << file << std::endl;
   }
-  write_model_file(ModelFile{model_->spec(), model_->compile_options(), model_->get_weights()},
-                   file);
+  write_model_file(model_->model_file(), file);
   if (verbose) model_->output() << at << "finished saving model to " << file << std::endl;
 }
 

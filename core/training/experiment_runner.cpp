@@ -36,6 +36,13 @@ PreparedRun prepare_run(const ExperimentSpec& spec) {
   if (spec.seed) set_random_seed(*spec.seed);
   // Paths were made absolute by read_experiment; relative ones are taken from the working folder.
   run.data = load_dataset(spec.data, std::filesystem::current_path());
+  // Written into the model's files, so that evaluate and predict read a CSV as this run did: its
+  // columns by name (a CSV's; a generator's data has none) and the standardization.
+  ModelData data;
+  if (!spec.data.csv.empty()) {
+    data.features = run.data.feature_names;
+    data.targets = run.data.target_names;
+  }
   if (spec.data.standardize) {
     const double split = spec.fit.validation_split;
     const Index train_rows = split > 0.0
@@ -44,9 +51,14 @@ PreparedRun prepare_run(const ExperimentSpec& spec) {
     if (train_rows > 0) {
       const Standardizer s = Standardizer::fit(run.data.x.topRows(train_rows));
       s.apply(run.data.x);
+      for (Index j = 0; j < s.mean.size(); ++j) {
+        data.mean.push_back(static_cast<double>(s.mean[j]));
+        data.stddev.push_back(static_cast<double>(s.stddev[j]));
+      }
     }
   }
   run.model = std::make_unique<Sequential>(spec.model);
+  run.model->data_info = std::move(data);
   if (!run.model->built()) run.model->build(run.data.x.cols());
   run.model->compile(spec.compile);
   check_sparse_labels(run.data, run.model->network().output_units(), spec.compile.loss.name);

@@ -77,6 +77,10 @@ class Sequential {
   // Weights by Keras path, and setting them back (shapes must match; errors name the path).
   std::vector<NamedWeight> get_weights() const;
   void set_weights(const std::vector<NamedWeight>& weights, const std::string& source);
+  // The model as a model file: config, compile options, weights and data_info.
+  ModelFile model_file() const { return {spec(), compile_options(), get_weights(), data_info}; }
+  // What the model trains on (set by prepare_run), written into its model files.
+  std::optional<ModelData> data_info;
 
   Optimizer* optimizer() { return optimizer_.get(); }
   const std::vector<std::unique_ptr<Metric>>& metrics() const { return metrics_; }

@@ -65,6 +65,7 @@ class TestCli : public QObject {
   void seed_example_output();
   void history_and_model_files();
   void evaluate_and_predict();
+  void evaluate_reads_columns_as_trained();
   void summary();
   void devices();
   void help_on_every_command();
@@ -173,6 +174,55 @@ void TestCli::evaluate_and_predict() {
   QVERIFY2(r.err.contains("d.csv: has 5 columns but the model takes 4 features; if the target "
                           "columns are among them, name them with --target"),
            qPrintable(r.err));
+}
+
+void TestCli::evaluate_reads_columns_as_trained() {
+  // A model trained on a CSV's named columns with data.standardize: its file keeps the names and
+  // the statistics, so evaluate and predict read another CSV by name and standardize it the same
+  // way, whatever the column order and extra columns.
+  QTemporaryDir dir;
+  QString rows = "a,b,noise,y\n";
+  for (int i = 0; i < 40; ++i)
+    rows += QString("%1,%2,%3,%4\n")
+                .arg(500 + 37 * (i % 7))
+                .arg(i % 5 - 2)
+                .arg(i % 3)
+                .arg((i % 5 - 2) > 0 ? 1 : 0);
+  write(dir.filePath("train.csv"), rows.toUtf8());
+  write(
+      dir.filePath("exp.json"),
+      R"({"data": {"csv": "train.csv", "target": "y", "features": ["b", "a"], "standardize": true},
+            "model": {"class_name": "Sequential", "config": {"layers": [
+              {"class_name": "InputLayer", "config": {"batch_shape": [null, 2]}},
+              {"class_name": "Dense", "config": {"units": 1, "activation": "sigmoid"}}]}},
+            "compile": {"optimizer": {"class_name": "SGD", "config": {"learning_rate": 0.5}},
+                        "loss": "binary_crossentropy", "metrics": ["accuracy"]},
+            "fit": {"epochs": 30, "batch_size": 8, "verbose": 0}, "seed": 3})");
+  const QString model = dir.filePath("m.json");
+  QCOMPARE(cli({"run", dir.filePath("exp.json"), "--save-model", model}).code, 0);
+  QVERIFY(readFile(model).contains("\"features\": [\"b\", \"a\"]"));
+  // The same rows with the columns reversed and one more column.
+  QString reversed = "extra,y,noise,b,a\n";
+  for (const QString& line : rows.split('\n', Qt::SkipEmptyParts).mid(1)) {
+    const QStringList c = line.split(',');
+    reversed += "9," + c[3] + "," + c[2] + "," + c[1] + "," + c[0] + "\n";
+  }
+  write(dir.filePath("reversed.csv"), reversed.toUtf8());
+  const Result a = cli({"evaluate", model, "--data", dir.filePath("train.csv"), "--verbose", "0"});
+  const Result b =
+      cli({"evaluate", model, "--data", dir.filePath("reversed.csv"), "--verbose", "0"});
+  QCOMPARE(a.code, 0);
+  QCOMPARE(b.out, a.out);
+  QVERIFY2(a.out.startsWith("accuracy: 1.0000"), qPrintable(a.out));  // standardized as trained
+  const Result pa = cli({"predict", model, "--data", dir.filePath("train.csv")});
+  const Result pb = cli({"predict", model, "--data", dir.filePath("reversed.csv")});
+  QCOMPARE(pa.code, 0);
+  QCOMPARE(pb.out, pa.out);
+  write(dir.filePath("short.csv"), "a,y\n1,0\n");
+  const Result missing = cli({"predict", model, "--data", dir.filePath("short.csv")});
+  QCOMPARE(missing.code, 2);
+  QVERIFY2(missing.err.contains("short.csv: has no column \"b\", a feature"),
+           qPrintable(missing.err));
 }
 
 void TestCli::summary() {

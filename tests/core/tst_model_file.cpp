@@ -76,6 +76,7 @@ class TestModelFile : public QObject {
  private slots:
   void round_trip_is_bit_exact();
   void compile_is_optional();
+  void data_round_trips();
   void reads_a_hand_written_file();
   void rows_are_written_one_per_line();
   void errors_data();
@@ -160,6 +161,26 @@ void TestModelFile::compile_is_optional() {
   QVERIFY(!read_model_file(file).compile.has_value());
 }
 
+void TestModelFile::data_round_trips() {
+  // What the model was trained on: the CSV's columns and data.standardize's statistics.
+  ModelFile model;
+  model.config = seed_model();
+  model.weights.push_back({"sequential/dense/kernel", {4, 1}, {1, 2, 3, 4}});
+  model.data = ModelData{{"a", "b", "c", "d"}, {"y"}, {0.5, -1.25, 1e6, 0.0}, {2.0, 0.1, 3e5, 1.0}};
+  QTemporaryDir dir;
+  const auto file = folder(dir) / "model.json";
+  write_model_file(model, file);
+  const ModelFile back = read_model_file(file);
+  QVERIFY(back.data.has_value());
+  QCOMPARE(back.data->features, model.data->features);
+  QCOMPARE(back.data->targets, model.data->targets);
+  QCOMPARE(back.data->mean, model.data->mean);
+  QCOMPARE(back.data->stddev, model.data->stddev);
+  model.data = ModelData{};  // nothing to say: no "data" key
+  write_model_file(model, file);
+  QVERIFY(read_text(file).find("\"data\"") == std::string::npos);
+}
+
 void TestModelFile::reads_a_hand_written_file() {
   QTemporaryDir dir;
   const auto file = folder(dir) / "model.json";
@@ -225,7 +246,13 @@ void TestModelFile::errors_data() {
       "unknown key; expected one of: path, shape, values");
   row("/weights", "", "weights", "is required (the list of variables)");
   row("/optimizer_state", "{}", "optimizer_state",
-      "unknown key; expected one of: format, version, config, compile, weights");
+      "unknown key; expected one of: format, version, config, compile, weights, data");
+  row("/data", R"({"features": ["a", "a"]})", "data.features[1]", "names column \"a\" twice");
+  row("/data", R"({"mean": [0, 1]})", "data", "needs both mean and stddev, or neither");
+  row("/data", R"({"mean": [0], "stddev": [0]})", "data.stddev[0]",
+      "must be a positive number, got 0");
+  row("/data", R"({"features": ["a", "b"], "mean": [0], "stddev": [1]})", "data.mean",
+      "has 1 value but data.features names 2");
   row("/config/config/layers/1/config/units", "0", "config.config.layers[1].config.units",
       "must be a positive integer, got 0");
   row("/compile/loss", R"("poisson")", "compile.loss",
