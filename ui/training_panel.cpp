@@ -319,10 +319,19 @@ void TrainingPanel::connectSignals() {
     if (m_filling) return;
     const std::string name = item->text().toStdString();
     std::vector<std::string>& metrics = m_compile.metrics;
+    std::vector<std::string>& names = m_compile.metric_names;  // a file's object names, kept
+    names.resize(metrics.size());
     if (item->checkState() == Qt::Checked) {
-      if (std::find(metrics.begin(), metrics.end(), name) == metrics.end()) metrics.push_back(name);
+      if (std::find(metrics.begin(), metrics.end(), name) == metrics.end()) {
+        metrics.push_back(name);
+        names.emplace_back();
+      }
     } else {
-      metrics.erase(std::remove(metrics.begin(), metrics.end(), name), metrics.end());
+      for (size_t i = metrics.size(); i-- > 0;) {
+        if (metrics[i] != name) continue;
+        metrics.erase(metrics.begin() + static_cast<std::ptrdiff_t>(i));
+        names.erase(names.begin() + static_cast<std::ptrdiff_t>(i));
+      }
     }
     edited();
   });

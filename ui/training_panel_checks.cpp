@@ -201,7 +201,8 @@ void TrainingPanel::validate() {
     // EarlyStopping's "auto" needs the loss or a compiled metric's name (core/training/callbacks
     // monitor_improves_upward); Run would refuse it, as Keras raises after the first epoch.
     if (on && cb.class_name == "EarlyStopping" &&
-        !monitor_improves_upward(cb.monitor, cb.mode, m_compile.metrics)) {
+        !monitor_improves_upward(cb.monitor, cb.mode, m_compile.all_metric_names(),
+                                 m_compile.metrics)) {
       m_issues.push_back(
           {field,
            tr("%1 cannot tell whether %2 should go down or up: it is not the loss or a selected "

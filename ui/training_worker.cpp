@@ -232,9 +232,10 @@ TrainingWorker::TrainingWorker(std::shared_ptr<LiveFeed> feed,
     : m_feed(std::move(feed)), m_control(std::move(control)) {}
 
 QString TrainingWorker::chartMetricKey(const ExperimentSpec& spec) {
-  // Keras logs each metric under the identifier it was given ("acc", "mse", "accuracy").
+  // Keras logs each metric under the identifier it was given ("acc", "mse", "accuracy"), or an
+  // object's own name.
   if (spec.compile.metrics.empty()) return {};
-  return QString::fromStdString(spec.compile.metrics.front());
+  return QString::fromStdString(spec.compile.metric_name(0));
 }
 
 void TrainingWorker::run(const RunRequest& request) {

@@ -264,8 +264,9 @@ Json loss_to_json(const LossSpec& spec) {
   return doc;
 }
 
-std::string parse_metric(const Json& v, const std::string& path) {
-  if (v.is_string()) return v.get<std::string>();
+// A metric's identifier and, for an object whose config names it otherwise, that name.
+std::pair<std::string, std::string> parse_metric(const Json& v, const std::string& path) {
+  if (v.is_string()) return {v.get<std::string>(), ""};
   if (!v.is_object())
     fail_expected(path, "a metric name or {\"class_name\": ..., \"config\": {...}}", v);
   const Json* config = nullptr;
@@ -274,7 +275,13 @@ std::string parse_metric(const Json& v, const std::string& path) {
   ObjectReader r(*config, key_path(path, "config"),
                  {"name", "dtype", "threshold", "thresholds", "top_k", "class_id", "from_logits",
                   "ignore_class"});
-  if (const Json* name = r.get_non_null("name")) json_io::to_string(*name, r.path_of("name"));
+  std::string name;
+  if (const Json* n = r.get_non_null("name")) name = json_io::to_string(*n, r.path_of("name"));
+  if (class_name == "Accuracy")
+    fail(key_path(path, "class_name"),
+         "keras.metrics.Accuracy (predictions exactly equal to the labels) is not supported by "
+         "fitbench; use \"accuracy\", which Keras resolves to binary, categorical or sparse "
+         "categorical accuracy from the shapes");
   r.only_float32_dtype("dtype");
   r.only("threshold", {0.5});
   r.only("thresholds", {});
@@ -282,7 +289,28 @@ std::string parse_metric(const Json& v, const std::string& path) {
   r.only("class_id", {});
   r.only("from_logits", {false});
   r.only("ignore_class", {});
-  return to_snake_case(class_name);
+  std::string identifier = to_snake_case(class_name);
+  if (name == identifier) name.clear();
+  if (name.find_first_of("/") != std::string::npos ||
+      std::any_of(name.begin(), name.end(),
+                  [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+    fail_expected(r.path_of("name"), "a name without '/' or control characters", Json(name));
+  return {std::move(identifier), std::move(name)};
+}
+
+// "binary_accuracy" -> "BinaryAccuracy": the class of a metric identifier from an object.
+std::string to_class_name(const std::string& identifier) {
+  std::string out;
+  bool upper = true;
+  for (char c : identifier) {
+    if (c == '_') {
+      upper = true;
+      continue;
+    }
+    out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+    upper = false;
+  }
+  return out;
 }
 
 }  // namespace
@@ -393,7 +421,9 @@ CompileOptions parse_compile(const Json& doc, const std::string& path) {
   if (const Json* metrics = r.get_non_null("metrics")) {
     if (!metrics->is_array()) fail_expected(r.path_of("metrics"), "a list of metrics", *metrics);
     for (size_t i = 0; i < metrics->size(); ++i) {
-      options.metrics.push_back(parse_metric((*metrics)[i], index_path(r.path_of("metrics"), i)));
+      auto [identifier, name] = parse_metric((*metrics)[i], index_path(r.path_of("metrics"), i));
+      options.metrics.push_back(std::move(identifier));
+      options.metric_names.push_back(std::move(name));
     }
   }
   r.only("loss_weights", {});
@@ -415,7 +445,18 @@ Json compile_to_ordered_json(const CompileOptions& options) {
   Json doc = Json::object();
   doc["optimizer"] = optimizer_to_json(options.optimizer);
   doc["loss"] = loss_to_json(options.loss);
-  doc["metrics"] = options.metrics;
+  doc["metrics"] = Json::array();
+  for (size_t i = 0; i < options.metrics.size(); ++i) {
+    if (options.metric_name(i) == options.metrics[i]) {
+      doc["metrics"].push_back(options.metrics[i]);
+      continue;
+    }
+    Json metric = Json::object();
+    metric["module"] = "keras.metrics";
+    metric["class_name"] = to_class_name(options.metrics[i]);
+    metric["config"] = {{"name", options.metric_name(i)}};
+    doc["metrics"].push_back(std::move(metric));
+  }
   return doc;
 }
 

@@ -36,14 +36,17 @@ const double* find(const Logs& logs, const std::string& key) {
 }  // namespace
 
 std::optional<bool> monitor_improves_upward(const std::string& monitor, const std::string& mode,
-                                            const std::vector<std::string>& metric_names) {
+                                            const std::vector<std::string>& metric_names,
+                                            const std::vector<std::string>& metric_identifiers) {
   if (mode == "max") return true;
   if (mode == "min") return false;
   const std::string name = monitor.starts_with("val_") ? monitor.substr(4) : monitor;
   std::optional<bool> upward;
   if (name == "loss") upward = false;
-  for (const std::string& m : metric_names)
-    if (m == name) upward = metric_improves_upward(m);
+  for (size_t i = 0; i < metric_names.size(); ++i)
+    if (metric_names[i] == name)
+      upward = metric_improves_upward(i < metric_identifiers.size() ? metric_identifiers[i]
+                                                                    : metric_names[i]);
   return upward;
 }
 
@@ -290,7 +293,8 @@ namespace {
 // The direction of EarlyStopping's or ModelCheckpoint's monitor, or an InputError at `place`.
 bool monitor_direction(const CallbackSpec& s, const CallbackContext& context,
                        const std::string& place) {
-  if (auto upward = monitor_improves_upward(s.monitor, s.mode, context.metric_names))
+  if (auto upward = monitor_improves_upward(s.monitor, s.mode, context.metric_names,
+                                            context.metric_identifiers))
     return *upward;
   std::string names = "loss";
   for (const auto& m : context.metric_names) names += ", " + m;

@@ -18,7 +18,8 @@ namespace fitbench {
 // What the callbacks of a fit() can know before it trains: its compiled metrics, whether it has
 // validation data and whether the optimizer's rate is a schedule.
 struct CallbackContext {
-  std::vector<std::string> metric_names;  // compile.metrics as given ("accuracy", "mae", ...)
+  std::vector<std::string> metric_names;        // Keras's names of compile.metrics ("accuracy")
+  std::vector<std::string> metric_identifiers;  // compile.metrics as given, in the same order
   bool validation = false;
   bool rate_is_schedule = false;
 };
@@ -27,8 +28,11 @@ struct CallbackContext {
 // _set_monitor_op): "max" or "min" by mode; for "auto", the monitor without "val_" is the loss
 // (down) or a compiled metric's name (its direction: accuracies up, errors down). nullopt when
 // "auto" cannot tell: Keras raises ValueError there, fitbench's make_callbacks an InputError.
-std::optional<bool> monitor_improves_upward(const std::string& monitor, const std::string& mode,
-                                            const std::vector<std::string>& metric_names);
+// `metric_identifiers` (each names its direction) defaults to the names themselves.
+std::optional<bool> monitor_improves_upward(
+    const std::string& monitor, const std::string& mode,
+    const std::vector<std::string>& metric_names,
+    const std::vector<std::string>& metric_identifiers = {});
 
 class EarlyStopping : public Callback {
  public:

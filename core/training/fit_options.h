@@ -16,6 +16,19 @@ struct CompileOptions {
   LossSpec loss{};
   std::vector<std::string>
       metrics;  // as given: "accuracy", "binary_accuracy", "mse", "precision"...
+  // A metric object's own name ({"class_name": "Precision", "config": {"name": "p"}}), one per
+  // metrics entry or fewer; "" (or absent): the identifier itself names it.
+  std::vector<std::string> metric_names;
+
+  // The name Keras gives metrics[i] (get_metric: a string's identifier, an object's .name).
+  std::string metric_name(size_t i) const {
+    return i < metric_names.size() && !metric_names[i].empty() ? metric_names[i] : metrics[i];
+  }
+  std::vector<std::string> all_metric_names() const {
+    std::vector<std::string> out;
+    for (size_t i = 0; i < metrics.size(); ++i) out.push_back(metric_name(i));
+    return out;
+  }
 };
 
 // keras.callbacks.*; the fields a callback does not use are ignored.

@@ -120,7 +120,7 @@ void Sequential::compile(const CompileOptions& options) {
 void Sequential::make_metrics() {
   metrics_.clear();
   const std::vector<std::string>& names = compile_options_.metrics;
-  const std::vector<std::string> keys = metric_log_keys(names);
+  const std::vector<std::string> keys = metric_log_keys(compile_options_.all_metric_names());
   for (size_t i = 0; i < names.size(); ++i)
     metrics_.push_back(make_metric(names[i], compile_options_.loss, network_.output_units(),
                                    "compile.metrics[" + std::to_string(i) + "]", keys[i]));
@@ -255,7 +255,8 @@ History Sequential::fit(const Matrix& x_all, const Matrix& y_all, const FitOptio
 
   // Callbacks in Keras's order: the user's, then History, then the progress printer.
   CallbackContext callback_context;
-  callback_context.metric_names = compile_options_.metrics;
+  callback_context.metric_names = compile_options_.all_metric_names();
+  callback_context.metric_identifiers = compile_options_.metrics;
   callback_context.validation = vx && vy && vx->rows() > 0;
   callback_context.rate_is_schedule = optimizer_->has_schedule();
   std::vector<std::unique_ptr<Callback>> owned =

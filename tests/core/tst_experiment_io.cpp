@@ -167,6 +167,7 @@ void compare_compile(const CompileOptions& a, const CompileOptions& b) {
   QCOMPARE(a.loss.from_logits, b.loss.from_logits);
   QCOMPARE(a.loss.delta, b.loss.delta);
   QCOMPARE(a.metrics, b.metrics);
+  QCOMPARE(a.all_metric_names(), b.all_metric_names());
 }
 
 void compare_fit(const FitOptions& a, const FitOptions& b) {
@@ -322,6 +323,7 @@ ExperimentSpec rich_spec(bool sorted_layouts) {
   s.compile.optimizer.global_clipnorm = 1.5;
   s.compile.loss = {.name = "categorical_crossentropy", .from_logits = true};
   s.compile.metrics = {"accuracy", "precision", "mse"};
+  s.compile.metric_names = {"", "p", ""};  // Precision(name="p"): written as its object
 
   s.fit.epochs = 7;
   s.fit.batch_size = 12;
@@ -630,6 +632,10 @@ void TestExperimentIo::keras_forms_data() {
           {"module": "keras.metrics", "class_name": "BinaryAccuracy",
            "config": {"name": "binary_accuracy", "dtype": "float32", "threshold": 0.5}}])",
       "metrics", "acc precision binary_accuracy");
+  row("metric objects' own names", "/compile/metrics",
+      R"([{"class_name": "Precision", "config": {"name": "p"}},
+          {"class_name": "Recall", "config": {"name": "recall_1"}}, "mae"])",
+      "metrics", "precision=p recall=recall_1 mae");
   row("verbose auto", "/fit/verbose", R"("auto")", "fit", "verbose=1 batch=8");
   row("batch_size null", "/fit/batch_size", "null", "fit", "verbose=1 batch=32");
   row("EarlyStopping without patience", "/fit/callbacks/0/config",
@@ -691,7 +697,12 @@ void TestExperimentIo::keras_forms() {
           " " + num(s.compile.loss.delta);
   } else if (c == "metrics") {
     QStringList names;
-    for (const auto& m : s.compile.metrics) names << QString::fromStdString(m);
+    for (size_t i = 0; i < s.compile.metrics.size(); ++i) {
+      names << QString::fromStdString(s.compile.metrics[i]);
+      // An object's own name, as Keras logs it, after the identifier.
+      if (s.compile.metric_name(i) != s.compile.metrics[i])
+        names.back() += "=" + QString::fromStdString(s.compile.metric_name(i));
+    }
     got = names.join(' ');
   } else if (c == "fit") {
     got = "verbose=" + num(s.fit.verbose) + " batch=" + num(s.fit.batch_size);
@@ -819,6 +830,11 @@ void TestExperimentIo::errors_data() {
       "compile.optimizer.config.clipvalue",
       "cannot be combined with clipnorm (only one of clipnorm, clipvalue and global_clipnorm can "
       "be set)");
+  row("/compile/metrics", R"([{"class_name": "Accuracy", "config": {}}])",
+      "compile.metrics[0].class_name",
+      "keras.metrics.Accuracy (predictions exactly equal to the labels) is not supported by "
+      "fitbench; use \"accuracy\", which Keras resolves to binary, categorical or sparse "
+      "categorical accuracy from the shapes");
   row("/compile/loss", R"("hinge")", "compile.loss",
       "\"hinge\" is not supported by fitbench; expected one of: binary_crossentropy, "
       "categorical_crossentropy, sparse_categorical_crossentropy, mean_squared_error, "

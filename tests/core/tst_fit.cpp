@@ -413,6 +413,19 @@ void TestFit::repeated_metrics_get_suffixes() {
                                            "mae_1"}));
   QCOMPARE(h.last("accuracy_2"), h.last("accuracy"));
   QCOMPARE(h.last("mae_1"), h.last("mae"));
+  // A metric object's own name is its key (Precision(name="p")), and EarlyStopping's "auto"
+  // takes its direction from the metric, whatever its name.
+  c.metrics = {"precision", "precision"};
+  c.metric_names = {"p", ""};
+  m.compile(c);
+  CallbackSpec es;
+  es.class_name = "EarlyStopping";
+  es.monitor = "p";
+  const History named =
+      m.fit(x, y, FitOptions{.epochs = 1, .batch_size = 8, .verbose = 0, .callbacks = {es}});
+  keys.clear();
+  for (const auto& [key, values] : named.history) keys.push_back(key);
+  QCOMPARE(keys, (std::vector<std::string>{"loss", "p", "precision"}));
 }
 
 void TestFit::reduce_lr_on_plateau() {
