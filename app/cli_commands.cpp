@@ -297,8 +297,8 @@ int run_command(const QStringList& args) {
 
   // The files written after training are checked before it, so that a wrong path does not
   // cost the run.
-  if (p.isSet("history") && !p.value("history").endsWith(".json") &&
-      !p.value("history").endsWith(".csv"))
+  if (p.isSet("history") && !p.value("history").endsWith(".json", Qt::CaseInsensitive) &&
+      !p.value("history").endsWith(".csv", Qt::CaseInsensitive))
     throw InputError("--history", "must name a .json or a .csv file, got \"" +
                                       p.value("history").toStdString() + "\"");
   for (const char* flag : {"save-model", "history", "trace"}) {

@@ -12,7 +12,10 @@
 namespace fitbench {
 namespace {
 
-int parse_count(const std::string& text, const std::string& place) {
+int parse_count(std::string text, const std::string& place) {
+  // Spaces around the number are allowed, as --devices allows them.
+  text.erase(0, text.find_first_not_of(" \t"));
+  text.erase(text.find_last_not_of(" \t") + 1);
   int value = 0;
   auto r = std::from_chars(text.data(), text.data() + text.size(), value);
   if (r.ec != std::errc() || r.ptr != text.data() + text.size() || value < 1 ||

@@ -149,7 +149,7 @@ OptimizerSpec parse_optimizer(const Json& v, const std::string& path) {
   spec.nesterov = r.boolean("nesterov", spec.nesterov);
   spec.beta_1 = r.number("beta_1", spec.beta_1, "a number in [0, 1)", unit_open);
   spec.beta_2 = r.number("beta_2", spec.beta_2, "a number in [0, 1)", unit_open);
-  spec.epsilon = r.number("epsilon", spec.epsilon, "a number >= 0", non_negative);
+  spec.epsilon = r.number("epsilon", spec.epsilon, "a positive number", positive);
   spec.amsgrad = r.boolean("amsgrad", spec.amsgrad);
   spec.rho = r.number("rho", spec.rho, "a number in [0, 1)", unit_open);
   spec.centered = r.boolean("centered", spec.centered);

@@ -1,6 +1,7 @@
 #include "core/io/history_file.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
@@ -42,7 +43,9 @@ std::string history_text(const History& h, bool csv) {
 }
 
 void write_history(const History& history, const std::filesystem::path& file) {
-  json_io::write_file_atomically(file, history_text(history, file.extension() == ".csv"));
+  std::string extension = file.extension().string();
+  for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  json_io::write_file_atomically(file, history_text(history, extension == ".csv"));
 }
 
 }  // namespace fitbench

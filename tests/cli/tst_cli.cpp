@@ -136,6 +136,11 @@ void TestCli::history_and_model_files() {
   const QStringList rows = QString(c.readAll()).split('\n', Qt::SkipEmptyParts);
   QCOMPARE(rows.size(), 3);
   QCOMPARE(rows[0], QString("epoch,accuracy,loss"));
+  // The extension in any case.
+  const QString upper = QFileInfo(csv).dir().filePath("H.CSV");
+  r = cli({"run", example("xor.json"), "--epochs", "1", "--verbose", "0", "--history", upper});
+  QCOMPARE(r.code, 0);
+  QVERIFY(readFile(upper).startsWith("epoch,accuracy,loss\n"));
   // Continuing from the saved weights starts where the first run ended: a lower first loss.
   r = cli({"run", example("xor.json"), "--epochs", "1", "--verbose", "2", "--load-weights", model});
   QCOMPARE(r.code, 0);
@@ -255,6 +260,8 @@ void TestCli::devices() {
   const Result bare = cli({"devices"}, {"XLA_FLAGS=--xla_force_host_platform_device_count"});
   QCOMPARE(bare.code, 2);
   QVERIFY2(bare.err.contains("needs a value"), qPrintable(bare.err));
+  QCOMPARE(cli({"devices"}, {"FITBENCH_CPU_DEVICES= 3 "}).out,
+           QString("['cpu:0', 'cpu:1', 'cpu:2']\n"));  // spaces allowed, as --devices " 3"
   // No command: the usage on stderr, exit 2; --help-all is --help.
   const Result none = cli({});
   QCOMPARE(none.code, 2);

@@ -823,6 +823,8 @@ void TestExperimentIo::errors_data() {
   row("/compile/optimizer", R"({"class_name": "SGD", "config": {"learning_rate": 1e39}})",
       "compile.optimizer.config.learning_rate",
       "must be a positive number within float32's range or a learning-rate schedule, got 1e+39");
+  row("/compile/optimizer", R"({"class_name": "Adam", "config": {"epsilon": 0}})",
+      "compile.optimizer.config.epsilon", "must be a positive number, got 0");
   row("/compile/optimizer", R"({"class_name": "Adam", "config": {"use_ema": true}})",
       "compile.optimizer.config.use_ema", "true is not supported by fitbench (only false is)");
   row("/compile/optimizer",
