@@ -17,7 +17,7 @@ std::string printable_message(const std::string& text, size_t max_bytes) {
       out += "\\n";
     } else if (c == '\r') {
       out += "\\r";
-    } else if (c < 0x20 || c == 0x7f) {
+    } else if (is_control_character(static_cast<char>(c))) {
       char code[8];
       std::snprintf(code, sizeof code, "\\x%02x", c);
       out += code;

@@ -41,6 +41,16 @@ inline std::string there_are(long long n, const std::string& noun) {
   return n == 1 ? "there is 1 " + noun : "there are " + counted(n, noun);
 }
 
+// A tab, newline, escape or other ASCII control character (below 0x20, or DEL).
+inline bool is_control_character(char c) {
+  return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+}
+inline bool has_control_character(const std::string& text) {
+  for (char c : text)
+    if (is_control_character(c)) return true;
+  return false;
+}
+
 // A message as one terminal line: control characters (a tab, a newline or an escape sequence
 // from a file's bytes) written as \t, \n, \x1b, and beyond `max_bytes` cut at a character's
 // start with "... (N more bytes)", so a 50 MB CSV header cannot flood the terminal.

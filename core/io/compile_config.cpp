@@ -291,9 +291,7 @@ std::pair<std::string, std::string> parse_metric(const Json& v, const std::strin
   r.only("ignore_class", {});
   std::string identifier = to_snake_case(class_name);
   if (name == identifier) name.clear();
-  if (name.find_first_of("/") != std::string::npos ||
-      std::any_of(name.begin(), name.end(),
-                  [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; }))
+  if (name.find('/') != std::string::npos || has_control_character(name))
     fail_expected(r.path_of("name"), "a name without '/' or control characters", Json(name));
   return {std::move(identifier), std::move(name)};
 }

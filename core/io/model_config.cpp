@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "core/error.h"
 #include "core/io/json_reader.h"
 #include "core/io/keras_json.h"
 #include "core/io/keras_objects.h"
@@ -78,10 +79,7 @@ std::string read_layer_name(const ObjectReader& r) {
   const std::string name = json_io::to_string(*v, r.path_of("name"));
   // A control character (a tab, a newline, an escape sequence) would break summary()'s table
   // and the window's labels.
-  const bool control = std::any_of(name.begin(), name.end(), [](char c) {
-    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
-  });
-  if (name.empty() || name.find('/') != std::string::npos || control) {
+  if (name.empty() || name.find('/') != std::string::npos || has_control_character(name)) {
     fail_expected(r.path_of("name"), "a non-empty name without '/' or control characters", *v);
   }
   return name;
