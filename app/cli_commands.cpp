@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "app/repeated_option.h"
+#include "core/data/csv_reader.h"
 #include "core/data/dataset.h"
 #include "core/distribution/chrome_trace.h"
 #include "core/distribution/devices.h"
@@ -194,8 +195,8 @@ int run_command(const QStringList& args) {
   if (int code = parse(p, args, 1, "one EXPERIMENT file"); code >= 0) return code;
 
   ExperimentSpec spec = read_experiment(p.positionalArguments()[0].toStdString());
-  if (p.isSet("epochs")) spec.fit.epochs = int_option(p, "epochs", 1, 1000000);
-  if (p.isSet("batch-size")) spec.fit.batch_size = int_option(p, "batch-size", 1, 1 << 24);
+  if (p.isSet("epochs")) spec.fit.epochs = int_option(p, "epochs", 1, kMaxFitCount);
+  if (p.isSet("batch-size")) spec.fit.batch_size = int_option(p, "batch-size", 1, kMaxFitCount);
   if (p.isSet("verbose")) spec.fit.verbose = int_option(p, "verbose", 0, 2);
   if (p.isSet("seed")) spec.seed = static_cast<uint64_t>(int_option(p, "seed", 0, INT32_MAX));
   if (p.isSet("load-weights")) {
@@ -331,6 +332,10 @@ int run_command(const QStringList& args) {
   TraceRecorder recorder(p.isSet("trace") ? kMaxTraceSteps : 0);
   try {
     run = prepare_run(spec);
+    for (const size_t i : single_unit_softmax_layers(spec.model, run.data.x.cols()))
+      std::cerr << "fitbench-cli: warning: " << file << ": model.config.layers[" << i
+                << "]: softmax over a single unit always outputs 1, so nothing can be learned; "
+                   "use sigmoid for one output\n";
     if (!spec.distribution.class_name.empty()) {
       const int count = resolve_device_count(cli_devices, spec.devices.count);
       // A one-axis mesh has no model axis: without a layout map every variable is replicated.
@@ -346,7 +351,8 @@ int run_command(const QStringList& args) {
         const LayoutCheck check = check_layout_map(model_variables(spec.model, run.data.x.cols()),
                                                    spec.distribution, count);
         for (const LayoutDiagnostic& w : check.warnings)
-          std::cerr << "fitbench-cli: warning: " << file << ": " << w.text() << "\n";
+          std::cerr << "fitbench-cli: warning: " << printable_message(file + ": " + w.text())
+                    << "\n";
       }
       options.callbacks.push_back(&recorder);
       // What the seed script prints before training.
@@ -420,7 +426,7 @@ void check_feature_count(const Sequential& model, Index columns, const std::stri
 
 // The model file's feature columns, by name, from a CSV table (its header names them all), or
 // nullopt when the file names none (a model trained on a generator's data, or an older file).
-std::optional<Matrix> named_features(const ModelFile& file, const CsvTable& table,
+std::optional<Matrix> named_features(const ModelFile& file, const CsvTable& table, char delimiter,
                                      const std::string& csv, const std::string& model_path) {
   if (!file.data || file.data->features.empty()) return std::nullopt;
   Matrix x(table.values.rows(), static_cast<Index>(file.data->features.size()));
@@ -428,10 +434,8 @@ std::optional<Matrix> named_features(const ModelFile& file, const CsvTable& tabl
     const std::string& name = file.data->features[f];
     const auto at = std::find(table.header.begin(), table.header.end(), name);
     if (at == table.header.end()) {
-      std::string header;
-      for (const auto& h : table.header) header += (header.empty() ? "" : ", ") + h;
       throw InputError(csv, "has no column \"" + name + "\", a feature " + model_path +
-                                " was trained on; its header has: " + header);
+                                " was trained on; " + describe_csv_header(table.header, delimiter));
     }
     x.col(static_cast<Index>(f)) = table.values.col(at - table.header.begin());
   }
@@ -511,7 +515,7 @@ int evaluate_command(const QStringList& args) {
   check_sparse_labels(data, model.network().output_units(), file.compile->loss.name);
   RunOptions options;
   options.interactive = stdout_is_terminal();
-  const Logs logs = model.evaluate(data.x, data.y, int_option(p, "batch-size", 1, 1 << 24),
+  const Logs logs = model.evaluate(data.x, data.y, int_option(p, "batch-size", 1, kMaxFitCount),
                                    int_option(p, "verbose", 0, 1), options);
   for (const auto& [k, v] : logs) std::cout << k << ": " << format4(v) << "\n";
   return 0;
@@ -540,7 +544,7 @@ int predict_command(const QStringList& args) {
   std::optional<Matrix> named;
   if (file.data && !file.data->features.empty()) {
     table = read_csv_table(csv, d);
-    named = named_features(file, table, csv, model_path);
+    named = named_features(file, table, d, csv, model_path);
   }
   if (named) {
     x = std::move(*named);  // the trained-on columns by name: others (a target) are left out
@@ -554,7 +558,7 @@ int predict_command(const QStringList& args) {
   if (!model.built()) model.build(x.cols());
   check_feature_count(model, x.cols(), p.value("data").toStdString(), p.isSet("target"));
   model.set_weights(file.weights, model_path);
-  const Matrix out = model.predict(x, int_option(p, "batch-size", 1, 1 << 24), 0);
+  const Matrix out = model.predict(x, int_option(p, "batch-size", 1, kMaxFitCount), 0);
   for (Index c = 0; c < out.cols(); ++c) std::cout << (c ? "," : "") << "output_" << c;
   std::cout << "\n";
   char buf[32];

@@ -4,26 +4,67 @@
 
 namespace fitbench {
 
+namespace {
+
+// The length of the well-formed UTF-8 sequence at text[i] (1 to 4), or 0 for a byte that starts
+// none: a stray continuation byte, an overlong form, a surrogate, beyond U+10FFFF, or cut short.
+size_t utf8_length(const std::string& text, size_t i) {
+  const auto at = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+  const unsigned char c = at(i);
+  if (c < 0x80) return 1;
+  size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
+  if (c >= 0xC2 && c <= 0xDF) {
+    n = 2;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    n = 3;
+    if (c == 0xE0) lo = 0xA0;  // no overlong forms
+    if (c == 0xED) hi = 0x9F;  // no surrogates
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    n = 4;
+    if (c == 0xF0) lo = 0x90;
+    if (c == 0xF4) hi = 0x8F;  // up to U+10FFFF
+  } else {
+    return 0;
+  }
+  if (i + n > text.size() || at(i + 1) < lo || at(i + 1) > hi) return 0;
+  for (size_t k = 2; k < n; ++k)
+    if ((at(i + k) & 0xC0) != 0x80) return 0;
+  return n;
+}
+
+void append_escaped_byte(std::string& out, unsigned char c) {
+  char code[8];
+  std::snprintf(code, sizeof code, "\\x%02x", c);
+  out += code;
+}
+
+}  // namespace
+
 std::string printable_message(const std::string& text, size_t max_bytes) {
   std::string out;
   size_t i = 0;
-  for (; i < text.size(); ++i) {
-    // Cut only at a character's start (not inside a UTF-8 sequence's continuation bytes).
+  while (i < text.size()) {
+    // Cut only between characters.
+    if (out.size() >= max_bytes) break;
     const auto c = static_cast<unsigned char>(text[i]);
-    if (out.size() >= max_bytes && (c & 0xC0) != 0x80) break;
+    const size_t n = utf8_length(text, i);
     if (c == '\t') {
       out += "\\t";
     } else if (c == '\n') {
       out += "\\n";
     } else if (c == '\r') {
       out += "\\r";
-    } else if (is_control_character(static_cast<char>(c))) {
-      char code[8];
-      std::snprintf(code, sizeof code, "\\x%02x", c);
-      out += code;
+    } else if (n == 0 || is_control_character(static_cast<char>(c))) {
+      append_escaped_byte(out, c);  // a control character, or a byte that is not UTF-8 text
+    } else if (n == 2 && c == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0) {
+      // U+0080 to U+009F, the C1 controls (U+009B starts an escape sequence on some terminals).
+      append_escaped_byte(out, c);
+      append_escaped_byte(out, static_cast<unsigned char>(text[i + 1]));
     } else {
-      out += static_cast<char>(c);
+      out.append(text, i, n);
     }
+    i += n == 0 ? 1 : n;
   }
   if (i < text.size()) out += "... (" + std::to_string(text.size() - i) + " more bytes)";
   return out;

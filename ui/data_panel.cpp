@@ -26,7 +26,6 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <charconv>
-#include <cmath>
 
 #include "core/error.h"
 #include "ui/csv_preview.h"
@@ -492,12 +491,8 @@ void DataPanel::showCsvFile() {
 void DataPanel::checkSplit() {
   m_splitErrorText.clear();
   if (!m_loaded) return;
-  // split_validation only needs the row count: a set with no columns gives its error cheaply.
-  Dataset rows;
-  rows.x = Matrix(m_data.size(), 0);
-  rows.y = Matrix(m_data.size(), 0);
   try {
-    split_validation(rows, m_validationSplit);
+    validation_split_at(m_data.size(), m_validationSplit);
   } catch (const InputError& e) {
     m_splitErrorText = QString::fromStdString(e.what());
   }
@@ -594,10 +589,7 @@ void DataPanel::refreshPreview() {
   Dataset shown = m_data;
   const Index n = shown.size();
   Index train = n;
-  if (m_splitErrorText.isEmpty() && m_validationSplit > 0.0) {
-    // Keras's split point, as split_validation: floor(n * (1 - validation_split)).
-    train = static_cast<Index>(std::floor(static_cast<double>(n) * (1.0 - m_validationSplit)));
-  }
+  if (m_splitErrorText.isEmpty()) train = validation_split_at(n, m_validationSplit);
   if (m_spec.standardize && train > 0) Standardizer::fit(shown.x.topRows(train)).apply(shown.x);
   m_scatter->setData(shown, m_classCount, train);
 }

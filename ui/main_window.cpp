@@ -136,9 +136,9 @@ void MainWindow::showEvent(QShowEvent* event) {
     auto* log = findChild<QDockWidget*>(QStringLiteral("LogDock"));
     resizeDocks({about}, {420}, Qt::Horizontal);
     resizeDocks({about, decision}, {190, 520}, Qt::Vertical);
-    // 250 px for the log and timeline; less on a short screen (220 at 720 px, a projector: two
-    // timeline lanes still fit), so that the charts keep room.
-    resizeDocks({log}, {std::clamp(height() - 500, 220, 250)}, Qt::Vertical);
+    // 250 px for the log and timeline; less on a short screen (240 at 720 px, a projector: the
+    // timeline's four lanes of a 2 x 2 mesh still fit), so that the charts keep room.
+    resizeDocks({log}, {std::clamp(height() - 480, 240, 250)}, Qt::Vertical);
   }
   QTimer::singleShot(0, this, &MainWindow::fitAboutDock);  // once the docks are laid out
 }

@@ -68,7 +68,6 @@ QVector<ModelIssue> validateModel(const std::vector<LayerSpec>& layers, const QS
     issues.push_back({layer, field, text, detail, error});
   };
   int lastDense = -1;
-  int64_t units = ctx.inputUnits;  // the current layer's input width; 0 unknown
   std::map<QString, int> explicitNames;
   for (int i = 0; i < static_cast<int>(layers.size()); ++i) {
     const LayerSpec& l = layers[i];
@@ -90,7 +89,6 @@ QVector<ModelIssue> validateModel(const std::vector<LayerSpec>& layers, const QS
         add(i, QStringLiteral("units"),
             QObject::tr("%1: units must be at least 1 (got %2).").arg(label(i)).arg(l.units), true);
       }
-      units = l.units;
     } else if (l.class_name == "Dropout") {
       if (!(l.rate >= 0.0 && l.rate < 1.0)) {
         add(i, QStringLiteral("rate"),
@@ -99,14 +97,13 @@ QVector<ModelIssue> validateModel(const std::vector<LayerSpec>& layers, const QS
             true);
       }
     }
-    if ((l.class_name == "Dense" || l.class_name == "Activation") && l.activation == "softmax" &&
-        units == 1) {
-      add(i, QStringLiteral("activation"),
-          QObject::tr("%1: softmax over a single unit always outputs 1, so nothing can be "
-                      "learned; use sigmoid for one output.")
-              .arg(label(i)),
-          true);
-    }
+  }
+  for (const size_t i : single_unit_softmax_layers(ModelSpec{.layers = layers}, ctx.inputUnits)) {
+    add(static_cast<int>(i), QStringLiteral("activation"),
+        QObject::tr("%1: softmax over a single unit always outputs 1, so nothing can be "
+                    "learned; use sigmoid for one output.")
+            .arg(label(static_cast<int>(i))),
+        true);
   }
   if (lastDense < 0) {
     add(-1, QString(),

@@ -212,12 +212,12 @@ void TrainingPanel::buildLossBox() {
 void TrainingPanel::buildFitBox() {
   auto* box = new QGroupBox(tr("Fit"), this);
   auto* form = new QFormLayout(box);
-  m_epochs = makeInteger(box, "epochs", 1, 100000);
+  m_epochs = makeInteger(box, "epochs", 1, kMaxFitCount);
   m_epochs->setToolTip(tr("Passes over the training data."));
   form->addRow(tr("Epochs"), m_epochs);
   m_initialEpoch = makeFromFileLabel(box, "initial_epoch");
   form->addRow(QString(), m_initialEpoch);
-  m_batchSize = makeInteger(box, "batch_size", 1, 65536);
+  m_batchSize = makeInteger(box, "batch_size", 1, kMaxFitCount);
   m_batchSize->setToolTip(
       tr("Samples per training step; each step's batch is split across the "
          "devices."));

@@ -14,15 +14,6 @@ namespace {
 
 std::string quoted(const std::string& name) { return "\"" + name + "\""; }
 
-std::string join(const std::vector<std::string>& names) {
-  std::string out;
-  for (size_t i = 0; i < names.size(); ++i) {
-    if (i > 0) out += ", ";
-    out += names[i];
-  }
-  return out;
-}
-
 // The header index of `name`; an InputError at `place` if it is missing or ambiguous.
 size_t find_column(const CsvReader& reader, const std::string& name, const std::string& place) {
   const std::vector<std::string>& header = reader.header();
@@ -32,7 +23,7 @@ size_t find_column(const CsvReader& reader, const std::string& name, const std::
   }
   if (found.empty()) {
     throw InputError(place, "column " + quoted(name) + " is not in " + reader.display_name() +
-                                "; its header has: " + join(header));
+                                "; " + describe_csv_header(header, reader.delimiter()));
   }
   if (found.size() > 1) {
     throw InputError(place, "column " + quoted(name) + " is ambiguous: the header of " +

@@ -73,6 +73,26 @@ std::string csv_cell_place(const std::string& file, int64_t line, int64_t column
   return place + ")";
 }
 
+std::string describe_csv_header(const std::vector<std::string>& header, char delimiter) {
+  char other = 0;
+  if (header.size() == 1) {
+    size_t most = 0;
+    for (const char c : {',', ';', '\t', '|'}) {
+      const auto count = static_cast<size_t>(std::count(header[0].begin(), header[0].end(), c));
+      if (c != delimiter && count > most) other = c, most = count;
+    }
+  }
+  if (other != 0) {
+    const std::string shown =
+        other == '\t' ? "\"\\t\" (a tab)" : "\"" + std::string(1, other) + "\"";
+    return "its header is one column, " + quote_cell(header[0]) + ", which looks " + shown +
+           "-separated: set the delimiter to " + shown;
+  }
+  std::string names;
+  for (const std::string& name : header) names += (names.empty() ? "" : ", ") + name;
+  return "its header has: " + names;
+}
+
 std::string CsvReader::cell_place(int64_t line, int64_t column) const {
   const bool named = column >= 1 && static_cast<size_t>(column) <= header_.size();
   return csv_cell_place(display_name_, line, column,

@@ -28,6 +28,11 @@ struct CsvRecord {
 std::string csv_cell_place(const std::string& file, int64_t line, int64_t column,
                            const std::string& name);
 
+// How errors that quote a header describe it: "its header has: a, b, y"; or, when the header is one
+// name that holds another common delimiter (, ; tab |), "its header is one column, \"a;b;y\",
+// which looks \";\"-separated: set the delimiter to \";\"" (a file read with the wrong delimiter).
+std::string describe_csv_header(const std::vector<std::string>& header, char delimiter);
+
 class CsvReader {
  public:
   // Reads the whole file. `display_name` is how errors name the file (e.g. "iris.csv"). Throws
@@ -47,6 +52,7 @@ class CsvReader {
 
   const std::string& display_name() const { return display_name_; }
   const std::vector<std::string>& header() const { return header_; }
+  char delimiter() const { return delimiter_; }
 
   // "<file>:<line>:<column> (<name>)", the place of a cell in errors; the name is left out for a
   // column past the header's last or with an empty name.

@@ -68,14 +68,13 @@ void Standardizer::apply(Matrix& x) const {
   x.array().rowwise() /= stddev.array();
 }
 
-std::pair<Dataset, Dataset> split_validation(const Dataset& data, double fraction) {
+Index validation_split_at(Index n, double fraction) {
   // The split point is Keras's: floor(n * (1 - validation_split)), the last rows validate
   // (keras/src/trainers/data_adapters/data_adapter_utils.py, train_validation_split).
   if (!(fraction >= 0.0 && fraction < 1.0)) {
     throw InputError("fit.validation_split", "must be in [0, 1), got " + format_number(fraction));
   }
-  const Index n = data.size();
-  if (fraction == 0.0) return {data, take_rows(data, n, 0)};
+  if (fraction == 0.0) return n;
   const auto split_at = static_cast<Index>(std::floor(static_cast<double>(n) * (1.0 - fraction)));
   if (split_at == 0 || split_at == n) {
     const bool no_training = split_at == 0;
@@ -87,6 +86,12 @@ std::pair<Dataset, Dataset> split_validation(const Dataset& data, double fractio
                          " of " + counted(n, "sample") + "; use a " +
                          (no_training ? "smaller" : "larger") + " fraction or more samples");
   }
+  return split_at;
+}
+
+std::pair<Dataset, Dataset> split_validation(const Dataset& data, double fraction) {
+  const Index n = data.size();
+  const Index split_at = validation_split_at(n, fraction);
   return {take_rows(data, 0, split_at), take_rows(data, split_at, n - split_at)};
 }
 

@@ -54,8 +54,13 @@ struct Standardizer {
   void apply(Matrix& x) const;
 };
 
+// Keras's validation_split point for n samples: the first floor(n * (1 - fraction)) rows train
+// (n when fraction is 0). Throws InputError at fit.validation_split for a fraction outside
+// [0, 1) or one that leaves either side empty, saying which side and what to change.
+Index validation_split_at(Index n, double fraction);
+
 // Splits off the last `fraction` of the samples as validation data, as Keras's validation_split
-// does (before any shuffling): the first floor(n * (1 - fraction)) rows train.
+// does (before any shuffling): the rows from validation_split_at on validate.
 std::pair<Dataset, Dataset> split_validation(const Dataset& data, double fraction);
 
 }  // namespace fitbench

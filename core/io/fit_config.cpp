@@ -169,7 +169,7 @@ FitOptions parse_fit(const Json& doc, const std::string& path) {
                  {"epochs", "batch_size", "validation_split", "shuffle", "verbose", "initial_epoch",
                   "callbacks"});
   FitOptions fit;
-  constexpr int64_t kMax = 1 << 30;
+  constexpr int64_t kMax = kMaxFitCount;
   fit.epochs = static_cast<int>(r.integer("epochs", fit.epochs, "a positive integer", 1, kMax));
   // batch_size=None is Keras's 32.
   fit.batch_size = static_cast<int>(

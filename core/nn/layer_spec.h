@@ -76,4 +76,21 @@ struct ModelSpec {
   std::vector<LayerSpec> layers;  // may start with an InputLayer
 };
 
+// The indices in model.layers of the layers whose softmax runs over a single unit (a Dense of 1
+// unit, or an Activation after one; `input_units` for one before any Dense, 0 if unknown): they
+// always output 1, so nothing before them can learn. Valid Keras, so fitbench-cli warns and the
+// window's model panel refuses to run.
+inline std::vector<size_t> single_unit_softmax_layers(const ModelSpec& model, int64_t input_units) {
+  std::vector<size_t> found;
+  int64_t units = input_units;
+  for (size_t i = 0; i < model.layers.size(); ++i) {
+    const LayerSpec& l = model.layers[i];
+    if (l.class_name == "Dense") units = l.units;
+    if ((l.class_name == "Dense" || l.class_name == "Activation") && l.activation == "softmax" &&
+        units == 1)
+      found.push_back(i);
+  }
+  return found;
+}
+
 }  // namespace fitbench

@@ -55,6 +55,10 @@ struct CallbackSpec {
   std::optional<ScheduleSpec> schedule;  // LearningRateScheduler: lr(epoch) = schedule(epoch)
 };
 
+// The largest epochs, batch_size and initial_epoch an experiment file, fitbench-cli's options and
+// the window take (2^30; a batch's memory is checked on its own, before anything is allocated).
+inline constexpr int kMaxFitCount = 1 << 30;
+
 struct FitOptions {
   int epochs = 1;
   int batch_size = 32;

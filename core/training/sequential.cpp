@@ -7,6 +7,7 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "core/data/dataset.h"
 #include "core/distribution/trace.h"
 #include "core/error.h"
 #include "core/keras_random.h"
@@ -217,7 +218,9 @@ History Sequential::fit(const Matrix& x_all, const Matrix& y_all, const FitOptio
   if (o.initial_epoch < 0 || o.initial_epoch >= o.epochs)
     throw InputError("fit.initial_epoch",
                      "must be from 0 to epochs - 1 = " + std::to_string(o.epochs - 1) + ", got " +
-                         std::to_string(o.initial_epoch));
+                         std::to_string(o.initial_epoch) +
+                         ": epochs is the epoch to end at, not how many more to train (Keras "
+                         "would train nothing and return an empty History)");
   if (!(o.validation_split >= 0.0 && o.validation_split < 1.0))
     throw InputError("fit.validation_split", "must be in [0, 1)");
   if (o.verbose < 0 || o.verbose > 2) throw InputError("fit.verbose", "must be 0, 1 or 2");
@@ -233,10 +236,7 @@ History Sequential::fit(const Matrix& x_all, const Matrix& y_all, const FitOptio
     if (vx->cols() != x_all.cols() || vy->cols() != y_all.cols() || vx->rows() != vy->rows())
       throw InputError("validation_data", "must have the same columns as the training data");
   } else if (o.validation_split > 0.0) {
-    n_train = static_cast<Index>(std::floor(x_all.rows() * (1.0 - o.validation_split)));
-    if (n_train < 1 || n_train >= x_all.rows())
-      throw InputError("fit.validation_split", "leaves no training or no validation samples for " +
-                                                   std::to_string(x_all.rows()) + " samples");
+    n_train = validation_split_at(x_all.rows(), o.validation_split);
     split_vx = x_all.bottomRows(x_all.rows() - n_train);
     split_vy = y_all.bottomRows(y_all.rows() - n_train);
     vx = &split_vx;
@@ -368,7 +368,7 @@ void Sequential::warn(const std::string& message) {
   if (std::find(warned_.begin(), warned_.end(), message) != warned_.end()) return;
   warned_.push_back(message);
   std::ostream& out = warnings_ ? *warnings_ : std::cerr;
-  out << "UserWarning: " << message << "\n";
+  out << "UserWarning: " << printable_message(message) << "\n";  // it may quote a file's names
   out.flush();
 }
 

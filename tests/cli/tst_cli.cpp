@@ -57,6 +57,12 @@ void write(const QString& path, const QByteArray& text) {
   f.write(text);
 }
 
+// Trains the seed example for one epoch and saves it as the model file `path`.
+bool save_seed_model(const QString& path) {
+  return cli({"run", example("seed.json"), "--epochs", "1", "--verbose", "0", "--save-model", path})
+             .code == 0;
+}
+
 }  // namespace
 
 class TestCli : public QObject {
@@ -75,6 +81,7 @@ class TestCli : public QObject {
   void rehearsal_flags_and_trace();
   void rehearsal_flag_errors();
   void layout_map_entry_matching_nothing_warns();
+  void single_unit_softmax_and_wrong_delimiter_are_said();
 };
 
 void TestCli::seed_example_output() {
@@ -329,10 +336,7 @@ void TestCli::bad_input_exits_2() {
   write(dir.filePath("bad.csv"), "a,label\n1,0\nx,1\n");
   QTemporaryDir d2;
   const QString model = d2.filePath("m.json");
-  QCOMPARE(
-      cli({"run", example("seed.json"), "--epochs", "1", "--verbose", "0", "--save-model", model})
-          .code,
-      0);
+  QVERIFY(save_seed_model(model));
   const Result csv =
       cli({"evaluate", model, "--data", dir.filePath("bad.csv"), "--target", "label"});
   QCOMPARE(csv.code, 2);
@@ -544,6 +548,38 @@ void TestCli::layout_map_entry_matching_nothing_warns() {
   const Result clean = cli({"run", example("model_parallel_2x2.json"), "--epochs", "1"});
   QCOMPARE(clean.code, 0);
   QVERIFY2(!clean.err.contains("warning"), qPrintable(clean.err));
+}
+
+void TestCli::single_unit_softmax_and_wrong_delimiter_are_said() {
+  QTemporaryDir dir;
+  // Valid Keras that cannot learn: the run goes on, with a warning naming the layer.
+  write(dir.filePath("soft.json"), R"({"data": {"generator": "seed", "samples": 32},
+    "model": {"class_name": "Sequential", "config": {"layers": [
+      {"class_name": "Dense", "config": {"units": 1, "activation": "softmax"}}]}},
+    "compile": {"optimizer": "sgd", "loss": "binary_crossentropy"}, "fit": {"verbose": 0}})");
+  const Result soft = cli({"run", dir.filePath("soft.json")});
+  QCOMPARE(soft.code, 0);
+  QVERIFY2(soft.err.startsWith("fitbench-cli: warning: ") &&
+               soft.err.contains("soft.json: model.config.layers[0]: softmax over a single unit "
+                                 "always outputs 1"),
+           qPrintable(soft.err));
+  QVERIFY2(!cli({"run", example("seed.json"), "--verbose", "0"}).err.contains("warning"),
+           "the seed's sigmoid unit gets no warning");
+  // A semicolon file read with the default delimiter: the error says which delimiter to set.
+  QTemporaryDir d2;
+  const QString model = d2.filePath("m.json");
+  QVERIFY(save_seed_model(model));
+  write(dir.filePath("semi.csv"), "a;b;c;d;label\n1;2;3;4;0\n");
+  const Result semi =
+      cli({"evaluate", model, "--data", dir.filePath("semi.csv"), "--target", "label"});
+  QCOMPARE(semi.code, 2);
+  QVERIFY2(semi.err.contains("its header is one column, \"a;b;c;d;label\", which looks "
+                             "\";\"-separated: set the delimiter to \";\""),
+           qPrintable(semi.err));
+  QCOMPARE(cli({"evaluate", model, "--data", dir.filePath("semi.csv"), "--target", "label",
+                "--delimiter", ";"})
+               .code,
+           0);
 }
 
 void TestCli::rehearsal_flag_errors() {

@@ -7,6 +7,7 @@
 #include <functional>
 #include <optional>
 
+#include "core/data/csv_reader.h"
 #include "core/data/dataset.h"
 #include "core/error.h"
 #include "core/training/experiment_runner.h"
@@ -60,6 +61,7 @@ class TestCsv : public QObject {
   void large_file();
   void errors_data();
   void errors();
+  void header_description_hints_the_delimiter();
   void missing_file();
   void table_error_names_the_path();
 
@@ -185,6 +187,14 @@ void TestCsv::messages_print_as_one_line() {
   QCOMPARE(printable_message("\xc3\xa9\xc3\xa9\xc3\xa9", 3),
            std::string("\xc3\xa9\xc3\xa9... (2 more bytes)"));
   QCOMPARE(printable_message(std::string(5000, 'x')).size(), size_t(2000 + 21));
+  // Bytes that are not UTF-8 text (a Latin-1 file, a cut sequence, overlong forms, surrogates)
+  // and the C1 controls are escaped too; well-formed text of every length is kept.
+  QCOMPARE(printable_message("caf\xe9 \xc3(\xe2\x82"), std::string("caf\\xe9 \\xc3(\\xe2\\x82"));
+  QCOMPARE(printable_message("\xc0\xaf \xed\xa0\x80 \xf4\x90\x80\x80"),
+           std::string("\\xc0\\xaf \\xed\\xa0\\x80 \\xf4\\x90\\x80\\x80"));
+  QCOMPARE(printable_message("\xc2\x9b[2J"), std::string("\\xc2\\x9b[2J"));
+  QCOMPARE(printable_message("\xc2\xa0\xe2\x82\xac\xf0\x9f\x99\x82"),
+           std::string("\xc2\xa0\xe2\x82\xac\xf0\x9f\x99\x82"));
 }
 
 void TestCsv::absolute_path_and_load_dataset() {
@@ -320,6 +330,17 @@ void TestCsv::errors_data() {
   QTest::newRow("missing feature")
       << QByteArray("a,b,y\n1,2,3\n") << y << QStringList{"a", "c"} << "data.features"
       << "column \"c\" is not in f.csv; its header has: a, b, y";
+  QTest::newRow("semicolon file read with commas")
+      << QByteArray("a;b;y\n1;2;3\n") << y << all << "data.target"
+      << "column \"y\" is not in f.csv; its header is one column, \"a;b;y\", which looks "
+         "\";\"-separated: set the delimiter to \";\"";
+  QTest::newRow("tab file read with commas")
+      << QByteArray("a\tb\ty\n1\t2\t3\n") << y << all << "data.target"
+      << "column \"y\" is not in f.csv; its header is one column, \"a\\tb\\ty\", which looks "
+         "\"\\t\" (a tab)-separated: set the delimiter to \"\\t\" (a tab)";
+  QTest::newRow("one named column is no delimiter hint")
+      << QByteArray("a\n1\n") << y << all << "data.target"
+      << "column \"y\" is not in f.csv; its header has: a";
   QTest::newRow("feature is a target")
       << QByteArray("a,b,y\n1,2,3\n") << y << QStringList{"a", "y"} << "data.features"
       << "column \"y\" is a target, it cannot also be a feature";
@@ -366,6 +387,18 @@ void TestCsv::errors() {
   QVERIFY(e.has_value());
   QCOMPARE(QString::fromStdString(e->place()), place);
   QCOMPARE(QString::fromStdString(e->message()), message);
+}
+
+void TestCsv::header_description_hints_the_delimiter() {
+  QCOMPARE(describe_csv_header({"a,b,y"}, ';'),
+           std::string("its header is one column, \"a,b,y\", which looks \",\"-separated: set the "
+                       "delimiter to \",\""));
+  // The delimiter the header holds most of; the one in use is never suggested.
+  QCOMPARE(describe_csv_header({"a|b|c;d"}, ','),
+           std::string("its header is one column, \"a|b|c;d\", which looks \"|\"-separated: set "
+                       "the delimiter to \"|\""));
+  QCOMPARE(describe_csv_header({"a;b"}, ';'), std::string("its header has: a;b"));
+  QCOMPARE(describe_csv_header({"a", "b;c"}, ','), std::string("its header has: a, b;c"));
 }
 
 void TestCsv::missing_file() {

@@ -139,6 +139,17 @@ void TestFit::validation_split_from_the_end() {
   const Logs last = m.evaluate(x.bottomRows(10), y.bottomRows(10), 32);
   QVERIFY(std::abs(h.last("val_loss") - last.at("loss")) < 1e-6);
   QCOMPARE(h.params_steps, 4);
+  // A fraction that empties one side names the side, as the experiment file's path does.
+  for (const auto& [fraction, side] :
+       {std::pair{0.99, "no training rows"}, std::pair{1e-17, "no validation rows"}}) {
+    try {
+      m.fit(x, y, FitOptions{.epochs = 1, .validation_split = fraction, .verbose = 0});
+      QFAIL("expected an error");
+    } catch (const InputError& e) {
+      QCOMPARE(e.place(), std::string("fit.validation_split"));
+      QVERIFY2(std::string(e.message()).find(side) != std::string::npos, e.what());
+    }
+  }
 }
 
 void TestFit::learns() {
@@ -566,6 +577,17 @@ void TestFit::initial_epoch() {
   QCOMPARE(h.epoch, (std::vector<int>{2, 3}));
   QVERIFY(out.str().rfind("Epoch 3/4\n2/2 - ", 0) == 0);
   QVERIFY(out.str().find("Epoch 4/4\n2/2 - ") != std::string::npos);
+  // initial_epoch = epochs would train nothing in Keras: refused, saying what epochs means.
+  try {
+    m.fit(x, y, FitOptions{.epochs = 4, .verbose = 0, .initial_epoch = 4});
+    QFAIL("expected an error");
+  } catch (const InputError& e) {
+    QCOMPARE(e.place(), std::string("fit.initial_epoch"));
+    QVERIFY2(std::string(e.message())
+                     .find("must be from 0 to epochs - 1 = 3, got 4: epochs is "
+                           "the epoch to end at") == 0,
+             e.what());
+  }
 }
 
 void TestFit::shape_errors() {

@@ -353,6 +353,20 @@ class TestTrainingPanel : public QObject {
     QVERIFY(!child<QSpinBox>(panel, "seed")->isEnabled());
   }
 
+  void fitCountsUpToTheFilesLimitAreShown() {
+    // The fields take what an experiment file takes: a file's 200000 epochs are shown and run as
+    // they are, not clamped to a smaller range in the field while the run keeps the file's.
+    FitOptions fit;
+    fit.epochs = 200000;
+    fit.batch_size = kMaxFitCount;
+    TrainingPanel panel;
+    panel.setSpec(CompileOptions{}, fit, std::nullopt);
+    QCOMPARE(child<QSpinBox>(panel, "epochs")->value(), 200000);
+    QCOMPARE(child<QSpinBox>(panel, "batch_size")->value(), kMaxFitCount);
+    QCOMPARE(child<QSpinBox>(panel, "epochs")->maximum(), kMaxFitCount);
+    QVERIFY(sameFit(panel.fitOptions(), fit));
+  }
+
   void callbacksRoundTrip() {
     FitOptions fit;
     CallbackSpec csv = callback("CSVLogger");
