@@ -36,7 +36,8 @@ int parse(QCommandLineParser& parser, const QStringList& args, int positionals,
           const char* positional_name) {
   parser.addHelpOption();
   if (!parser.parse(args)) {
-    std::cerr << args[0].toStdString() << ": " << parser.errorText().toStdString() << "\n";
+    std::cerr << args[0].toStdString() << ": "
+              << printable_message(parser.errorText().toStdString()) << "\n";
     return 2;
   }
   if (parser.isSet("help") || parser.isSet("help-all")) {
@@ -49,7 +50,7 @@ int parse(QCommandLineParser& parser, const QStringList& args, int positionals,
     return 0;
   }
   if (const QString repeated = repeated_option_error(parser); !repeated.isEmpty()) {
-    std::cerr << args[0].toStdString() << ": " << repeated.toStdString() << "\n";
+    std::cerr << args[0].toStdString() << ": " << printable_message(repeated.toStdString()) << "\n";
     return 2;
   }
   if (parser.positionalArguments().size() != positionals) {
@@ -103,6 +104,17 @@ std::vector<double> speed_list(const QString& text) {
     out.push_back(v);
   }
   return out;
+}
+
+// Runs `f`, an InputError at the engine's `key` ("batch_size") named as the user's `option`.
+template <class F>
+auto naming_option(const char* key, const char* option, F&& f) {
+  try {
+    return f();
+  } catch (const InputError& e) {
+    if (e.place() == key) throw InputError(option, e.message());
+    throw;
+  }
 }
 
 // --delimiter: one character, as an experiment's data.delimiter.
@@ -333,9 +345,11 @@ int run_command(const QStringList& args) {
   try {
     run = prepare_run(spec);
     for (const size_t i : single_unit_softmax_layers(spec.model, run.data.x.cols()))
-      std::cerr << "fitbench-cli: warning: " << file << ": model.config.layers[" << i
-                << "]: softmax over a single unit always outputs 1, so nothing can be learned; "
-                   "use sigmoid for one output\n";
+      std::cerr << "fitbench-cli: warning: "
+                << printable_message(file + ": " + spec.model.layer_place(i) +
+                                     ": softmax over a single unit always outputs 1, so no layer "
+                                     "before it can learn; use sigmoid for one output")
+                << "\n";
     if (!spec.distribution.class_name.empty()) {
       const int count = resolve_device_count(cli_devices, spec.devices.count);
       // A one-axis mesh has no model axis: without a layout map every variable is replicated.
@@ -392,7 +406,7 @@ int run_command(const QStringList& args) {
       // A run TerminateOnNaN stopped may hold weights that are not numbers: it still ends as a
       // failed run (exit 1, with why below), the model file not written.
       if (run.model->stop_reason != "invalid_loss") throw;
-      std::cerr << "fitbench-cli: " << e.what() << "\n";
+      std::cerr << "fitbench-cli: " << printable_message(e.what()) << "\n";
     }
   }
   if (run.model->stop_reason == "invalid_loss") {
@@ -435,7 +449,8 @@ std::optional<Matrix> named_features(const ModelFile& file, const CsvTable& tabl
     const auto at = std::find(table.header.begin(), table.header.end(), name);
     if (at == table.header.end()) {
       throw InputError(csv, "has no column \"" + name + "\", a feature " + model_path +
-                                " was trained on; " + describe_csv_header(table.header, delimiter));
+                                " was trained on; " +
+                                describe_csv_header(table.header, delimiter, name));
     }
     x.col(static_cast<Index>(f)) = table.values.col(at - table.header.begin());
   }
@@ -496,7 +511,8 @@ int evaluate_command(const QStringList& args) {
     }
   } else {
     if (!p.isSet("target")) {
-      std::cerr << "fitbench-cli evaluate: --target COL is required: " << model_path
+      std::cerr << "fitbench-cli evaluate: --target COL is required: "
+                << printable_message(model_path)
                 << " does not name the columns it was trained on\n";
       return 2;
     }
@@ -515,8 +531,11 @@ int evaluate_command(const QStringList& args) {
   check_sparse_labels(data, model.network().output_units(), file.compile->loss.name);
   RunOptions options;
   options.interactive = stdout_is_terminal();
-  const Logs logs = model.evaluate(data.x, data.y, int_option(p, "batch-size", 1, kMaxFitCount),
-                                   int_option(p, "verbose", 0, 1), options);
+  const int batch_size = int_option(p, "batch-size", 1, kMaxFitCount);
+  const int verbose = int_option(p, "verbose", 0, 1);
+  const Logs logs = naming_option("batch_size", "--batch-size", [&] {
+    return model.evaluate(data.x, data.y, batch_size, verbose, options);
+  });
   for (const auto& [k, v] : logs) std::cout << k << ": " << format4(v) << "\n";
   return 0;
 }
@@ -558,7 +577,9 @@ int predict_command(const QStringList& args) {
   if (!model.built()) model.build(x.cols());
   check_feature_count(model, x.cols(), p.value("data").toStdString(), p.isSet("target"));
   model.set_weights(file.weights, model_path);
-  const Matrix out = model.predict(x, int_option(p, "batch-size", 1, kMaxFitCount), 0);
+  const int batch_size = int_option(p, "batch-size", 1, kMaxFitCount);
+  const Matrix out =
+      naming_option("batch_size", "--batch-size", [&] { return model.predict(x, batch_size, 0); });
   for (Index c = 0; c < out.cols(); ++c) std::cout << (c ? "," : "") << "output_" << c;
   std::cout << "\n";
   char buf[32];

@@ -52,7 +52,8 @@ int main(int argc, char** argv) {
     if (command == "predict") return fitbench::cli::predict_command(sub);
     if (command == "summary") return fitbench::cli::summary_command(sub);
     if (command == "devices") return fitbench::cli::devices_command(sub);
-    std::cerr << "fitbench-cli: unknown command \"" << command.toStdString()
+    std::cerr << "fitbench-cli: unknown command \""
+              << fitbench::printable_message(command.toStdString())
               << "\"; expected run, evaluate, predict, summary or devices\n";
     return 2;
   } catch (const fitbench::InputError& e) {

@@ -28,6 +28,7 @@
 #include <charconv>
 
 #include "core/error.h"
+#include "ui/batch_split_plan.h"
 #include "ui/csv_preview.h"
 #include "ui/data_scatter.h"
 #include "ui/field_error.h"
@@ -589,7 +590,9 @@ void DataPanel::refreshPreview() {
   Dataset shown = m_data;
   const Index n = shown.size();
   Index train = n;
-  if (m_splitErrorText.isEmpty()) train = validation_split_at(n, m_validationSplit);
+  // The rows fit() trains on (trainingSamples: Keras's split point, without validation_split_at's
+  // errors, which checkSplit has shown).
+  if (m_splitErrorText.isEmpty()) train = batchsplit::trainingSamples(n, m_validationSplit);
   if (m_spec.standardize && train > 0) Standardizer::fit(shown.x.topRows(train)).apply(shown.x);
   m_scatter->setData(shown, m_classCount, train);
 }

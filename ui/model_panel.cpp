@@ -69,6 +69,8 @@ QVector<ModelIssue> validateModel(const std::vector<LayerSpec>& layers, const QS
   };
   int lastDense = -1;
   std::map<QString, int> explicitNames;
+  const std::vector<size_t> oneUnitSoftmax =
+      single_unit_softmax_layers(ModelSpec{.layers = layers}, ctx.inputUnits);
   for (int i = 0; i < static_cast<int>(layers.size()); ++i) {
     const LayerSpec& l = layers[i];
     if (!l.name.empty()) {
@@ -97,13 +99,22 @@ QVector<ModelIssue> validateModel(const std::vector<LayerSpec>& layers, const QS
             true);
       }
     }
-  }
-  for (const size_t i : single_unit_softmax_layers(ModelSpec{.layers = layers}, ctx.inputUnits)) {
-    add(static_cast<int>(i), QStringLiteral("activation"),
-        QObject::tr("%1: softmax over a single unit always outputs 1, so nothing can be "
-                    "learned; use sigmoid for one output.")
-            .arg(label(static_cast<int>(i))),
-        true);
+    if (std::find(oneUnitSoftmax.begin(), oneUnitSoftmax.end(), size_t(i)) !=
+        oneUnitSoftmax.end()) {
+      // Its output is the constant 1: with no Dense after it the model cannot learn at all (an
+      // error); a Dense after it still learns a constant, the layers before it nothing.
+      const bool denseAfter =
+          std::any_of(layers.begin() + i + 1, layers.end(),
+                      [](const LayerSpec& later) { return later.class_name == "Dense"; });
+      add(i, QStringLiteral("activation"),
+          denseAfter ? QObject::tr("%1: softmax over a single unit always outputs 1, so the "
+                                   "layers before it cannot learn; use another activation.")
+                           .arg(label(i))
+                     : QObject::tr("%1: softmax over a single unit always outputs 1, so nothing "
+                                   "can be learned; use sigmoid for one output.")
+                           .arg(label(i)),
+          !denseAfter);
+    }
   }
   if (lastDense < 0) {
     add(-1, QString(),

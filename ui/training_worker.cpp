@@ -276,8 +276,7 @@ void TrainingWorker::run(const RunRequest& request) {
       names = names.mid(0, 1);
     }
 
-    const int64_t trainRows =
-        split_validation(prepared.data, spec.fit.validation_split).first.x.rows();
+    const int64_t trainRows = validation_split_at(prepared.data.size(), spec.fit.validation_split);
     FeedCallback feedCallback(*m_feed, *m_control, chartMetricKey(spec).toStdString(), trainRows,
                               spec.fit.batch_size);
     // After feedCallback: its on_train_begin resets the feed, and the grid's first message (why

@@ -23,7 +23,7 @@ size_t find_column(const CsvReader& reader, const std::string& name, const std::
   }
   if (found.empty()) {
     throw InputError(place, "column " + quoted(name) + " is not in " + reader.display_name() +
-                                "; " + describe_csv_header(header, reader.delimiter()));
+                                "; " + describe_csv_header(header, reader.delimiter(), name));
   }
   if (found.size() > 1) {
     throw InputError(place, "column " + quoted(name) + " is ambiguous: the header of " +

@@ -73,14 +73,22 @@ std::string csv_cell_place(const std::string& file, int64_t line, int64_t column
   return place + ")";
 }
 
-std::string describe_csv_header(const std::vector<std::string>& header, char delimiter) {
+std::string describe_csv_header(const std::vector<std::string>& header, char delimiter,
+                                const std::string& wanted) {
+  // Whether `wanted` is one of the parts of `name` split at `c` (each trimmed, as header names).
+  const auto holds = [&](const std::string& name, char c) {
+    size_t start = 0;
+    for (;;) {
+      const size_t end = std::min(name.find(c, start), name.size());
+      if (trim(std::string_view(name).substr(start, end - start)) == wanted) return true;
+      if (end == name.size()) return false;
+      start = end + 1;
+    }
+  };
   char other = 0;
   if (header.size() == 1) {
-    size_t most = 0;
-    for (const char c : {',', ';', '\t', '|'}) {
-      const auto count = static_cast<size_t>(std::count(header[0].begin(), header[0].end(), c));
-      if (c != delimiter && count > most) other = c, most = count;
-    }
+    for (const char c : {',', ';', '\t', '|'})
+      if (c != delimiter && other == 0 && holds(header[0], c)) other = c;
   }
   if (other != 0) {
     const std::string shown =

@@ -28,10 +28,12 @@ struct CsvRecord {
 std::string csv_cell_place(const std::string& file, int64_t line, int64_t column,
                            const std::string& name);
 
-// How errors that quote a header describe it: "its header has: a, b, y"; or, when the header is one
-// name that holds another common delimiter (, ; tab |), "its header is one column, \"a;b;y\",
-// which looks \";\"-separated: set the delimiter to \";\"" (a file read with the wrong delimiter).
-std::string describe_csv_header(const std::vector<std::string>& header, char delimiter);
+// How an error about the missing column `wanted` describes the header: "its header has: a, b, y";
+// or, when the header is one name that, split at another common delimiter (, ; tab |), holds
+// `wanted`, "its header is one column, \"a;b;y\", which looks \";\"-separated: set the delimiter
+// to \";\"" (a file read with the wrong delimiter).
+std::string describe_csv_header(const std::vector<std::string>& header, char delimiter,
+                                const std::string& wanted);
 
 class CsvReader {
  public:

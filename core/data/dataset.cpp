@@ -92,6 +92,7 @@ Index validation_split_at(Index n, double fraction) {
 std::pair<Dataset, Dataset> split_validation(const Dataset& data, double fraction) {
   const Index n = data.size();
   const Index split_at = validation_split_at(n, fraction);
+  if (split_at == n) return {data, take_rows(data, n, 0)};
   return {take_rows(data, 0, split_at), take_rows(data, split_at, n - split_at)};
 }
 

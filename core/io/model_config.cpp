@@ -265,6 +265,7 @@ ModelSpec parse_model_config(const Json& doc, const std::string& path) {
       input_layer.class_name = "InputLayer";
       input_layer.shape = parsed.input_shape->dims;
       spec.layers.push_back(input_layer);
+      spec.input_layer_added = true;
       input = parsed.input_shape;
     }
     spec.layers.push_back(std::move(parsed.layer));
@@ -275,6 +276,7 @@ ModelSpec parse_model_config(const Json& doc, const std::string& path) {
       input_layer.class_name = "InputLayer";
       input_layer.shape = build.dims;
       spec.layers.insert(spec.layers.begin(), input_layer);
+      spec.input_layer_added = true;
       input = build;
     } else if (input->dims != build.dims) {
       fail(build.place, "the shape " + format_shape(build.dims) +

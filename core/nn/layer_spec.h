@@ -74,6 +74,17 @@ inline LayerSpec dense_layer(int64_t units, const std::string& activation = "lin
 struct ModelSpec {
   std::string name = "sequential";
   std::vector<LayerSpec> layers;  // may start with an InputLayer
+  // Set by the file reader when layers[0] is an InputLayer the file's list does not hold (made
+  // from the first layer's input_shape or a build_config, as Keras's Sequential makes one): the
+  // file's layers[i - 1] is then layers[i].
+  bool input_layer_added = false;
+
+  // "model.config.layers[k]", the file's place of layers[i] (an added InputLayer is placed at
+  // the first layer, which gave its shape).
+  std::string layer_place(size_t i) const {
+    const size_t k = input_layer_added && i > 0 ? i - 1 : i;
+    return "model.config.layers[" + std::to_string(k) + "]";
+  }
 };
 
 // The indices in model.layers of the layers whose softmax runs over a single unit (a Dense of 1

@@ -28,7 +28,7 @@ Network::Network(const ModelSpec& spec) : name_(spec.name.empty() ? "sequential"
   std::map<std::string, int> counters;
   for (size_t i = 0; i < spec.layers.size(); ++i) {
     LayerSpec l = spec.layers[i];
-    const std::string place = "model.config.layers[" + std::to_string(i) + "]";
+    const std::string place = spec.layer_place(i);
     if (l.class_name == "InputLayer") {
       if (i != 0) throw InputError(place, "an InputLayer may only be the first layer");
       if (l.shape.size() != 1 || l.shape[0] < 1)
@@ -59,16 +59,16 @@ Network::Network(const ModelSpec& spec) : name_(spec.name.empty() ? "sequential"
       validate_initializer(l.kernel_initializer, place + ".config.kernel_initializer");
       validate_initializer(l.bias_initializer, place + ".config.bias_initializer");
       layers_.push_back(std::make_unique<Dense>(l));
-      spec_index_.push_back(i);
+      layer_places_.push_back(place);
     } else if (l.class_name == "Dropout") {
       if (!(l.rate >= 0.0 && l.rate < 1.0))
         throw InputError(place + ".config.rate", "must be in [0, 1)");
       layers_.push_back(std::make_unique<Dropout>(l));
-      spec_index_.push_back(i);
+      layer_places_.push_back(place);
     } else if (l.class_name == "Activation") {
       parse_activation(l.activation, place + ".config.activation");
       layers_.push_back(std::make_unique<ActivationLayer>(l));
-      spec_index_.push_back(i);
+      layer_places_.push_back(place);
     } else {
       throw InputError(place + ".class_name",
                        "layer \"" + l.class_name +
@@ -79,8 +79,7 @@ Network::Network(const ModelSpec& spec) : name_(spec.name.empty() ? "sequential"
 }
 
 void Network::too_large(size_t layer, double floats, bool units) const {
-  const std::string place =
-      "model.config.layers[" + std::to_string(spec_index_[layer]) + "].config.units";
+  const std::string place = layer_places_[layer] + ".config.units";
   char amount[32];
   // The count as written (400060001), unless it is too long to read.
   std::snprintf(amount, sizeof amount, floats < 1e15 ? "%.0f" : "%.3g", floats);

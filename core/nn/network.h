@@ -82,7 +82,8 @@ class Network {
  private:
   std::string name_;
   std::optional<int64_t> declared_input_;
-  std::vector<size_t> spec_index_;  // each layer's index in the ModelSpec (an InputLayer is none)
+  std::vector<std::string>
+      layer_places_;  // each layer's place in the file (ModelSpec::layer_place)
   // Throws InputError at the layer's units: `floats` units (units), or variables in all.
   [[noreturn]] void too_large(size_t layer, double floats, bool units) const;
   std::vector<std::unique_ptr<Layer>> layers_;

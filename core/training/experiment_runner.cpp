@@ -44,17 +44,14 @@ PreparedRun prepare_run(const ExperimentSpec& spec) {
     data.targets = run.data.target_names;
   }
   if (spec.data.standardize) {
-    const double split = spec.fit.validation_split;
-    const Index train_rows = split > 0.0
-                                 ? static_cast<Index>(std::floor(run.data.size() * (1.0 - split)))
-                                 : run.data.size();
-    if (train_rows > 0) {
-      const Standardizer s = Standardizer::fit(run.data.x.topRows(train_rows));
-      s.apply(run.data.x);
-      for (Index j = 0; j < s.mean.size(); ++j) {
-        data.mean.push_back(static_cast<double>(s.mean[j]));
-        data.stddev.push_back(static_cast<double>(s.stddev[j]));
-      }
+    // Fitted on the rows fit() trains on (a split that empties a side fails here as it would
+    // there).
+    const Index train_rows = validation_split_at(run.data.size(), spec.fit.validation_split);
+    const Standardizer s = Standardizer::fit(run.data.x.topRows(train_rows));
+    s.apply(run.data.x);
+    for (Index j = 0; j < s.mean.size(); ++j) {
+      data.mean.push_back(static_cast<double>(s.mean[j]));
+      data.stddev.push_back(static_cast<double>(s.stddev[j]));
     }
   }
   run.model = std::make_unique<Sequential>(spec.model);

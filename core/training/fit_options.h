@@ -56,7 +56,8 @@ struct CallbackSpec {
 };
 
 // The largest epochs, batch_size and initial_epoch an experiment file, fitbench-cli's options and
-// the window take (2^30; a batch's memory is checked on its own, before anything is allocated).
+// the window take (2^30). fit(), evaluate() and predict() also refuse a batch whose activations
+// would not fit in fitbench's 1 GiB (the rows a batch takes: at most the data's).
 inline constexpr int kMaxFitCount = 1 << 30;
 
 struct FitOptions {

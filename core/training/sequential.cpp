@@ -219,8 +219,10 @@ History Sequential::fit(const Matrix& x_all, const Matrix& y_all, const FitOptio
     throw InputError("fit.initial_epoch",
                      "must be from 0 to epochs - 1 = " + std::to_string(o.epochs - 1) + ", got " +
                          std::to_string(o.initial_epoch) +
-                         ": epochs is the epoch to end at, not how many more to train (Keras "
-                         "would train nothing and return an empty History)");
+                         (o.initial_epoch >= o.epochs
+                              ? ": epochs is the epoch to end at, not how many more to train "
+                                "(Keras would train nothing and return an empty History)"
+                              : ""));
   if (!(o.validation_split >= 0.0 && o.validation_split < 1.0))
     throw InputError("fit.validation_split", "must be in [0, 1)");
   if (o.verbose < 0 || o.verbose > 2) throw InputError("fit.verbose", "must be 0, 1 or 2");
@@ -283,17 +285,7 @@ History Sequential::fit(const Matrix& x_all, const Matrix& y_all, const FitOptio
   // The most rows a step or a validation step takes. Their activations and gradients must fit
   // too (the variables did, at build()).
   const Index rows = std::max<Index>(batch, vx ? std::min<Index>(o.batch_size, vx->rows()) : 0);
-  const double workspace =
-      static_cast<double>(rows) * static_cast<double>(network_.workspace_floats_per_row());
-  if (workspace > static_cast<double>(Network::kMaxModelFloats)) {
-    char amount[32];
-    std::snprintf(amount, sizeof amount, "%.3g", workspace);
-    throw InputError("fit.batch_size", "is too large for this model: " + std::to_string(rows) +
-                                           " rows of its activations and gradients would hold " +
-                                           amount + " floats; fitbench holds at most " +
-                                           std::to_string(Network::kMaxModelFloats) +
-                                           " (1 GiB); use a smaller batch_size");
-  }
+  check_workspace(rows, "fit.batch_size");
   auto exec = executor_factory_(executor_context());
   exec->prepare(rows);
 
@@ -362,6 +354,19 @@ History Sequential::fit(const Matrix& x_all, const Matrix& y_all, const FitOptio
   return history;
 }
 
+void Sequential::check_workspace(Index rows, const char* place) const {
+  const double workspace =
+      static_cast<double>(rows) * static_cast<double>(network_.workspace_floats_per_row());
+  if (workspace <= static_cast<double>(Network::kMaxModelFloats)) return;
+  char amount[32];
+  std::snprintf(amount, sizeof amount, "%.3g", workspace);
+  throw InputError(place, "is too large for this model: " + std::to_string(rows) +
+                              " rows of its activations and gradients would hold " + amount +
+                              " floats; fitbench holds at most " +
+                              std::to_string(Network::kMaxModelFloats) +
+                              " (1 GiB); use a smaller batch_size");
+}
+
 std::ostream& Sequential::output() { return out_ ? *out_ : std::cout; }
 
 void Sequential::warn(const std::string& message) {
@@ -378,6 +383,7 @@ Logs Sequential::evaluate(const Matrix& x, const Matrix& y, int batch_size, int 
   ensure_ready(x, y, "evaluate()");
   const auto clock = steady_clock_or(run.clock);
   const Index b = std::min<Index>(batch_size, std::max<Index>(1, x.rows()));
+  check_workspace(b, "batch_size");
   const int steps = static_cast<int>((x.rows() + b - 1) / b);
   ProgbarLogger progbar(run.out ? *run.out : std::cout, run.interactive, clock);
   CallbackList cbs;
@@ -399,6 +405,7 @@ Matrix Sequential::predict(const Matrix& x, int batch_size, int verbose, const R
                                  std::to_string(network_.input_units()));
   const auto clock = steady_clock_or(run.clock);
   const Index b = std::min<Index>(batch_size, std::max<Index>(1, x.rows()));
+  check_workspace(b, "batch_size");
   const int steps = static_cast<int>((x.rows() + b - 1) / b);
   ProgbarLogger progbar(run.out ? *run.out : std::cout, run.interactive, clock);
   CallbackList cbs;

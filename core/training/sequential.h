@@ -105,6 +105,9 @@ class Sequential {
  private:
   ExecutorContext executor_context();
   void ensure_ready(const Matrix& x, const Matrix& y, const char* what);
+  // Throws InputError at `place` when `rows` rows of activations and gradients would hold more
+  // than Network::kMaxModelFloats floats (the variables were checked at build()).
+  void check_workspace(Index rows, const char* place) const;
   // The compiled metrics of compile_options_, each named by its log key (metric_log_keys).
   void make_metrics();
   Logs totals_to_logs(const StepTotals& totals, const std::string& prefix) const;

@@ -563,6 +563,26 @@ void TestCli::single_unit_softmax_and_wrong_delimiter_are_said() {
                soft.err.contains("soft.json: model.config.layers[0]: softmax over a single unit "
                                  "always outputs 1"),
            qPrintable(soft.err));
+  // A first layer that gives input_shape (Keras's Sequential adds an InputLayer before it) is
+  // still named by its place in the file, in the warning and in errors.
+  write(dir.filePath("shaped.json"), R"({"data": {"generator": "seed", "samples": 32},
+    "model": {"class_name": "Sequential", "config": {"layers": [
+      {"class_name": "Dense", "config": {"units": 3, "input_shape": [4]}},
+      {"class_name": "Dense", "config": {"units": 1, "activation": "softmax"}}]}},
+    "compile": {"optimizer": "sgd", "loss": "binary_crossentropy"}, "fit": {"verbose": 0}})");
+  const Result shaped = cli({"run", dir.filePath("shaped.json")});
+  QCOMPARE(shaped.code, 0);
+  QVERIFY2(shaped.err.contains("shaped.json: model.config.layers[1]: softmax"),
+           qPrintable(shaped.err));
+  write(dir.filePath("shaped_bad.json"), R"({"data": {"generator": "seed", "samples": 32},
+    "model": {"class_name": "Sequential", "config": {"layers": [
+      {"class_name": "Dense", "config": {"units": 3, "input_shape": [4]}},
+      {"class_name": "Dense", "config": {"units": 100000000000}}]}},
+    "compile": {"optimizer": "sgd", "loss": "binary_crossentropy"}})");
+  const Result bad = cli({"run", dir.filePath("shaped_bad.json")});
+  QCOMPARE(bad.code, 2);
+  QVERIFY2(bad.err.contains("shaped_bad.json: model.config.layers[1].config.units: is too large"),
+           qPrintable(bad.err));
   QVERIFY2(!cli({"run", example("seed.json"), "--verbose", "0"}).err.contains("warning"),
            "the seed's sigmoid unit gets no warning");
   // A semicolon file read with the default delimiter: the error says which delimiter to set.

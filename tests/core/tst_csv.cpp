@@ -192,6 +192,11 @@ void TestCsv::messages_print_as_one_line() {
   QCOMPARE(printable_message("caf\xe9 \xc3(\xe2\x82"), std::string("caf\\xe9 \\xc3(\\xe2\\x82"));
   QCOMPARE(printable_message("\xc0\xaf \xed\xa0\x80 \xf4\x90\x80\x80"),
            std::string("\\xc0\\xaf \\xed\\xa0\\x80 \\xf4\\x90\\x80\\x80"));
+  QCOMPARE(printable_message("\xe0\x80\x80 \xf0\x80\x80\x80 \xf5\x80 \xff"),
+           std::string("\\xe0\\x80\\x80 \\xf0\\x80\\x80\\x80 \\xf5\\x80 \\xff"));
+  QCOMPARE(printable_message("\xe0\xa0\x80\xf0\x90\x80\x80\xf4\x8f\xbf\xbf"),
+           std::string("\xe0\xa0\x80\xf0\x90\x80\x80\xf4\x8f\xbf\xbf"));
+  QCOMPARE(printable_message("ab\xe9\xe9\xe9", 3), std::string("ab\\xe9... (2 more bytes)"));
   QCOMPARE(printable_message("\xc2\x9b[2J"), std::string("\\xc2\\x9b[2J"));
   QCOMPARE(printable_message("\xc2\xa0\xe2\x82\xac\xf0\x9f\x99\x82"),
            std::string("\xc2\xa0\xe2\x82\xac\xf0\x9f\x99\x82"));
@@ -390,15 +395,18 @@ void TestCsv::errors() {
 }
 
 void TestCsv::header_description_hints_the_delimiter() {
-  QCOMPARE(describe_csv_header({"a,b,y"}, ';'),
+  QCOMPARE(describe_csv_header({"a,b,y"}, ';', "y"),
            std::string("its header is one column, \"a,b,y\", which looks \",\"-separated: set the "
                        "delimiter to \",\""));
-  // The delimiter the header holds most of; the one in use is never suggested.
-  QCOMPARE(describe_csv_header({"a|b|c;d"}, ','),
-           std::string("its header is one column, \"a|b|c;d\", which looks \"|\"-separated: set "
-                       "the delimiter to \"|\""));
-  QCOMPARE(describe_csv_header({"a;b"}, ';'), std::string("its header has: a;b"));
-  QCOMPARE(describe_csv_header({"a", "b;c"}, ','), std::string("its header has: a, b;c"));
+  // The delimiter whose parts hold the name looked for; the one in use is never suggested.
+  QCOMPARE(describe_csv_header({"a|b|c; d"}, ',', "d"),
+           std::string("its header is one column, \"a|b|c; d\", which looks \";\"-separated: set "
+                       "the delimiter to \";\""));
+  QCOMPARE(describe_csv_header({"a;b"}, ';', "b"), std::string("its header has: a;b"));
+  QCOMPARE(describe_csv_header({"a", "b;c"}, ',', "c"), std::string("its header has: a, b;c"));
+  // A one-column file whose name holds a comma, and a name it does not hold: no hint.
+  QCOMPARE(describe_csv_header({"Preis, EUR"}, ';', "price"),
+           std::string("its header has: Preis, EUR"));
 }
 
 void TestCsv::missing_file() {

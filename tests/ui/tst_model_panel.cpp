@@ -339,6 +339,17 @@ class TestModelPanel : public QObject {
     QTest::newRow("softmax layer on one unit") << 9 << 1 << 0 << "mean_squared_error" << false
                                                << "Layer 2 (activation): softmax over a single unit"
                                                << "";
+    // A Dense after it still learns a constant from the softmax's 1: a warning.
+    QTest::newRow("softmax on one unit, then a Dense")
+        << 14 << 1 << 0 << "mean_squared_error" << false << ""
+        << "Layer 1 (dense): softmax over a single unit always outputs 1, so the layers before it "
+           "cannot learn; use another activation.";
+    // Issues come in layer order: the error a run is refused for is layer 1's, then layer 2's.
+    QTest::newRow("issues in layer order")
+        << 15 << 1 << 0 << "mean_squared_error" << false
+        << "Layer 1 (dense): softmax over a single unit always outputs 1, so nothing can be "
+           "learned"
+        << "";
     QTest::newRow("sigmoid and from_logits")
         << 0 << 1 << 2 << "binary_crossentropy" << true << ""
         << "Layer 2 (dense_1): the last activation is sigmoid and the loss has from_logits, so "
@@ -396,6 +407,8 @@ class TestModelPanel : public QObject {
         {dense(3), dropout(0.1), activation("softmax")},       // 11
         {dense(2, "relu", "out"), dense(1, "linear", "out")},  // 12
         {dense(3, "relu")},                                    // 13
+        {dense(1, "softmax"), dense(1)},                       // 14
+        {dense(1, "softmax"), dropout(1.5)},                   // 15
     };
     ModelPanel panel;
     panel.setSpec(model(models[variant]));
