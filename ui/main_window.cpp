@@ -244,6 +244,7 @@ void MainWindow::buildCentre() {
   m_progress->setMinimumWidth(280);
   m_progress->setMaximumWidth(420);  // the rest is the messages' room
   m_statusDevices = new QLabel;
+  m_statusDevices->setContentsMargins(12, 0, 0, 0);  // apart from an elided message
   m_statusRate = new QLabel;
   // The devices and strategy stay in sight on the right, beside the progress; a message (e.g.
   // "Opened ...", showStatus) takes the training rate's place on the left for a while, as
@@ -471,9 +472,28 @@ void MainWindow::updateContext() {
   m_statusDevices->setText(QStringLiteral("%1 (%2) · %3")
                                .arg(devices, QString::fromStdString(spec.devices.type), strategy));
   updateViews(spec);
+  updateTabMarks();
   const QString key = TrainingWorker::chartMetricKey(spec);
   m_metricChart->setEnabled(!key.isEmpty());
   if (!key.isEmpty()) m_metricChart->setMetricName(key);
+}
+
+void MainWindow::updateTabMarks() {
+  // A tab whose settings stop a run carries a mark and says why in its tooltip, so that an opened
+  // file's problem is in sight before Run (which brings the tab forward and logs it).
+  const QString errors[] = {m_dataPanel->errorText(), m_modelPanel->errorText(),
+                            m_trainingPanel->errorText(),
+                            m_devicesPanel->errorText().isEmpty() ? m_strategyPanel->errorText()
+                                                                  : m_devicesPanel->errorText()};
+  for (int tab = 0; tab < 4; ++tab) {
+    const QString& error = errors[tab];
+    m_tabs->setTabIcon(
+        tab, error.isEmpty() ? QIcon() : style()->standardIcon(QStyle::SP_MessageBoxCritical));
+    QString tip = tab == 3 ? glossary::device() : QString();
+    if (!error.isEmpty())
+      tip = tr("Cannot run: %1").arg(error) + (tip.isEmpty() ? QString() : "\n\n" + tip);
+    m_tabs->setTabToolTip(tab, tip);
+  }
 }
 
 void MainWindow::updateTitle() {

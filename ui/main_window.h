@@ -139,6 +139,7 @@ class MainWindow : public QMainWindow {
 
   void onPanelChanged();
   void updateContext();
+  void updateTabMarks();
   void updateTitle();
   void updateActions();
   void drainFeed();

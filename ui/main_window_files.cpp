@@ -50,7 +50,17 @@ bool MainWindow::openFile(const QString& path, QString* error, bool quiet) {
     const ExperimentSpec spec = read_experiment(path.toStdString());
     loadSpec(spec, QFileInfo(path).absoluteFilePath());
     addRecentFile(QFileInfo(path).absoluteFilePath());
-    showStatus(tr("Opened %1").arg(QDir::toNativeSeparators(path)), 5000);
+    int tab = 0;
+    const QString problem = setupError(&tab);
+    showStatus(problem.isEmpty()
+                   ? tr("Opened %1").arg(QDir::toNativeSeparators(path))
+                   : tr("Opened %1; to run it, fix the %2 tab: %3")
+                         .arg(QDir::toNativeSeparators(path), m_tabs->tabText(tab), problem),
+               problem.isEmpty() ? 5000 : 15000);
+    if (!problem.isEmpty())
+      appendLog(tr("To run %1, fix the %2 tab: %3")
+                    .arg(QFileInfo(path).fileName(), m_tabs->tabText(tab), problem),
+                QStringLiteral("#b00020"));
     return true;
   } catch (const InputError& e) {
     const QString message = QString::fromStdString(e.what());

@@ -9,8 +9,10 @@
 #include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QScrollBar>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTextCursor>
 #include <QTimer>
 #include <algorithm>
 #include <cmath>
@@ -303,6 +305,17 @@ void MainWindow::onFinished(std::shared_ptr<RunResult> result) {
     summary += tr(" · final %1 %2").arg(m_metricKey).arg(result->history.last(metric), 0, 'f', 4);
   else if (result->history.history.count("loss"))
     summary += tr(" · final loss %1").arg(result->history.last("loss"), 0, 'f', 4);
+  if (result->restoredEpoch) {
+    // The final values above are the last epoch's; the model now holds an earlier epoch's weights.
+    const History& h = result->history;
+    const auto at = std::find(h.epoch.begin(), h.epoch.end(), *result->restoredEpoch);
+    const auto values = h.history.find(result->restoredMonitor);
+    summary += tr(" · weights restored from epoch %1").arg(*result->restoredEpoch + 1);
+    if (at != h.epoch.end() && values != h.history.end())
+      summary += tr(" (%1 %2)")
+                     .arg(QString::fromStdString(result->restoredMonitor))
+                     .arg(values->second[size_t(at - h.epoch.begin())], 0, 'f', 4);
+  }
   // A run whose loss went NaN and stayed so ends in red, whether or not TerminateOnNaN stopped it.
   const bool stillNaN = m_nanEpoch > 0 && result->history.history.count("loss") &&
                         !std::isfinite(result->history.last("loss"));
@@ -361,6 +374,13 @@ void MainWindow::appendLog(const QString& text, const QString& color) {
     m_log->appendHtml(
         QStringLiteral("<span style=\"color:%1\">%2</span>").arg(color, text.toHtmlEscaped()));
   }
+  // The log does not wrap (Keras's lines keep their columns): a long line is read from its start,
+  // so the cursor (which the view keeps in sight) goes to the start of the last line.
+  QTextCursor cursor = m_log->textCursor();
+  cursor.movePosition(QTextCursor::End);
+  cursor.movePosition(QTextCursor::StartOfBlock);
+  m_log->setTextCursor(cursor);
+  m_log->horizontalScrollBar()->setValue(0);
 }
 
 }  // namespace fitbench

@@ -310,6 +310,10 @@ void TrainingWorker::run(const RunRequest& request) {
     else
       result->stopReason = QString::fromStdString(model.stop_reason);
     result->seconds = clock.nsecsElapsed() * 1e-9;
+    result->restoredEpoch = model.restored_epoch;
+    for (const CallbackSpec& cb : spec.fit.callbacks)
+      if (cb.class_name == "EarlyStopping" && cb.restore_best_weights)
+        result->restoredMonitor = cb.monitor;
     emit finished(result);
   } catch (const InputError& e) {
     emit errorOccurred(QString::fromStdString(e.what()));

@@ -59,6 +59,10 @@ struct RunResult {
   ModelFile model;     // config, compile options and trained weights
   QString stopReason;  // "", "stopped", "early_stopping", "invalid_loss"
   double seconds = 0.0;
+  // The epoch (0-based) whose weights EarlyStopping's restore_best_weights put back, and the
+  // value it watched; none when the weights are the last epoch's.
+  std::optional<int> restoredEpoch;
+  std::string restoredMonitor;
 };
 
 class LiveFeed {

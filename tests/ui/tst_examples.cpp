@@ -5,6 +5,7 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QGuiApplication>
+#include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QTest>
@@ -123,6 +124,14 @@ class TestExamples : public QObject {
     else
       QCOMPARE(w.lastResult()->stopReason, QStringLiteral("early_stopping"));
     QCOMPARE(w.lossChart()->epochPointCount(false), epochs);
+    // Restored weights are said beside the final values (which are the last epoch's).
+    if (const auto restored = w.lastResult()->restoredEpoch) {
+      const QString log = w.logView()->toPlainText();
+      QVERIFY2(log.contains(QStringLiteral("weights restored from epoch %1 (%2 ")
+                                .arg(*restored + 1)
+                                .arg(QString::fromStdString(w.lastResult()->restoredMonitor))),
+               qPrintable(log.right(400)));
+    }
     qInfo("%s: %d epochs in %.1f s", qPrintable(QFileInfo(path).fileName()), epochs,
           clock.elapsed() / 1000.0);
   }

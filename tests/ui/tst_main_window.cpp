@@ -337,6 +337,16 @@ class TestMainWindow : public QObject {
     const QString error = w->devicesPanel()->errorText();
     QVERIFY2(error.startsWith(QStringLiteral("devices.count: 40 devices are more than")),
              qPrintable(error));
+    // In sight on opening: the Devices tab is marked and says why, the log says what to fix.
+    auto* tabs = w->findChild<QTabWidget*>();
+    QVERIFY(tabs && tabs->tabText(3) == QStringLiteral("Devices"));
+    QVERIFY(!tabs->tabIcon(3).isNull());
+    QVERIFY(tabs->tabIcon(0).isNull());
+    QVERIFY2(tabs->tabToolTip(3).startsWith(QStringLiteral("Cannot run: ") + error),
+             qPrintable(tabs->tabToolTip(3)));
+    QVERIFY2(w->logView()->toPlainText().contains(
+                 QStringLiteral("To run many.json, fix the Devices tab: ") + error),
+             qPrintable(w->logView()->toPlainText()));
     QCOMPARE(w->currentSpec().devices.link_gbps, 0.015);
     QCOMPARE(w->currentSpec().devices.link_latency_us, 100000.0);
     QSignalSpy ended(w.get(), &MainWindow::runEnded);
@@ -347,6 +357,8 @@ class TestMainWindow : public QObject {
     w->devicesPanel()->findChild<QSpinBox*>(QStringLiteral("deviceCount"))->setValue(4);
     QVERIFY(w->devicesPanel()->errorText().isEmpty());
     QCOMPARE(w->currentSpec().devices.count, std::optional<int>(4));
+    QVERIFY(tabs->tabIcon(3).isNull());  // fixed: the mark goes
+    QVERIFY(!tabs->tabToolTip(3).startsWith(QStringLiteral("Cannot run")));
   }
 
   void closeDuringTraining() {
