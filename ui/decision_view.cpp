@@ -64,6 +64,7 @@ class DecisionView::Plot : public QWidget {
   QImage image;   // one pixel per grid cell
   Range targets;  // the first target's range (regression colours and the curve's axis)
   bool showValidation = false;
+  QString setupReason;  // DecisionView::setSetupReason
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -116,6 +117,7 @@ int DecisionView::Plot::visibleCount() const {
 QString DecisionView::Plot::message() const {
   if (hasPlot()) return {};
   if (!grid.reason.isEmpty()) return grid.reason;
+  if (!setupReason.isEmpty()) return setupReason;
   if (points) return DecisionView::tr("The model's predictions appear here after its first epoch.");
   return DecisionView::tr("Run the experiment to see the model's predictions over its data.");
 }
@@ -482,6 +484,12 @@ void DecisionView::updateValidationOption() {
                                          "split on the Data tab to hold some out")
                                     : tr("Draw the validation rows too, hollow, as the model "
                                          "never trains on them"));
+}
+
+void DecisionView::setSetupReason(const QString& reason) {
+  if (m_plot->setupReason == reason) return;
+  m_plot->setupReason = reason;
+  m_plot->update();
 }
 
 bool DecisionView::showValidation() const { return m_showValidation->isChecked(); }

@@ -29,6 +29,9 @@ class DecisionView : public QWidget {
   void setGrid(const DecisionGridResult& grid);
   // Back to the empty state (no grid, no points).
   void clear();
+  // Why the experiment as set up cannot be drawn (planDecisionGrid's reason: "The model has 4
+  // features; the decision boundary needs 2."), shown until a grid arrives; "" when it can be.
+  void setSetupReason(const QString& reason);
 
   bool showValidation() const;
   void setShowValidation(bool show);

@@ -12,6 +12,8 @@
 #include "ui/batch_split_view.h"
 #include "ui/collectives_view.h"
 #include "ui/data_panel.h"
+#include "ui/decision_grid.h"
+#include "ui/decision_view.h"
 #include "ui/device_timeline_view.h"
 #include "ui/main_window.h"
 
@@ -115,6 +117,17 @@ void MainWindow::updateViews(const ExperimentSpec& spec) {
     mesh << QStringLiteral("1") << QString::number(devices);  // no mesh given: 1 x N
   m_collectives->setModelParallelMesh(mesh.join(QStringLiteral(" \u00d7 ")));
   m_timeline->setReadyDevices(distributed ? devices : 0);
+  // Before a run, the prediction view says already whether it can draw this setup; its title
+  // follows the task (a boundary for classification, predictions for regression).
+  int64_t outputs = 0;
+  for (const LayerSpec& layer : spec.model.layers)
+    if (layer.class_name == "Dense") outputs = layer.units;
+  const DecisionPlan decision =
+      planDecisionGrid(m_dataPanel->featureCount(), outputs, spec.compile.loss);
+  m_decisionView->setSetupReason(m_dataPanel->featureCount() > 0 ? decision.reason : QString());
+  const bool classifier = spec.compile.loss.name.find("crossentropy") != std::string::npos;
+  if (auto* dock = findChild<QDockWidget*>(QStringLiteral("DecisionDock")))
+    dock->setWindowTitle(classifier ? tr("Decision boundary") : tr("Predictions"));
 }
 
 void MainWindow::viewsRunStarted(const QStringList& names, const QString& distribution) {

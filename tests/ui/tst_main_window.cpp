@@ -170,6 +170,21 @@ class TestMainWindow : public QObject {
              int64_t{16 * 512 + 512 + 512 * 512 + 512 + 512 * 4 + 4});
   }
 
+  // Before any run the prediction view says whether it can draw the setup, and its title
+  // follows the task.
+  void predictionViewSaysWhatItCanDrawBeforeARun() {
+    auto w = makeWindow();
+    auto* dock = w->findChild<QDockWidget*>(QStringLiteral("DecisionDock"));
+    QVERIFY(w->openFile(example("seed.json"), nullptr, true));
+    QCOMPARE(w->decisionView()->message(),
+             QStringLiteral("The model has 4 features; the decision boundary needs 2."));
+    QCOMPARE(dock->windowTitle(), QStringLiteral("Decision boundary"));
+    QVERIFY(w->openFile(example("regression.json"), nullptr, true));
+    QVERIFY2(w->decisionView()->message().startsWith(QStringLiteral("Run the experiment")),
+             qPrintable(w->decisionView()->message()));
+    QCOMPARE(dock->windowTitle(), QStringLiteral("Predictions"));
+  }
+
   // A teaching example's instructions are not left below the fold: opening one grows the About
   // dock (from the decision boundary below it) up to the text's height, and never shrinks it.
   void aboutDockGrowsToItsText() {
