@@ -202,10 +202,14 @@ void MainWindow::drainFeed() {
           std::any_of(callbacks.begin(), callbacks.end(),
                       [](const CallbackSpec& c) { return c.class_name == "TerminateOnNaN"; });
       nanWarning =
-          (terminates ? tr("The loss became %1 in epoch %2: the weights diverged; try a smaller "
-                           "learning rate.")
-                      : tr("The loss became %1 in epoch %2: the weights diverged. Stop, then try "
-                           "a smaller learning rate (or add TerminateOnNaN to stop by itself)."))
+          (terminates  ? tr("The loss became %1 in epoch %2: the weights diverged; try a smaller "
+                             "learning rate.")
+           : m_running ? tr("The loss became %1 in epoch %2: the weights diverged. Stop, then "
+                            "try a smaller learning rate (or add TerminateOnNaN to stop by "
+                            "itself).")
+                       : tr("The loss became %1 in epoch %2: the weights diverged; try a "
+                            "smaller learning rate (or add TerminateOnNaN to stop by "
+                            "itself)."))
               .arg(std::isnan(*e.loss) ? QStringLiteral("NaN") : QStringLiteral("infinite"))
               .arg(e.epoch + 1);
     }
@@ -273,11 +277,11 @@ void MainWindow::drainFeed() {
 
 void MainWindow::onFinished(std::shared_ptr<RunResult> result) {
   m_feedTimer->stop();
+  m_running = false;  // before the last drain: its notices speak of a run that has ended
   drainFeed();
   m_lossChart->flushNow();
   m_metricChart->flushNow();
   viewsRunEnded();
-  m_running = false;
   m_lastResult = result;
   setEditing(true);
   QString how;
@@ -345,9 +349,9 @@ void MainWindow::onFinished(std::shared_ptr<RunResult> result) {
 
 void MainWindow::onError(const QString& message) {
   m_feedTimer->stop();
+  m_running = false;
   drainFeed();
   viewsRunEnded();
-  m_running = false;
   setEditing(true);
   m_lastRunError = message;
   appendLog(tr("Error: %1").arg(message), QStringLiteral("#b00020"));

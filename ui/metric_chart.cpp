@@ -115,6 +115,7 @@ void MetricChart::buildWidgets() {
   smoothingLabel->setToolTip(smoothingTip);
   m_logCheck = new QCheckBox(tr("Log scale"));
   m_noteLabel = new QLabel;
+  m_noteLabel->setObjectName(QStringLiteral("chartNote"));
   m_noteLabel->setStyleSheet(QStringLiteral("color: #a05a00;"));
   m_noteLabel->setWordWrap(true);
   m_noteLabel->setContentsMargins(6, 0, 6, 0);

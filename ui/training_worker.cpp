@@ -33,12 +33,13 @@ void LiveFeed::reset(int epochsTotal, int steps) {
   m_traceDropped = 0;
 }
 
-void LiveFeed::addBatch(int epoch, int batch, int steps, double loss, double metric,
+void LiveFeed::addBatch(int epoch, int batch, int steps, double loss, std::optional<double> metric,
                         int64_t stepsSince, int64_t samplesSince, double elapsed) {
   const double x = epoch + double(batch + 1) / std::max(steps, 1);
   std::lock_guard lock(m_mutex);
   m_pending.batchLoss.append(QPointF(x, loss));
-  if (!std::isnan(metric)) m_pending.batchMetric.append(QPointF(x, metric));
+  // A metric's NaN (a diverged run) is a point the chart counts as not drawn; none is no metric.
+  if (metric) m_pending.batchMetric.append(QPointF(x, *metric));
   m_pending.epoch = epoch;
   m_pending.step = batch + 1;
   m_pending.steps = steps;
@@ -180,7 +181,8 @@ class FeedCallback : public Callback {
     const auto loss = logs.find("loss");
     const auto metric = m_metricKey.empty() ? logs.end() : logs.find(m_metricKey);
     m_feed.addBatch(m_epoch, batch, params_.steps, loss == logs.end() ? NAN : loss->second,
-                    metric == logs.end() ? NAN : metric->second, m_steps, m_samples, now);
+                    metric == logs.end() ? std::nullopt : std::optional<double>(metric->second),
+                    m_steps, m_samples, now);
     m_steps = m_samples = 0;
   }
   void on_epoch_end(int epoch, Logs& logs) override {

@@ -70,8 +70,8 @@ class LiveFeed {
   // Worker side.
   void reset(int epochsTotal, int steps);
   // A batch point; stepsSince / samplesSince: steps and samples trained since the last one.
-  void addBatch(int epoch, int batch, int steps, double loss, double metric, int64_t stepsSince,
-                int64_t samplesSince, double elapsed);
+  void addBatch(int epoch, int batch, int steps, double loss, std::optional<double> metric,
+                int64_t stepsSince, int64_t samplesSince, double elapsed);
   void addEpoch(const FeedUpdate::Epoch& epoch);
   void addText(const std::string& text);
   void setGrid(const DecisionGridResult& grid);

@@ -5,6 +5,7 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFile>
+#include <QLabel>
 #include <QPlainTextEdit>
 #include <QProcess>
 #include <QSet>
@@ -140,6 +141,8 @@ class TestMainWindow : public QObject {
     spec.compile.optimizer.class_name = "SGD";
     spec.compile.optimizer.learning_rate = 1e6;
     spec.compile.loss.name = "mean_squared_error";
+    spec.compile.metrics = {"mae"};
+    spec.compile.metric_names.clear();
     spec.model.layers.back().activation = "linear";
     spec.fit.epochs = 6;
     QTemporaryDir dir;
@@ -157,6 +160,18 @@ class TestMainWindow : public QObject {
     QVERIFY(x && x->max() >= 6.0);
     QVERIFY2(w->decisionView()->caption().endsWith(QStringLiteral("every prediction is NaN")),
              qPrintable(w->decisionView()->caption()));
+    // The metric's NaN batches are counted as not drawn, as the loss's are (a NaN metric is not
+    // "no metric").
+    const auto note = [](MetricChart* chart) {
+      auto* label = chart->findChild<QLabel*>(QStringLiteral("chartNote"));
+      return label ? label->text().section(QLatin1Char(' '), 0, 0).toInt() : -1;
+    };
+    QVERIFY2(note(w->metricChart()) >= note(w->lossChart()) - 2 && note(w->metricChart()) > 6,
+             qPrintable(
+                 QStringLiteral("%1 / %2").arg(note(w->metricChart())).arg(note(w->lossChart()))));
+    // The run has ended when the notice is read: no "Stop" in it.
+    QVERIFY2(log.contains(QStringLiteral("the weights diverged; try a smaller learning rate")),
+             qPrintable(log));
   }
 
   // Opening an experiment whose data has another width than the open one's (16 features after
