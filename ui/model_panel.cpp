@@ -401,10 +401,14 @@ QStringList ModelPanel::layerNames() const {
 QString ModelPanel::rowText(int index) const {
   const LayerSpec& l = m_spec.layers[index];
   const QString activation = QString::fromStdString(l.activation);
-  if (l.class_name == "Dense") return QStringLiteral("Dense(%1, %2)").arg(l.units).arg(activation);
-  if (l.class_name == "Dropout") return QStringLiteral("Dropout(%1)").arg(number(l.rate));
-  if (l.class_name == "Activation") return QStringLiteral("Activation(%1)").arg(activation);
-  return QString::fromStdString(l.class_name);
+  QString text = QString::fromStdString(l.class_name);
+  if (l.class_name == "Dense") text = QStringLiteral("Dense(%1, %2)").arg(l.units).arg(activation);
+  if (l.class_name == "Dropout") text = QStringLiteral("Dropout(%1)").arg(number(l.rate));
+  if (l.class_name == "Activation") text = QStringLiteral("Activation(%1)").arg(activation);
+  // A name the file or the user gave (layout-map rules match it); automatic ones are in the
+  // tooltip and the summary.
+  if (!l.name.empty()) text += QStringLiteral(" · ") + QString::fromStdString(l.name);
+  return text;
 }
 
 void ModelPanel::rebuildList(int selectIndex) {

@@ -145,6 +145,10 @@ class TestModelPanel : public QObject {
     QCOMPARE(list->item(3)->text(), QStringLiteral("Activation(softmax)"));
     panel.setInputFeatures(1);
     QCOMPARE(list->item(0)->text(), QStringLiteral("Input (1 feature)"));
+    // A given name (what a layout map's rules match) follows the layer; automatic ones do not.
+    panel.setSpec(model({dense(8, "relu", "hidden_1"), dense(1)}));
+    QCOMPARE(list->item(1)->text(), QStringLiteral("Dense(8, relu) · hidden_1"));
+    QCOMPARE(list->item(2)->text(), QStringLiteral("Dense(1, linear)"));
   }
 
   void summaryTotalParams_data() {
