@@ -321,6 +321,7 @@ void DecisionView::Plot::drawPoints(QPainter& painter, const Geometry& g) const 
   painter.save();
   painter.setClipRect(area);
   painter.setRenderHint(QPainter::Antialiasing);
+  QPainterPath curvePath;  // one feature: the model's curve, drawn after the points
   if (grid.features == 1) {
     if (grid.kind == DecisionKind::kBinary) {  // the 0.5 threshold
       painter.setPen(QPen(QColor(0x90, 0x90, 0x90), 1.0, Qt::DashLine));
@@ -341,11 +342,7 @@ void DecisionView::Plot::drawPoints(QPainter& painter, const Geometry& g) const 
         curve.moveTo(p);
       drawing = true;
     }
-    const QColor ink =
-        grid.kind == DecisionKind::kBinary ? QColor(0x33, 0x33, 0x33) : classColor(0);
-    painter.setPen(QPen(ink, 2.5, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
-    painter.setBrush(Qt::NoBrush);
-    painter.drawPath(curve);
+    curvePath = curve;
   }
   const int n = visibleCount();
   const double radius = n > 1000 ? 2.6 : n > 300 ? 3.2 : 4.0;
@@ -365,6 +362,17 @@ void DecisionView::Plot::drawPoints(QPainter& painter, const Geometry& g) const 
       painter.setPen(QPen(color, 1.6));
       painter.drawEllipse(centre, radius, radius);
     }
+  }
+  if (!curvePath.isEmpty()) {
+    // Over the points (a fitted curve through dense data would hide under them), on a white
+    // edge so it stays apart from points of its own colour.
+    const QColor ink =
+        grid.kind == DecisionKind::kBinary ? QColor(0x33, 0x33, 0x33) : classColor(0);
+    painter.setBrush(Qt::NoBrush);
+    painter.setPen(QPen(Qt::white, 4.5, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+    painter.drawPath(curvePath);
+    painter.setPen(QPen(ink, 2.5, Qt::SolidLine, Qt::RoundCap, Qt::RoundJoin));
+    painter.drawPath(curvePath);
   }
   painter.restore();
 }
