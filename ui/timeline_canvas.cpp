@@ -148,6 +148,17 @@ QString TimelineCanvas::kindText(SpanKind kind) {
   return {};
 }
 
+QString TimelineCanvas::shortLabel(const QString& label) {
+  // Collectives by their initials, as the literature writes them; the rest cut to a syllable.
+  static const std::pair<const char*, const char*> kShort[] = {
+      {"all-reduce", "AR"}, {"all-gather", "AG"}, {"reduce-scatter", "RS"},
+      {"broadcast", "BC"},  {"update", "upd"},    {"forward", "fwd"},
+      {"backward", "bwd"},  {"waiting", "wait"},  {"shard copy", "copy"}};
+  for (const auto& [full, brief] : kShort)
+    if (label == QLatin1String(full)) return QString::fromLatin1(brief);
+  return label;
+}
+
 QSize TimelineCanvas::sizeHint() const { return {900, 260}; }
 
 QSize TimelineCanvas::minimumSizeHint() const {
@@ -481,6 +492,8 @@ void TimelineCanvas::drawBoxes(QPainter& painter, const Geometry& g) const {
     QString label = kindText(b.kind);
     if (b.kind == SpanKind::kCollective)  // its operation: all-reduce, reduce-scatter, ...
       label = QString::fromLatin1(span_label(span)).replace(QLatin1Char('_'), QLatin1Char('-'));
+    // A narrow span takes its short name (AR, AG, RS; upd, fwd, ...); the tooltip has the rest.
+    if (fm.horizontalAdvance(label) + 8 > b.rect.width()) label = shortLabel(label);
     if (fm.horizontalAdvance(label) + 8 > b.rect.width()) continue;
     painter.setPen(inkOn(color));
     painter.drawText(b.rect, Qt::AlignCenter, label);

@@ -64,6 +64,9 @@ class TimelineCanvas : public QWidget {
   QString stepText(size_t i) const;
   // The legend's word for a span kind ("shard copy", "forward", ..., "all-reduce", "waiting").
   static QString kindText(SpanKind kind);
+  // A span's label for a box too narrow for it: "AR" for "all-reduce", "upd" for "update", ...
+  // (the label itself when it has no short form).
+  static QString shortLabel(const QString& label);
 
   QSize sizeHint() const override;
   QSize minimumSizeHint() const override;

@@ -154,6 +154,7 @@ class TestDeviceTimeline : public QObject {
   void scrubbing_data();
   void scrubbing();
   void collectiveToolTipNamesBytes();
+  void narrowSpansTakeShortLabels();
   void exportedTrace();
   void stragglerMakesOthersWait();
   void capacityWhileLive();
@@ -165,6 +166,17 @@ class TestDeviceTimeline : public QObject {
   const Run& threeDevices();
   std::optional<Run> m_run;
 };
+
+void TestDeviceTimeline::narrowSpansTakeShortLabels() {
+  QCOMPARE(TimelineCanvas::shortLabel(QStringLiteral("all-reduce")), QStringLiteral("AR"));
+  QCOMPARE(TimelineCanvas::shortLabel(QStringLiteral("all-gather")), QStringLiteral("AG"));
+  QCOMPARE(TimelineCanvas::shortLabel(QStringLiteral("reduce-scatter")), QStringLiteral("RS"));
+  QCOMPARE(TimelineCanvas::shortLabel(TimelineCanvas::kindText(SpanKind::kUpdate)),
+           QStringLiteral("upd"));
+  QCOMPARE(TimelineCanvas::shortLabel(TimelineCanvas::kindText(SpanKind::kShardCopy)),
+           QStringLiteral("copy"));
+  QCOMPARE(TimelineCanvas::shortLabel(QStringLiteral("something")), QStringLiteral("something"));
+}
 
 // 40 rows in batches of 10 on 3 devices for 2 epochs: 8 steps, shards of 4, 3, 3 rows; the model
 // Dense(1) on 4 features has 5 gradient floats.
