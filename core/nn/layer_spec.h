@@ -89,8 +89,9 @@ struct ModelSpec {
 
 // The indices in model.layers of the layers whose softmax runs over a single unit (a Dense of 1
 // unit, or an Activation after one; `input_units` for one before any Dense, 0 if unknown): they
-// always output 1, so nothing before them can learn. Valid Keras, so fitbench-cli warns and the
-// window's model panel refuses to run.
+// always output 1, so nothing before them can learn. Valid Keras, so fitbench-cli warns; the
+// window's model panel refuses to run one that no Dense follows (the model outputs a constant)
+// and warns of the others.
 inline std::vector<size_t> single_unit_softmax_layers(const ModelSpec& model, int64_t input_units) {
   std::vector<size_t> found;
   int64_t units = input_units;
