@@ -34,6 +34,7 @@ DecisionPlan planDecisionGrid(int64_t features, int64_t outputs, const LossSpec&
   const bool multiclass =
       loss.name == "categorical_crossentropy" || loss.name == "sparse_categorical_crossentropy";
   const bool classifier = binary || multiclass;
+  plan.classifier = classifier;
   if (features < 1 || features > 2) {
     plan.reason =
         classifier

@@ -27,6 +27,7 @@ struct DecisionPlan {
   DecisionKind kind = DecisionKind::kNone;
   QString reason;           // kNone: one sentence for the user
   bool fromLogits = false;  // the outputs are logits: sigmoid / softmax them first
+  bool classifier = false;  // a crossentropy loss: the view is a decision boundary, not a curve
 };
 DecisionPlan planDecisionGrid(int64_t features, int64_t outputs, const LossSpec& loss);
 

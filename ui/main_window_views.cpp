@@ -125,9 +125,8 @@ void MainWindow::updateViews(const ExperimentSpec& spec) {
   const DecisionPlan decision =
       planDecisionGrid(m_dataPanel->featureCount(), outputs, spec.compile.loss);
   m_decisionView->setSetupReason(m_dataPanel->featureCount() > 0 ? decision.reason : QString());
-  const bool classifier = spec.compile.loss.name.find("crossentropy") != std::string::npos;
   if (auto* dock = findChild<QDockWidget*>(QStringLiteral("DecisionDock")))
-    dock->setWindowTitle(classifier ? tr("Decision boundary") : tr("Predictions"));
+    dock->setWindowTitle(decision.classifier ? tr("Decision boundary") : tr("Predictions"));
 }
 
 void MainWindow::viewsRunStarted(const QStringList& names, const QString& distribution) {
