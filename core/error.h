@@ -53,8 +53,9 @@ inline bool has_control_character(const std::string& text) {
 
 // A message as one terminal line: control characters (a tab, a newline or an escape sequence
 // from a file's bytes, C1 controls too) written as \t, \n, \x1b, bytes that are not UTF-8 text
-// as \xNN, and beyond `max_bytes` cut at a character's start with "... (N more bytes)", so a
-// 50 MB CSV header cannot flood the terminal.
+// as \xNN, the bidirectional overrides and isolates (U+202A-U+202E, U+2066-U+2069) as \u202e, and
+// beyond `max_bytes` cut at a character's start with "... (N more bytes)", so a 50 MB CSV header
+// cannot flood the terminal.
 std::string printable_message(const std::string& text, size_t max_bytes = 2000);
 
 // A failure while training (e.g. NaN loss under TerminateOnNaN): the CLI exits 1.

@@ -200,6 +200,15 @@ void TestCsv::messages_print_as_one_line() {
   QCOMPARE(printable_message("\xc2\x9b[2J"), std::string("\\xc2\\x9b[2J"));
   QCOMPARE(printable_message("\xc2\xa0\xe2\x82\xac\xf0\x9f\x99\x82"),
            std::string("\xc2\xa0\xe2\x82\xac\xf0\x9f\x99\x82"));
+  // A right-to-left override shows "\u202evsc.atad" as "data.csv", and an isolate reorders
+  // too; both are escaped. The marks U+200F and U+200E stay, as do U+2029 and U+206A beside the
+  // escaped ranges.
+  QCOMPARE(printable_message("\xe2\x80\xae"
+                             "vsc.atad \xe2\x81\xa6"
+                             "c\xe2\x81\xa9 \xe2\x80\xaa\xe2\x80\xad"),
+           std::string("\\u202evsc.atad \\u2066c\\u2069 \\u202a\\u202d"));
+  QCOMPARE(printable_message("\xe2\x80\x8f\xe2\x80\x8e\xe2\x80\xa9\xe2\x81\xaa"),
+           std::string("\xe2\x80\x8f\xe2\x80\x8e\xe2\x80\xa9\xe2\x81\xaa"));
 }
 
 void TestCsv::absolute_path_and_load_dataset() {
