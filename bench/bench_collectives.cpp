@@ -35,6 +35,7 @@
 
 namespace {
 
+using fitbench::bench::host_cpu;
 using fitbench::bench::load_average;
 using fitbench::bench::median;
 using fitbench::bench::mlp_compile;
@@ -362,8 +363,9 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) repeats = std::atoi(argv[i + 1]);
     if (std::strcmp(argv[i], "--mlp") == 0) mlp_only = true;
   }
-  std::printf("bench_collectives: medians of %d repeats; %u hardware threads; load %s\n", repeats,
-              std::thread::hardware_concurrency(), load_average().c_str());
+  std::printf("bench_collectives: medians of %d repeats; %u hardware threads (%s); load %s\n",
+              repeats, std::thread::hardware_concurrency(), host_cpu().c_str(),
+              load_average().c_str());
   if (!mlp_only) run_small(repeats);
   const MlpSteps m = mlp_steps(repeats);
   print_mlp(m);

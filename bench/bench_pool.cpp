@@ -103,8 +103,8 @@ int main(int argc, char** argv) {
   int repeats = 7;
   for (int i = 1; i + 1 < argc; ++i)
     if (std::strcmp(argv[i], "--repeats") == 0) repeats = std::atoi(argv[i + 1]);
-  std::printf("bench_pool: medians of %d repeats; %u hardware threads; oneTBB %s; load %s\n",
-              repeats, std::thread::hardware_concurrency(), TBB_VERSION_STRING,
+  std::printf("bench_pool: medians of %d repeats; %u hardware threads (%s); oneTBB %s; load %s\n",
+              repeats, std::thread::hardware_concurrency(), host_cpu().c_str(), TBB_VERSION_STRING,
               load_average().c_str());
   struct Case {
     const char* name;

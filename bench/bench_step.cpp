@@ -27,6 +27,7 @@
 
 namespace {
 
+using fitbench::bench::host_cpu;
 using fitbench::bench::load_average;
 using fitbench::bench::median;
 using namespace fitbench;
@@ -320,9 +321,9 @@ int main(int argc, char** argv) {
   }
   std::printf(
       "bench_step: Eigen %d.%d.%d, compiled for %s (Eigen: %s), %d repeats (medians), "
-      "load avg %s\n",
+      "load avg %s\nhost: %s\n",
       EIGEN_WORLD_VERSION, EIGEN_MAJOR_VERSION, EIGEN_MINOR_VERSION, isa(),
-      Eigen::SimdInstructionSetsInUse(), repeats, load_average().c_str());
+      Eigen::SimdInstructionSetsInUse(), repeats, load_average().c_str(), host_cpu().c_str());
 
   const double peak_mlp_1 = gemm_gflops_1(256, 784, 512, repeats);
   const double peak_mlp_2 = gemm_gflops_2(256, 784, 512, repeats);
@@ -388,10 +389,10 @@ int main(int argc, char** argv) {
       "mlp_gemm_gflops=%.1f mlp_gemm_only_samples_per_s=%.0f sgemm_mlp_1t=%.1f sgemm_mlp_2t=%.1f "
       "sgemm_1024_1t=%.1f "
       "sgemm_1024_2t=%.1f seed_fit_step_us_dp2=%.2f mlp_samples_per_s_dp2=%.0f "
-      "mlp_samples_per_s_cpu0=%.0f mlp_samples_per_s_cpu1=%.0f simd=%s\n",
+      "mlp_samples_per_s_cpu0=%.0f mlp_samples_per_s_cpu1=%.0f simd=%s host=\"%s\"\n",
       seed.step_us, seed.fit_step_us, mlp.samples_per_s, mlp_gflops, mlp_gemm_gflops,
       mlp.gemm_only_samples_per_s, peak_mlp_1, peak_mlp_2, peak_cube_1, peak_cube_2,
       seed.fit_step_us_dp2, mlp.samples_per_s_dp2, mlp.samples_per_s_cpu[0],
-      mlp.samples_per_s_cpu[1], isa());
+      mlp.samples_per_s_cpu[1], isa(), host_cpu().c_str());
   return 0;
 }

@@ -83,6 +83,8 @@ def main():
         print(f"{label:<{width}}" + "".join(f"{c:>20}" for c in cells))
     print(f"{'compiled for':<{width}}" +
           "".join(f"{b.get('simd', '-'):>20}" for _, b in builds))
+    for name, b in builds:  # too wide for a column
+        print(f"host of {name}: {b.get('host', '-')}")
     print(f"steady-state heap allocations per training step: "
           f"{alloc_result(os.path.join(out, 'alloc.txt'))}")
 
