@@ -26,7 +26,7 @@ inline std::string load_average() {
 }
 
 // The CPU the VM is given, from /proc/cpuinfo's first processor, e.g. "AMD EPYC, family 25
-// model 1, AVX2, L1d 32 KiB": VMs of one kind land on hosts of different CPU generations (with or
+// model 1, AVX2, L1d 32K": VMs of one kind land on hosts of different CPU generations (with or
 // without AVX-512), whose figures are not comparable, so every run names its own.
 inline std::string host_cpu() {
   std::ifstream in("/proc/cpuinfo");
