@@ -49,8 +49,7 @@ unsigned utf8_code_point3(const std::string& text, size_t i) {
 
 // The bidirectional embeddings, overrides and isolates (the marks U+200E and U+200F, which
 // only give a direction to the characters beside them, are kept for right-to-left text).
-bool is_bidi_override(const std::string& text, size_t i) {
-  const unsigned cp = utf8_code_point3(text, i);
+bool is_bidi_override(unsigned cp) {
   return (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
 }
 
@@ -72,11 +71,11 @@ std::string printable_message(const std::string& text, size_t max_bytes) {
       out += "\\r";
     } else if (n == 0 || is_control_character(static_cast<char>(c))) {
       append_escaped_byte(out, c);  // a control character, or a byte that is not UTF-8 text
-    } else if (n == 3 && is_bidi_override(text, i)) {
+    } else if (const unsigned cp = n == 3 ? utf8_code_point3(text, i) : 0; is_bidi_override(cp)) {
       // U+202A to U+202E and U+2066 to U+2069 reorder the text after them on a terminal, so
       // that a file name could show other characters than it holds.
       char code[10];
-      std::snprintf(code, sizeof code, "\\u%04x", utf8_code_point3(text, i));
+      std::snprintf(code, sizeof code, "\\u%04x", cp);
       out += code;
     } else if (n == 2 && c == 0xC2 && static_cast<unsigned char>(text[i + 1]) < 0xA0) {
       // U+0080 to U+009F, the C1 controls (U+009B starts an escape sequence on some terminals).
