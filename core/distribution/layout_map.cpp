@@ -11,39 +11,41 @@ namespace {
 
 using Kind = LayoutDiagnostic::Kind;
 
-// libstdc++ compiles (and matches) a regex recursively: a key of tens of thousands of
-// characters overflows the stack, so keys over 1,000 bytes are refused.
+// The parser and the size count recurse once per nesting level: keys over 1,000 bytes are
+// refused before they are read.
 constexpr size_t kMaxKeyLength = 1000;
 
-std::optional<std::regex> compile(const std::string& key, std::string* error) {
+// Why a key cannot be a layout key, and whose rule that is.
+struct KeyProblem {
+  std::string message;  // a sentence without the place
+  Kind kind = Kind::kKeras;
+};
+
+std::optional<PathPattern> compile(const std::string& key, KeyProblem* problem) {
   if (key.size() > kMaxKeyLength) {
-    if (error)
-      *error = "it is " + std::to_string(key.size()) + " bytes long; a key is at most " +
-               std::to_string(kMaxKeyLength) + " bytes";
+    if (problem)
+      *problem = {"is " + std::to_string(key.size()) + " bytes long; a layout key is at most " +
+                      std::to_string(kMaxKeyLength) + " bytes",
+                  Kind::kFitbench};
     return std::nullopt;
   }
-  try {
-    return std::regex(key, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    if (error) {
-      const std::string what = e.what();
-      // libstdc++'s size limits name its build macros; say what they mean instead.
-      *error = e.code() == std::regex_constants::error_complexity ||
-                       e.code() == std::regex_constants::error_space ||
-                       e.code() == std::regex_constants::error_stack ||
-                       what.find("_GLIBCXX") != std::string::npos
-                   ? "it is too large or too complex to compile; use a shorter pattern"
-                   : what;
-    }
-    return std::nullopt;
+  PathPattern::Error error;
+  auto pattern = PathPattern::compile(key, &error);
+  if (!pattern && problem) {
+    *problem =
+        error.python_accepts
+            ? KeyProblem{"is a valid Python regular expression, but " + error.message,
+                         Kind::kFitbench}
+            : KeyProblem{"is not a valid regular expression (" + error.message + ")", Kind::kKeras};
   }
+  return pattern;
 }
 
 }  // namespace
 
 std::string layout_key_error(const std::string& key) {
-  std::string why;
-  return compile(key, &why) ? std::string() : "is not a valid regular expression (" + why + ")";
+  KeyProblem problem;
+  return compile(key, &problem) ? std::string() : problem.message;
 }
 
 namespace {
@@ -109,7 +111,7 @@ void LayoutCheck::throw_if_invalid() const {
 }
 
 LayoutLookup lookup_layout(const LayoutEntries& entries,
-                           const std::vector<std::optional<std::regex>>& regexes,
+                           const std::vector<std::optional<PathPattern>>& patterns,
                            const std::string& path) {
   LayoutLookup r;
   for (size_t i = 0; i < entries.size(); ++i) {
@@ -120,8 +122,7 @@ LayoutLookup lookup_layout(const LayoutEntries& entries,
     }
   }
   for (size_t i = 0; i < entries.size(); ++i)
-    if (regexes[i] && std::regex_search(path, *regexes[i]))
-      r.matches.push_back(static_cast<int>(i));
+    if (patterns[i] && patterns[i]->search(path)) r.matches.push_back(static_cast<int>(i));
   if (r.matches.size() == 1) r.entry = r.matches.front();
   return r;
 }
@@ -164,7 +165,7 @@ LayoutCheck check_layout_map(const std::vector<VariableInfo>& variables,
   }
 
   // Each entry on its own.
-  std::vector<std::optional<std::regex>> regexes(entries.size());
+  std::vector<std::optional<PathPattern>> patterns(entries.size());
   std::vector<bool> usable(entries.size(), true);
   for (size_t i = 0; i < entries.size(); ++i) {
     const auto& [key, axes] = entries[i];
@@ -178,10 +179,10 @@ LayoutCheck check_layout_map(const std::vector<VariableInfo>& variables,
       usable[i] = false;
       break;
     }
-    std::string why;
-    regexes[i] = compile(key, &why);
-    if (!regexes[i]) {
-      add(place, "is not a valid regular expression (" + why + ")", Kind::kKeras, entry);
+    KeyProblem problem;
+    patterns[i] = compile(key, &problem);
+    if (!patterns[i]) {
+      add(place, problem.message, problem.kind, entry);
       usable[i] = false;
     }
     for (size_t d = 0; d < axes.size(); ++d) {
@@ -214,11 +215,11 @@ LayoutCheck check_layout_map(const std::vector<VariableInfo>& variables,
     }
   }
   // Unusable (duplicate or invalid) keys never match, as Keras would have rejected them first.
-  std::vector<std::optional<std::regex>> effective(entries.size());
+  std::vector<std::optional<PathPattern>> effective(entries.size());
   LayoutEntries effective_entries = entries;
   for (size_t i = 0; i < entries.size(); ++i) {
     if (usable[i])
-      effective[i] = regexes[i];
+      effective[i] = patterns[i];
     else
       effective_entries[i].first.clear();  // an empty key is never a variable path
   }
@@ -292,13 +293,12 @@ void LayoutMap::set(const std::string& key, TensorLayout layout) {
                        key + " already exist in the LayoutMap with value " + l.repr() +
                            ". Please make sure to not use duplicated "
                            "keys.");
-  std::string why;
-  auto re = compile(key, &why);
-  if (!re)
-    throw InputError(layout_entry_place(key), "is not a valid regular expression (" + why + ")");
+  KeyProblem problem;
+  auto pattern = compile(key, &problem);
+  if (!pattern) throw InputError(layout_entry_place(key), problem.message);
   if (!layout.device_mesh()) layout.set_device_mesh(device_mesh_);
   layouts_.emplace_back(key, std::move(layout));
-  regexes_.push_back(std::move(re));
+  patterns_.push_back(std::move(pattern));
 }
 
 void LayoutMap::set(const std::string& key, std::vector<std::string> axes) {
@@ -307,7 +307,7 @@ void LayoutMap::set(const std::string& key, std::vector<std::string> axes) {
 
 std::optional<TensorLayout> LayoutMap::get(const std::string& path) const {
   const LayoutEntries keys = entries();
-  LayoutLookup found = lookup_layout(keys, regexes_, path);
+  LayoutLookup found = lookup_layout(keys, patterns_, path);
   if (found.matches.size() > 1)
     throw InputError("distribution.layout_map", ambiguity_message(path, keys, found.matches));
   if (found.entry < 0) return std::nullopt;
@@ -318,7 +318,7 @@ bool LayoutMap::erase(const std::string& key) {
   for (size_t i = 0; i < layouts_.size(); ++i) {
     if (layouts_[i].first != key) continue;
     layouts_.erase(layouts_.begin() + static_cast<long>(i));
-    regexes_.erase(regexes_.begin() + static_cast<long>(i));
+    patterns_.erase(patterns_.begin() + static_cast<long>(i));
     return true;
   }
   return false;

@@ -7,20 +7,20 @@
 // path equal to a key takes that key's layout; otherwise every key is tried as a regular
 // expression with re.search (a match anywhere in the path, not a full match: "dense" matches
 // "sequential/dense_1/kernel"); two or more matching keys are an error; none means replicated.
-// Keys are ECMAScript regular expressions (std::regex), which agree with Python's re on the
-// usual syntax (. * + ? [] | () ^ $ \d \w {m,n}); Python-only syntax such as (?P<name>...) is
-// reported as an invalid expression.
+// Keys are Python regular expressions (PathPattern: Python's re syntax and error messages, matched
+// without backtracking); what Python accepts but an automaton cannot run (backreferences,
+// lookaround) is refused as a fitbench limit.
 #pragma once
 
 #include <cstdint>
 #include <optional>
-#include <regex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "core/distribution/device_mesh.h"
 #include "core/distribution/distribution_spec.h"
+#include "core/distribution/path_pattern.h"
 #include "core/distribution/tensor_layout.h"
 #include "core/nn/layer_spec.h"
 #include "core/tensor.h"
@@ -49,7 +49,7 @@ using LayoutEntries = std::vector<std::pair<std::string, std::vector<std::string
 std::string layout_entry_place(const std::string& key);
 
 // Why `key` cannot be a layout map key ("is not a valid regular expression (...)"), or "" when
-// it can: an ECMAScript regex of at most 1,000 bytes.
+// it can: a regular expression of at most 1,000 bytes that PathPattern runs.
 std::string layout_key_error(const std::string& key);
 
 // What the check found for one entry of the map.
@@ -119,9 +119,9 @@ struct LayoutLookup {
   bool exact = false;        // the key equals the path
   std::vector<int> matches;  // every regex match (when not exact); > 1 means ambiguous
 };
-// `regexes[i]` is entry i's compiled key, or nullopt when it is invalid (such keys never match).
+// `patterns[i]` is entry i's compiled key, or nullopt when it is invalid (such keys never match).
 LayoutLookup lookup_layout(const LayoutEntries& entries,
-                           const std::vector<std::optional<std::regex>>& regexes,
+                           const std::vector<std::optional<PathPattern>>& patterns,
                            const std::string& path);
 
 class LayoutMap {
@@ -147,7 +147,7 @@ class LayoutMap {
  private:
   DeviceMesh device_mesh_;
   std::vector<std::pair<std::string, TensorLayout>> layouts_;
-  std::vector<std::optional<std::regex>> regexes_;
+  std::vector<std::optional<PathPattern>> patterns_;
 };
 
 }  // namespace fitbench

@@ -142,8 +142,9 @@ void TestLayoutMap::exact_key_before_regex() {
 
 void TestLayoutMap::regex_is_a_search_not_a_full_match() {
   const auto vars = mlp_vars();
-  std::vector<std::optional<std::regex>> re = {std::regex("dense_1"), std::regex("^dense"),
-                                               std::regex("bias$")};
+  std::vector<std::optional<PathPattern>> re = {PathPattern::compile("dense_1"),
+                                                PathPattern::compile("^dense"),
+                                                PathPattern::compile("bias$")};
   const LayoutEntries e = {{"dense_1", {}}, {"^dense", {}}, {"bias$", {}}};
   // re.search finds "dense_1" inside "sequential/dense_1/kernel"; a full match would not.
   auto k1 = lookup_layout(e, re, "sequential/dense_1/kernel");

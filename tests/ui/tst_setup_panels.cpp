@@ -1,12 +1,14 @@
 // The Devices and Strategy panels keep what a file says: speeds, link figures and a validation
 // split are shown with their digits and come back unchanged from spec(); a gpu type is shown and
 // refused with the CLI's sentence; a mesh the fields cannot show is kept, explained and checked
-// (and replaced once the user edits the fields); a mesh error is shown beside the mesh. Saves a
-// picture of the kept mesh when FITBENCH_SCREENSHOTS names a directory.
+// (and replaced once the user edits the fields); a mesh error is shown beside the mesh; layout
+// keys typed into the table are read as Python's re reads them. Saves pictures of the kept mesh
+// and of a refused key when FITBENCH_SCREENSHOTS names a directory.
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QSpinBox>
+#include <QTableWidget>
 #include <QTest>
 
 #include "core/distribution/distribution_spec.h"
@@ -178,6 +180,35 @@ class TestSetupPanels : public QObject {
     spec.layout_map = {{"", {"", "model"}}, {" dense.*kernel", {"", "model"}}};
     panel.setSpec(spec);
     QCOMPARE(panel.spec().layout_map, spec.layout_map);
+  }
+
+  // Layout keys typed into the table are read as Python's re reads them, on the UI thread:
+  // "(.*)*dense/kernel", which a backtracking engine would not finish, shows its match at once;
+  // a lookahead is refused as fitbench's limit beside its row; a syntax error in Python's words.
+  void layoutKeysReadAsPython() {
+    StrategyPanel panel;
+    panel.setModelContext(twoDense(), 4, 2);
+    DistributionSpec spec = modelParallel({1, 2}, {"batch", "model"});
+    spec.layout_map = {{"hidden", {"", "model"}}};
+    panel.setSpec(spec);
+    auto* table = panel.findChild<QTableWidget*>();
+    QVERIFY(table && table->rowCount() >= 1 && table->item(0, 0));
+    table->item(0, 0)->setText(QStringLiteral("(.*)*dense/kernel"));
+    QCOMPARE(panel.rowMatches(0), QStringList{QStringLiteral("sequential/dense/kernel")});
+    QVERIFY2(panel.errorText().isEmpty(), qPrintable(panel.errorText()));
+    table->item(0, 0)->setText(QStringLiteral("dense(?=_1)"));
+    QVERIFY2(panel.errorText().contains(QStringLiteral("is a valid Python regular expression, "
+                                                       "but lookahead and lookbehind")),
+             qPrintable(panel.errorText()));
+    QVERIFY(table->item(0, 2)->text().startsWith(QStringLiteral("✖ is a valid Python")));
+    if (const QString dir = qEnvironmentVariable("FITBENCH_SCREENSHOTS"); !dir.isEmpty()) {
+      panel.resize(380, 720);
+      QVERIFY(panel.grab().save(dir + QStringLiteral("/strategy_lookahead_key.png")));
+    }
+    table->item(0, 0)->setText(QStringLiteral("dense["));
+    QVERIFY2(panel.errorText().contains(QStringLiteral(
+                 "is not a valid regular expression (unterminated character set at position 5)")),
+             qPrintable(panel.errorText()));
   }
 
   void validationSplitKeepsItsDigits() {

@@ -1,0 +1,239 @@
+// PatternReader and the helpers of the layout key parser (path_pattern_reader.h).
+#include "core/distribution/path_pattern_reader.h"
+
+#include <algorithm>
+
+namespace fitbench::pattern_ast {
+namespace {
+
+#include "core/distribution/path_pattern_classes.inc"
+
+bool is_hex(char32_t c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+int hex_value(char32_t c) {
+  if (is_digit(c)) return static_cast<int>(c - '0');
+  return static_cast<int>((c | 0x20) - 'a' + 10);
+}
+
+template <size_t N>
+std::vector<PatternRange> table(const PatternRange (&t)[N]) {
+  return std::vector<PatternRange>(t, t + N);
+}
+
+}  // namespace
+
+std::string to_utf8(const std::u32string& s) {
+  std::string out;
+  for (char32_t c : s) {
+    if (c < 0x80) {
+      out += static_cast<char>(c);
+    } else if (c < 0x800) {
+      out += static_cast<char>(0xC0 | (c >> 6));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else if (c < 0x10000) {
+      out += static_cast<char>(0xE0 | (c >> 12));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    } else {
+      out += static_cast<char>(0xF0 | (c >> 18));
+      out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+      out += static_cast<char>(0x80 | (c & 0x3F));
+    }
+  }
+  return out;
+}
+
+bool is_identifier(const std::u32string& name) {
+  if (name.empty() || is_digit(name[0])) return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char32_t c) { return in_ranges(word_ranges(), c); });
+}
+
+std::vector<PatternRange> normalized(std::vector<PatternRange> r) {
+  std::sort(r.begin(), r.end(),
+            [](const PatternRange& a, const PatternRange& b) { return a.lo < b.lo; });
+  std::vector<PatternRange> out;
+  for (const auto& x : r) {
+    if (!out.empty() && x.lo <= out.back().hi + 1)
+      out.back().hi = std::max(out.back().hi, x.hi);
+    else
+      out.push_back(x);
+  }
+  return out;
+}
+
+std::vector<PatternRange> complement(const std::vector<PatternRange>& r) {
+  std::vector<PatternRange> out;
+  char32_t next = 0;
+  for (const auto& x : r) {
+    if (x.lo > next) out.push_back({next, x.lo - 1});
+    next = x.hi + 1;
+  }
+  if (next <= kMaxCodePoint) out.push_back({next, kMaxCodePoint});
+  return out;
+}
+
+PatternReader::PatternReader(const std::u32string& pattern) : p_(pattern) {
+  // Python's tokenizer reads "\" and the character after it as one token; a "\" left alone
+  // at the end is an error as soon as the reading reaches it.
+  for (size_t i = 0; i < p_.size(); i += p_[i] == '\\' ? 2 : 1)
+    if (p_[i] == '\\' && i + 1 == p_.size()) lone_ = i;
+  reached();
+}
+
+void PatternReader::fail(const std::string& what, size_t at) {
+  throw Failure{what + " at position " + std::to_string(at), false};
+}
+void PatternReader::unsupported(const std::string& what) {
+  if (unsupported_.empty()) unsupported_ = what;
+}
+
+void PatternReader::reached() {
+  if (pos_ == lone_) fail("bad escape (end of pattern)", lone_);
+}
+void PatternReader::step() {
+  ++pos_;
+  reached();
+}
+bool PatternReader::match(char32_t c) {
+  if (!next_is(c)) return false;
+  step();
+  return true;
+}
+std::u32string PatternReader::get() {
+  const size_t n = p_[pos_] == '\\' ? 2 : 1;
+  std::u32string t = p_.substr(pos_, n);
+  pos_ += n;
+  reached();
+  return t;
+}
+
+std::optional<std::vector<PatternRange>> PatternReader::category(char32_t c) {
+  switch (c) {
+    case 'd':
+      return digit_ranges();
+    case 'D':
+      return complement(digit_ranges());
+    case 's':
+      return space_ranges();
+    case 'S':
+      return complement(space_ranges());
+    case 'w':
+      return word_ranges();
+    case 'W':
+      return complement(word_ranges());
+    default:
+      return std::nullopt;
+  }
+}
+
+char32_t PatternReader::simple_escape(char32_t c, bool in_class) {
+  switch (c) {
+    case 'a':
+      return 7;
+    case 'b':
+      return in_class ? 8 : 0;
+    case 'f':
+      return 12;
+    case 'n':
+      return 10;
+    case 'r':
+      return 13;
+    case 't':
+      return 9;
+    case 'v':
+      return 11;
+    case '\\':
+      return '\\';
+    default:
+      return 0;
+  }
+}
+
+char32_t PatternReader::hex_escape(char32_t letter, size_t at) {
+  const size_t digits = letter == 'x' ? 2 : letter == 'u' ? 4 : 8;
+  uint64_t v = 0;
+  size_t n = 0;
+  while (n < digits && !at_end() && is_hex(p_[pos_])) {
+    v = v * 16 + static_cast<uint64_t>(hex_value(p_[pos_]));
+    step();
+    ++n;
+  }
+  if (n != digits) fail("incomplete escape " + to_utf8(p_.substr(at, 2 + n)), at);
+  if (v > kMaxCodePoint) fail("bad escape " + to_utf8(p_.substr(at, 2 + n)), at);
+  return static_cast<char32_t>(v);
+}
+
+void PatternReader::named_escape() {
+  if (!match('{')) fail("missing {", pos_);
+  name_until('}', "character name");
+  unsupported(
+      "named characters (\\N{...}) are not supported in layout keys; write the "
+      "character itself or \\uXXXX");
+}
+
+ClassItem PatternReader::class_escape(const std::u32string& tok, size_t at) {
+  const char32_t c = tok[1];
+  if (const char32_t s = simple_escape(c, true)) return {false, s, {}};
+  if (auto set = category(c)) return {true, 0, std::move(*set)};
+  if (c == 'x' || c == 'u' || c == 'U') return {false, hex_escape(c, at), {}};
+  if (c == 'N') {
+    named_escape();
+    return {false, 0, {}};
+  }
+  if (is_octal(c)) {
+    uint32_t v = c - '0';
+    size_t n = 1;
+    while (n < 3 && !at_end() && is_octal(p_[pos_])) {
+      v = v * 8 + (p_[pos_] - '0');
+      step();
+      ++n;
+    }
+    if (v > 0377)
+      fail("octal escape value " + to_utf8(p_.substr(at, n + 1)) + " outside of range 0-0o377", at);
+    return {false, v, {}};
+  }
+  if (is_digit(c) || is_ascii_letter(c)) fail("bad escape " + to_utf8(tok), at);
+  return {false, c, {}};
+}
+
+std::u32string PatternReader::name_until(char32_t terminator, const char* what) {
+  const size_t start = pos_;
+  for (;;) {
+    if (at_end()) {
+      if (pos_ == start) fail(std::string("missing ") + what, pos_);
+      fail(std::string("missing ") + static_cast<char>(terminator) + ", unterminated name", start);
+    }
+    const size_t at = pos_;
+    const std::u32string t = get();
+    if (t.size() == 1 && t[0] == terminator) {
+      if (at == start) fail(std::string("missing ") + what, at);
+      return p_.substr(start, at - start);
+    }
+  }
+}
+
+void PatternReader::check_name(const std::u32string& name, size_t at) {
+  if (!is_identifier(name)) fail("bad character in group name '" + to_utf8(name) + "'", at);
+}
+
+const std::vector<PatternRange>& word_ranges() {
+  static const std::vector<PatternRange> r = table(kWordRanges);
+  return r;
+}
+const std::vector<PatternRange>& digit_ranges() {
+  static const std::vector<PatternRange> r = table(kDigitRanges);
+  return r;
+}
+const std::vector<PatternRange>& space_ranges() {
+  static const std::vector<PatternRange> r = table(kSpaceRanges);
+  return r;
+}
+
+bool in_ranges(const std::vector<PatternRange>& ranges, char32_t c) {
+  auto it = std::upper_bound(ranges.begin(), ranges.end(), c,
+                             [](char32_t v, const PatternRange& r) { return v < r.lo; });
+  return it != ranges.begin() && c <= std::prev(it)->hi;
+}
+
+}  // namespace fitbench::pattern_ast
