@@ -32,10 +32,10 @@ std::optional<PathPattern> compile(const std::string& key, KeyProblem* problem) 
   PathPattern::Error error;
   auto pattern = PathPattern::compile(key, &error);
   if (!pattern && problem) {
+    // A syntax error is Python's (so Keras's) too; the rest is fitbench's limit.
     *problem =
         error.python_accepts
-            ? KeyProblem{"is a valid Python regular expression, but " + error.message,
-                         Kind::kFitbench}
+            ? KeyProblem{error.message, Kind::kFitbench}
             : KeyProblem{"is not a valid regular expression (" + error.message + ")", Kind::kKeras};
   }
   return pattern;

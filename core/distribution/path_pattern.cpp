@@ -21,7 +21,7 @@ class PathPatternCompiler {
   std::optional<PathPattern> run(PathPattern::Error* error) {
     if (size(ast_.root) + 1 > PathPattern::kMaxProgram) {
       if (error)
-        *error = {"it is too large or too complex to compile (over " +
+        *error = {"is too large or too complex to compile (over " +
                       std::to_string(PathPattern::kMaxProgram) +
                       " steps, as counted repeats such as {1000} multiply); use a shorter "
                       "pattern",
@@ -60,6 +60,7 @@ class PathPatternCompiler {
       }
       case Type::kRepeat: {
         const size_t s = size(n.kids[0]);
+        if (s == 0) return 0;  // see emit()
         const size_t min = static_cast<size_t>(n.min);
         size_t total = capped(min * s);
         if (n.max == pattern_ast::kUnbounded)
@@ -116,6 +117,9 @@ class PathPatternCompiler {
         return;
       }
       case Type::kRepeat: {
+        // A body that compiles to nothing matches only "", however often: nothing to emit
+        // (and (?:(?:){99999}){99999} would otherwise loop 10^10 times emitting nothing).
+        if (size(n.kids[0]) == 0) return;
         for (int i = 0; i < n.min; ++i) emit(n.kids[0]);
         if (n.max == pattern_ast::kUnbounded) {
           // loop: split(body, end) body: x; jump loop; end:

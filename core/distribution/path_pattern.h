@@ -7,7 +7,11 @@
 // Syntax is Python 3.11's for str patterns, with its error messages ("unterminated character set
 // at position 5"); \w, \d, \s and \b take Python's Unicode classes. Constructs Python accepts but
 // an NFA cannot run (backreferences, lookaround, conditionals, atomic groups, possessive
-// quantifiers) and inline flags are refused with a sentence that says so.
+// quantifiers), inline flags, \N{...} and groups nested over 400 deep are refused with a sentence
+// that says so (such a pattern is still read to its end first, so that a syntax error anywhere
+// is reported as Python reports it). Not checked as Python checks them: the names in \N{...},
+// lookbehind's fixed width, and group names beyond ASCII (taken as identifiers when every
+// character is a word character and the first is not a digit).
 #pragma once
 
 #include <cstdint>
@@ -26,7 +30,9 @@ class PathPattern {
  public:
   // Why a key does not compile.
   struct Error {
-    std::string message;          // "unterminated character set at position 5"
+    // Python's message ("unterminated character set at position 5"), or a sentence to follow
+    // the key ("lookahead and lookbehind (...) are not supported in layout keys").
+    std::string message;
     bool python_accepts = false;  // valid for Python's re, beyond what fitbench runs
   };
 

@@ -13,8 +13,14 @@ class Parser : PatternReader {
   explicit Parser(const std::u32string& p) : PatternReader(p) {}
 
   Ast run() {
-    ast_.root = parse_sub();
-    if (pos_ < p_.size()) fail("unbalanced parenthesis", pos_);  // a ')' with no '('
+    ast_.root = parse_sub(false, true);
+    // Python's parse(): the global flags, then a ")" with no "(", then the group numbers that
+    // conditional groups named.
+    if ((global_flags_ & kAscii) && (global_flags_ & kUnicode))
+      throw Failure{"ASCII and UNICODE flags are incompatible", false};
+    if (pos_ < p_.size()) fail("unbalanced parenthesis", pos_);
+    for (const auto& [group, at] : condition_refs_)  // in the order they were first named
+      if (group >= groups_) fail("invalid group reference " + std::to_string(group), at);
     if (!unsupported_.empty()) throw Failure{unsupported_, true};
     return std::move(ast_);
   }
@@ -50,10 +56,14 @@ class Parser : PatternReader {
     return add(std::move(n));
   }
 
-  // a|b|c
-  int parse_sub() {
-    std::vector<int> branches{parse_seq()};
-    while (match('|')) branches.push_back(parse_seq());
+  // a|b|c; `top`: the whole pattern, whose first branch may start with global flags, and whose
+  // branches follow the global verbose flag (Python's _parse_sub).
+  int parse_sub(bool verbose, bool top = false) {
+    std::vector<int> branches{parse_seq(verbose, top)};
+    while (match('|')) {
+      if (top) verbose = global_flags_ & kVerbose;
+      branches.push_back(parse_seq(verbose, false));
+    }
     if (branches.size() == 1) return branches.front();
     Node n;
     n.type = Type::kAlt;
@@ -61,14 +71,28 @@ class Parser : PatternReader {
     return add(std::move(n));
   }
 
-  // A sequence of items up to "|", ")" or the end.
-  int parse_seq() {
+  // A sequence of items up to "|", ")" or the end (Python's _parse); in verbose mode, blanks
+  // and # comments are skipped.
+  int parse_seq(bool verbose, bool first) {
+    // Python recurses per level of groups too, and gives up (RecursionError) near 500.
+    if (++depth_ > kMaxDepth)
+      throw Failure{"groups nested more than " + std::to_string(kMaxDepth) +
+                        " deep are more than fitbench's layout keys read",
+                    true};
     std::vector<int> items;
     while (!at_end()) {
       const char32_t c = peek();
       if (c == '|' || c == ')') break;
       const size_t at = pos_;
       const std::u32string tok = get();
+      if (verbose && tok.size() == 1 &&
+          std::u32string(U" \t\n\r\v\f").find(c) != std::u32string::npos)
+        continue;
+      if (verbose && tok == U"#") {
+        while (!at_end() && get() != U"\n") {
+        }
+        continue;
+      }
       if (tok.size() == 2) {
         const int node = escape(tok, at);
         if (node >= 0) items.push_back(node);
@@ -81,8 +105,9 @@ class Parser : PatternReader {
         n.type = Type::kAny;
         items.push_back(add(std::move(n)));
       } else if (c == '(') {
-        const int node = parse_group(at);
+        const int node = parse_group(at, verbose, first && items.empty());
         if (node >= 0) items.push_back(node);
+        if (node == kGlobalFlags) verbose = global_flags_ & kVerbose;
       } else if (c == '^') {
         items.push_back(add_assert(PathPattern::Assertion::kBegin));
       } else if (c == '$') {
@@ -91,6 +116,7 @@ class Parser : PatternReader {
         items.push_back(add_char(c));
       }
     }
+    --depth_;
     if (items.size() == 1) return items.front();
     Node n;
     n.type = items.empty() ? Type::kEmpty : Type::kConcat;
@@ -180,8 +206,12 @@ class Parser : PatternReader {
         }
         const ClassItem b =
             that.size() == 2 ? class_escape(that, that_at) : ClassItem{false, that[0], {}};
-        if (a.is_set || b.is_set || b.ch < a.ch)
-          fail("bad character range " + to_utf8(this_tok) + "-" + to_utf8(that), at);
+        // Python places the error by the two tokens read, "\x" of "\x41" too.
+        const size_t range_at = pos_ - this_tok.size() - 1 - that.size();
+        const std::string range = to_utf8(this_tok) + "-" + to_utf8(that);
+        if (a.is_set || b.is_set) fail("bad character range " + range, range_at);
+        if (a.named || b.named) continue;  // unsupported already; its order is not known
+        if (b.ch < a.ch) fail("bad character range " + range, range_at);
         ranges.push_back({a.ch, b.ch});
       } else {
         add_item(ranges, a);
@@ -261,8 +291,9 @@ class Parser : PatternReader {
            "fitbench's layout keys do not do";
   }
 
-  // A group starting at `start` (its "(" read): its node, or -1 for a comment.
-  int parse_group(size_t start) {
+  // A group starting at `start` (its "(" read): its node, -1 for a comment or kGlobalFlags for
+  // (?flags). `at_start`: nothing but global flags and comments before it in the pattern.
+  int parse_group(size_t start, bool verbose, bool at_start) {
     bool capture = true;
     std::u32string name;
     if (match('?')) {
@@ -275,7 +306,7 @@ class Parser : PatternReader {
           name = name_until('>', "group name");
           check_name(name, name_at);
           if (auto it = names_.find(name); it != names_.end())
-            fail("redefinition of group name '" + to_utf8(name) + "' as group " +
+            fail("redefinition of group name " + python_repr(name) + " as group " +
                      std::to_string(groups_) + "; was group " + std::to_string(it->second),
                  name_at);
         } else if (match('=')) {
@@ -283,7 +314,7 @@ class Parser : PatternReader {
           name = name_until(')', "group name");
           check_name(name, name_at);
           auto it = names_.find(name);
-          if (it == names_.end()) fail("unknown group name '" + to_utf8(name) + "'", name_at);
+          if (it == names_.end()) fail("unknown group name " + python_repr(name), name_at);
           if (!closed_[size_t(it->second)]) fail("cannot refer to an open group", name_at);
           unsupported(backreference_text());
           return add_group(add(Node{}));
@@ -304,7 +335,7 @@ class Parser : PatternReader {
           const std::u32string d = get();
           if (d != U"=" && d != U"!") fail("unknown extension ?<" + to_utf8(d), q);
         }
-        const int sub = parse_sub();
+        const int sub = parse_sub(verbose);
         if (!match(')')) fail("missing ), unterminated subpattern", start);
         unsupported(
             "lookahead and lookbehind ((?=...), (?!...), (?<=...), (?<!...)) are not "
@@ -315,15 +346,21 @@ class Parser : PatternReader {
         const size_t name_at = pos_;
         const std::u32string cond = name_until(')', "group name");
         if (is_identifier(cond)) {
-          if (!names_.count(cond)) fail("unknown group name '" + to_utf8(cond) + "'", name_at);
-        } else if (!std::all_of(cond.begin(), cond.end(), is_digit)) {
-          fail("bad character in group name '" + to_utf8(cond) + "'", name_at);
-        } else if (std::all_of(cond.begin(), cond.end(), [](char32_t d) { return d == '0'; })) {
-          fail("bad group number", name_at);
+          if (!names_.count(cond)) fail("unknown group name " + python_repr(cond), name_at);
+        } else {
+          const auto group = python_int(cond);
+          if (!group || *group < 0)
+            fail("bad character in group name " + python_repr(cond), name_at);
+          if (*group == 0) fail("bad group number", name_at);
+          if (*group >= kMaxGroups)
+            fail("invalid group reference " + std::to_string(*group), name_at);
+          if (std::none_of(condition_refs_.begin(), condition_refs_.end(),
+                           [&](const auto& r) { return r.first == *group; }))
+            condition_refs_.emplace_back(*group, name_at);
         }
-        parse_seq();
+        parse_seq(verbose, false);
         if (match('|')) {
-          parse_seq();
+          parse_seq(verbose, false);
           if (next_is('|')) fail("conditional backref with more than two branches", pos_);
         }
         if (!match(')')) fail("missing ), unterminated subpattern", start);
@@ -334,19 +371,18 @@ class Parser : PatternReader {
         unsupported(
             "atomic groups ((?>...)) cannot be matched without backtracking, which "
             "fitbench's layout keys do not do");
-      } else if (c.size() == 1 &&
-                 (std::u32string(U"aiLmsux-").find(c[0]) != std::u32string::npos)) {
+      } else if (c.size() == 1 && (flag_bit(c[0]) || c[0] == '-')) {
         // Inline flags: (?i) for the whole pattern, (?i:...) or (?-i:...) for a group.
-        if (c == U"L") fail("bad inline flags: cannot use 'L' flag with a str pattern", pos_);
-        while (!at_end() && std::u32string(U"aimsux-").find(p_[pos_]) != std::u32string::npos)
-          step();
-        if (at_end()) fail("missing -, : or )", pos_);
-        if (is_ascii_letter(p_[pos_]) && p_[pos_] != 'L') fail("unknown flag", pos_);
         unsupported(
             "inline flags such as (?i) are not supported in layout keys; variable paths "
             "are matched as written");
-        if (match(')')) return -1;
-        if (!match(':')) fail("missing -, : or )", pos_);
+        const auto scoped = parse_flags(c[0]);
+        if (!scoped) {
+          if (!at_start) fail("global flags not at the start of the expression", start);
+          return kGlobalFlags;
+        }
+        if (scoped->first & kVerbose) verbose = true;
+        if (scoped->second & kVerbose) verbose = false;
         capture = false;
       } else {
         fail("unknown extension ?" + to_utf8(c), q);
@@ -358,16 +394,129 @@ class Parser : PatternReader {
       closed_.push_back(false);
       if (!name.empty()) names_[name] = gid;
     }
-    const int sub = parse_sub();
+    const int sub = parse_sub(verbose);
     if (!match(')')) fail("missing ), unterminated subpattern", start);
     if (capture) closed_[size_t(gid)] = true;
     return add_group(sub);
   }
 
+  // Python's flag letters (re._parser.FLAGS) as bits; 0 for none.
+  static constexpr unsigned kIgnoreCase = 1, kLocale = 2, kMultiline = 4, kDotAll = 8,
+                            kVerbose = 16, kAscii = 32, kTemplate = 64, kUnicode = 128;
+  static constexpr unsigned kTypeFlags = kAscii | kLocale | kUnicode;
+  static unsigned flag_bit(char32_t c) {
+    switch (c) {
+      case 'i':
+        return kIgnoreCase;
+      case 'L':
+        return kLocale;
+      case 'm':
+        return kMultiline;
+      case 's':
+        return kDotAll;
+      case 'x':
+        return kVerbose;
+      case 'a':
+        return kAscii;
+      case 't':
+        return kTemplate;
+      case 'u':
+        return kUnicode;
+      default:
+        return 0;
+    }
+  }
+  static bool is_alpha(const std::u32string& tok) {
+    return tok.size() == 1 && in_ranges(word_ranges(), tok[0]) &&
+           !in_ranges(digit_ranges(), tok[0]) && tok[0] != '_';
+  }
+
+  // Python's _parse_flags after "(?" and its first flag character `c`: nullopt for global flags
+  // "(?aiLmsux)" (added to global_flags_), else the flags a scoped group adds and removes.
+  std::optional<std::pair<unsigned, unsigned>> parse_flags(char32_t c) {
+    unsigned add = 0, del = 0;
+    std::u32string tok(1, c);
+    if (c != '-') {
+      for (;;) {
+        const unsigned flag = flag_bit(tok[0]);
+        if (tok[0] == 'L') fail("bad inline flags: cannot use 'L' flag with a str pattern", pos_);
+        add |= flag;
+        if ((flag & kTypeFlags) && (add & kTypeFlags) != flag)
+          fail("bad inline flags: flags 'a', 'u' and 'L' are incompatible", pos_);
+        if (at_end()) fail("missing -, : or )", pos_);
+        tok = get();
+        if (tok == U")" || tok == U"-" || tok == U":") break;
+        if (tok.size() != 1 || !flag_bit(tok[0]))
+          fail(is_alpha(tok) ? "unknown flag" : "missing -, : or )", pos_ - tok.size());
+      }
+    }
+    if (tok == U")") {
+      global_flags_ |= add;
+      return std::nullopt;
+    }
+    if (add & kTemplate) fail("bad inline flags: cannot turn on global flag", pos_ - 1);
+    if (tok == U"-") {
+      if (at_end()) fail("missing flag", pos_);
+      tok = get();
+      if (tok.size() != 1 || !flag_bit(tok[0]))
+        fail(is_alpha(tok) ? "unknown flag" : "missing flag", pos_ - tok.size());
+      for (;;) {
+        const unsigned flag = flag_bit(tok[0]);
+        if (flag & kTypeFlags)
+          fail("bad inline flags: cannot turn off flags 'a', 'u' and 'L'", pos_);
+        del |= flag;
+        if (at_end()) fail("missing :", pos_);
+        tok = get();
+        if (tok == U":") break;
+        if (tok.size() != 1 || !flag_bit(tok[0]))
+          fail(is_alpha(tok) ? "unknown flag" : "missing :", pos_ - tok.size());
+      }
+    }
+    if (del & kTemplate) fail("bad inline flags: cannot turn off global flag", pos_ - 1);
+    if (add & del) fail("bad inline flags: flag turned on and off", pos_ - 1);
+    return std::make_pair(add, del);
+  }
+
+  // int(text) as Python reads it: blanks around, a sign, decimal digits of any script with
+  // single underscores between them; nullopt where Python raises ValueError.
+  static std::optional<int64_t> python_int(const std::u32string& text) {
+    size_t i = 0, end = text.size();
+    while (i < end && in_ranges(space_ranges(), text[i])) ++i;
+    while (end > i && in_ranges(space_ranges(), text[end - 1])) --end;
+    bool negative = false;
+    if (i < end && (text[i] == '+' || text[i] == '-')) negative = text[i++] == '-';
+    int64_t value = 0;
+    bool digit_before = false;
+    for (; i < end; ++i) {
+      if (text[i] == '_' && digit_before && i + 1 < end && text[i + 1] != '_') {
+        digit_before = false;
+        continue;
+      }
+      const auto& digits = digit_ranges();
+      auto r = std::upper_bound(digits.begin(), digits.end(), text[i],
+                                [](char32_t v, const PatternRange& x) { return v < x.lo; });
+      if (r == digits.begin() || text[i] > std::prev(r)->hi) return std::nullopt;
+      // Unicode's decimal digits come in runs of ten from zero.
+      value = std::min<int64_t>(value * 10 + (text[i] - std::prev(r)->lo) % 10, kHuge);
+      digit_before = true;
+    }
+    if (!digit_before) return std::nullopt;
+    return negative ? -value : value;
+  }
+
+  static constexpr int64_t kHuge = 1000000000000000000;  // where python_int stops counting
+  static constexpr int kGlobalFlags = -2;
+  static constexpr int kMaxDepth = 400;
+  static constexpr int64_t kMaxGroups = 1073741823;  // Python's _sre.MAXGROUPS
+
   Ast ast_;
   int groups_ = 1;                   // groups opened, plus one (Python's state.groups)
   std::vector<bool> closed_{false};  // per group number: its ")" has been read
   std::map<std::u32string, int> names_;
+  // The group numbers conditions name, each with the first place it is named.
+  std::vector<std::pair<int64_t, size_t>> condition_refs_;
+  unsigned global_flags_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace

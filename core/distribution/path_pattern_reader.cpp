@@ -2,6 +2,7 @@
 #include "core/distribution/path_pattern_reader.h"
 
 #include <algorithm>
+#include <cstdio>
 
 namespace fitbench::pattern_ast {
 namespace {
@@ -24,7 +25,9 @@ std::vector<PatternRange> table(const PatternRange (&t)[N]) {
 std::string to_utf8(const std::u32string& s) {
   std::string out;
   for (char32_t c : s) {
-    if (c < 0x80) {
+    if (c >= 0xDC80 && c <= 0xDCFF) {
+      out += static_cast<char>(c - 0xDC00);  // surrogateescape, undone
+    } else if (c < 0x80) {
       out += static_cast<char>(c);
     } else if (c < 0x800) {
       out += static_cast<char>(0xC0 | (c >> 6));
@@ -43,8 +46,41 @@ std::string to_utf8(const std::u32string& s) {
   return out;
 }
 
+std::string python_repr(const std::u32string& s) {
+  const bool use_double =
+      s.find('\'') != std::u32string::npos && s.find('"') == std::u32string::npos;
+  const char quote = use_double ? '"' : '\'';
+  // Not printable for str.isprintable(): controls, spaces but ' ', the format characters and
+  // private use that names could hold (unassigned code points are not looked up).
+  const auto printable = [](char32_t c) {
+    if (c == ' ') return true;
+    if (c < 0x20 || (c >= 0x7F && c <= 0x9F) || c == 0xAD) return false;
+    if (in_ranges(space_ranges(), c)) return false;
+    return !((c >= 0x200B && c <= 0x200F) || (c >= 0x202A && c <= 0x202E) ||
+             (c >= 0x2060 && c <= 0x206F) || c == 0xFEFF || (c >= 0xFFF9 && c <= 0xFFFB) ||
+             (c >= 0xD800 && c <= 0xF8FF));
+  };
+  std::string out(1, quote);
+  for (char32_t c : s) {
+    char hex[12];
+    if (c == '\\' || c == static_cast<char32_t>(quote)) {
+      out += '\\';
+      out += static_cast<char>(c);
+    } else if (c == '\n' || c == '\r' || c == '\t') {
+      out += c == '\n' ? "\\n" : c == '\r' ? "\\r" : "\\t";
+    } else if (!printable(c)) {
+      const char* format = c < 0x100 ? "\\x%02x" : c < 0x10000 ? "\\u%04x" : "\\U%08x";
+      std::snprintf(hex, sizeof hex, format, static_cast<unsigned>(c));
+      out += hex;
+    } else {
+      out += to_utf8(std::u32string(1, c));
+    }
+  }
+  return out + quote;
+}
+
 bool is_identifier(const std::u32string& name) {
-  if (name.empty() || is_digit(name[0])) return false;
+  if (name.empty() || in_ranges(digit_ranges(), name[0])) return false;
   return std::all_of(name.begin(), name.end(),
                      [](char32_t c) { return in_ranges(word_ranges(), c); });
 }
@@ -82,7 +118,14 @@ PatternReader::PatternReader(const std::u32string& pattern) : p_(pattern) {
 }
 
 void PatternReader::fail(const std::string& what, size_t at) {
-  throw Failure{what + " at position " + std::to_string(at), false};
+  std::string message = what + " at position " + std::to_string(at);
+  if (p_.find('\n') != std::u32string::npos) {
+    const size_t line = static_cast<size_t>(std::count(p_.begin(), p_.begin() + at, '\n')) + 1;
+    const size_t before = at == 0 ? std::u32string::npos : p_.rfind('\n', at - 1);
+    const size_t column = before == std::u32string::npos ? at + 1 : at - before;
+    message += " (line " + std::to_string(line) + ", column " + std::to_string(column) + ")";
+  }
+  throw Failure{message, false};
 }
 void PatternReader::unsupported(const std::string& what) {
   if (unsupported_.empty()) unsupported_ = what;
@@ -160,6 +203,8 @@ char32_t PatternReader::hex_escape(char32_t letter, size_t at) {
     ++n;
   }
   if (n != digits) fail("incomplete escape " + to_utf8(p_.substr(at, 2 + n)), at);
+  // chr(v) in Python: an OverflowError beyond a C int, a ValueError (a bad escape) beyond U+10FFFF.
+  if (v > 0x7FFFFFFF) throw Failure{"Python int too large to convert to C int", false};
   if (v > kMaxCodePoint) fail("bad escape " + to_utf8(p_.substr(at, 2 + n)), at);
   return static_cast<char32_t>(v);
 }
@@ -179,7 +224,7 @@ ClassItem PatternReader::class_escape(const std::u32string& tok, size_t at) {
   if (c == 'x' || c == 'u' || c == 'U') return {false, hex_escape(c, at), {}};
   if (c == 'N') {
     named_escape();
-    return {false, 0, {}};
+    return {false, 0, {}, true};
   }
   if (is_octal(c)) {
     uint32_t v = c - '0';
@@ -214,7 +259,7 @@ std::u32string PatternReader::name_until(char32_t terminator, const char* what) 
 }
 
 void PatternReader::check_name(const std::u32string& name, size_t at) {
-  if (!is_identifier(name)) fail("bad character in group name '" + to_utf8(name) + "'", at);
+  if (!is_identifier(name)) fail("bad character in group name " + python_repr(name), at);
 }
 
 const std::vector<PatternRange>& word_ranges() {

@@ -14,11 +14,15 @@ namespace fitbench::pattern_ast {
 constexpr char32_t kMaxCodePoint = 0x10FFFF;
 constexpr uint64_t kMaxRepeat = 4294967295u;  // Python's _sre.MAXREPEAT
 
+// UTF-8 of code points; U+DC80-U+DCFF (a byte that was not UTF-8) back to that byte.
 std::string to_utf8(const std::u32string& s);
+// Python's repr() of a str: 'name', "it's", with \\, \n, \x07, \udc80 escaped (non-printable
+// characters beyond ASCII and Latin-1 are taken as printable).
+std::string python_repr(const std::u32string& s);
 inline bool is_digit(char32_t c) { return c >= '0' && c <= '9'; }
 inline bool is_octal(char32_t c) { return c >= '0' && c <= '7'; }
 inline bool is_ascii_letter(char32_t c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
-// str.isidentifier(), with Python's \w standing for XID_Continue (a close approximation).
+// str.isidentifier(), approximated: word characters (\w), the first not a decimal digit.
 bool is_identifier(const std::u32string& name);
 // Sorted, with overlapping and touching ranges merged.
 std::vector<PatternRange> normalized(std::vector<PatternRange> r);
@@ -37,6 +41,7 @@ struct ClassItem {
   bool is_set = false;
   char32_t ch = 0;
   std::vector<PatternRange> set;
+  bool named = false;  // \N{...}: a code point fitbench does not know
 };
 
 class PatternReader {
@@ -44,6 +49,8 @@ class PatternReader {
   explicit PatternReader(const std::u32string& pattern);
 
  protected:
+  // Python's re.error: "what at position N", and " (line L, column C)" when the pattern has
+  // a line break.
   [[noreturn]] void fail(const std::string& what, size_t at);
   // A construct Python accepts but an NFA cannot run: noted, and reported once the whole
   // pattern has parsed (a syntax error anywhere comes first, as Python would raise it).
