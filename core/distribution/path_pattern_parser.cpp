@@ -477,34 +477,6 @@ class Parser : PatternReader {
     return std::make_pair(add, del);
   }
 
-  // int(text) as Python reads it: blanks around, a sign, decimal digits of any script with
-  // single underscores between them; nullopt where Python raises ValueError.
-  static std::optional<int64_t> python_int(const std::u32string& text) {
-    size_t i = 0, end = text.size();
-    while (i < end && in_ranges(space_ranges(), text[i])) ++i;
-    while (end > i && in_ranges(space_ranges(), text[end - 1])) --end;
-    bool negative = false;
-    if (i < end && (text[i] == '+' || text[i] == '-')) negative = text[i++] == '-';
-    int64_t value = 0;
-    bool digit_before = false;
-    for (; i < end; ++i) {
-      if (text[i] == '_' && digit_before && i + 1 < end && text[i + 1] != '_') {
-        digit_before = false;
-        continue;
-      }
-      const auto& digits = digit_ranges();
-      auto r = std::upper_bound(digits.begin(), digits.end(), text[i],
-                                [](char32_t v, const PatternRange& x) { return v < x.lo; });
-      if (r == digits.begin() || text[i] > std::prev(r)->hi) return std::nullopt;
-      // Unicode's decimal digits come in runs of ten from zero.
-      value = std::min<int64_t>(value * 10 + (text[i] - std::prev(r)->lo) % 10, kHuge);
-      digit_before = true;
-    }
-    if (!digit_before) return std::nullopt;
-    return negative ? -value : value;
-  }
-
-  static constexpr int64_t kHuge = 1000000000000000000;  // where python_int stops counting
   static constexpr int kGlobalFlags = -2;
   static constexpr int kMaxDepth = 400;
   static constexpr int64_t kMaxGroups = 1073741823;  // Python's _sre.MAXGROUPS

@@ -15,6 +15,8 @@ int hex_value(char32_t c) {
   return static_cast<int>((c | 0x20) - 'a' + 10);
 }
 
+constexpr int64_t kHuge = 1000000000000000000;  // where python_int stops counting
+
 template <size_t N>
 std::vector<PatternRange> table(const PatternRange (&t)[N]) {
   return std::vector<PatternRange>(t, t + N);
@@ -83,6 +85,31 @@ bool is_identifier(const std::u32string& name) {
   if (name.empty() || in_ranges(digit_ranges(), name[0])) return false;
   return std::all_of(name.begin(), name.end(),
                      [](char32_t c) { return in_ranges(word_ranges(), c); });
+}
+
+std::optional<int64_t> python_int(const std::u32string& text) {
+  size_t i = 0, end = text.size();
+  while (i < end && in_ranges(space_ranges(), text[i])) ++i;
+  while (end > i && in_ranges(space_ranges(), text[end - 1])) --end;
+  bool negative = false;
+  if (i < end && (text[i] == '+' || text[i] == '-')) negative = text[i++] == '-';
+  int64_t value = 0;
+  bool digit_before = false;
+  for (; i < end; ++i) {
+    if (text[i] == '_' && digit_before && i + 1 < end && text[i + 1] != '_') {
+      digit_before = false;
+      continue;
+    }
+    const auto& digits = digit_ranges();
+    auto r = std::upper_bound(digits.begin(), digits.end(), text[i],
+                              [](char32_t v, const PatternRange& x) { return v < x.lo; });
+    if (r == digits.begin() || text[i] > std::prev(r)->hi) return std::nullopt;
+    // Unicode's decimal digits come in runs of ten from zero.
+    value = std::min<int64_t>(value * 10 + (text[i] - std::prev(r)->lo) % 10, kHuge);
+    digit_before = true;
+  }
+  if (!digit_before) return std::nullopt;
+  return negative ? -value : value;
 }
 
 std::vector<PatternRange> normalized(std::vector<PatternRange> r) {

@@ -24,6 +24,9 @@ inline bool is_octal(char32_t c) { return c >= '0' && c <= '7'; }
 inline bool is_ascii_letter(char32_t c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 // str.isidentifier(), approximated: word characters (\w), the first not a decimal digit.
 bool is_identifier(const std::u32string& name);
+// int(text) as Python reads it: blanks around, a sign, decimal digits of any script with single
+// underscores between them (counted up to 10^18); nullopt where Python raises ValueError.
+std::optional<int64_t> python_int(const std::u32string& text);
 // Sorted, with overlapping and touching ranges merged.
 std::vector<PatternRange> normalized(std::vector<PatternRange> r);
 // Every code point not in the (normalized) ranges.
