@@ -11,8 +11,9 @@ namespace {
 
 using Kind = LayoutDiagnostic::Kind;
 
-// The parser and the size count recurse once per nesting level: keys over 1,000 bytes are
-// refused before they are read.
+// A search costs up to the key's compiled size times the path's length, for every variable, on
+// the window's UI thread as the user types: keys over 1,000 bytes are refused before they are
+// read.
 constexpr size_t kMaxKeyLength = 1000;
 
 // Why a key cannot be a layout key, and whose rule that is.
