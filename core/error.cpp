@@ -2,49 +2,16 @@
 
 #include <cstdio>
 
+#include "core/unicode.h"
+
 namespace fitbench {
 
 namespace {
-
-// The length of the well-formed UTF-8 sequence at text[i] (1 to 4), or 0 for a byte that starts
-// none: a stray continuation byte, an overlong form, a surrogate, beyond U+10FFFF, or cut short.
-size_t utf8_length(const std::string& text, size_t i) {
-  const auto at = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
-  const unsigned char c = at(i);
-  if (c < 0x80) return 1;
-  size_t n = 0;
-  unsigned char lo = 0x80, hi = 0xBF;  // the range of the second byte
-  if (c >= 0xC2 && c <= 0xDF) {
-    n = 2;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    n = 3;
-    if (c == 0xE0) lo = 0xA0;  // no overlong forms
-    if (c == 0xED) hi = 0x9F;  // no surrogates
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    n = 4;
-    if (c == 0xF0) lo = 0x90;
-    if (c == 0xF4) hi = 0x8F;  // up to U+10FFFF
-  } else {
-    return 0;
-  }
-  if (i + n > text.size() || at(i + 1) < lo || at(i + 1) > hi) return 0;
-  for (size_t k = 2; k < n; ++k)
-    if ((at(i + k) & 0xC0) != 0x80) return 0;
-  return n;
-}
 
 void append_escaped_byte(std::string& out, unsigned char c) {
   char code[8];
   std::snprintf(code, sizeof code, "\\x%02x", c);
   out += code;
-}
-
-// The code point of the well-formed three-byte sequence at text[i].
-unsigned utf8_code_point3(const std::string& text, size_t i) {
-  const auto at = [&](size_t k) {
-    return static_cast<unsigned>(static_cast<unsigned char>(text[k]));
-  };
-  return ((at(i) & 0x0F) << 12) | ((at(i + 1) & 0x3F) << 6) | (at(i + 2) & 0x3F);
 }
 
 // The bidirectional embeddings, overrides and isolates (the marks U+200E and U+200F, which
@@ -71,7 +38,7 @@ std::string printable_message(const std::string& text, size_t max_bytes) {
       out += "\\r";
     } else if (n == 0 || is_control_character(static_cast<char>(c))) {
       append_escaped_byte(out, c);  // a control character, or a byte that is not UTF-8 text
-    } else if (const unsigned cp = n == 3 ? utf8_code_point3(text, i) : 0; is_bidi_override(cp)) {
+    } else if (const unsigned cp = n == 3 ? utf8_code_point(text, i, 3) : 0; is_bidi_override(cp)) {
       // U+202A to U+202E and U+2066 to U+2069 reorder the text after them on a terminal, so
       // that a file name could show other characters than it holds.
       char code[10];

@@ -154,7 +154,7 @@ std::optional<PathPattern> PathPattern::compile(const std::string& pattern, Erro
 namespace {
 
 bool is_word(const std::u32string& s, size_t i) {
-  return i < s.size() && pattern_ast::in_ranges(pattern_ast::word_ranges(), s[i]);
+  return i < s.size() && in_ranges(pattern_ast::word_ranges(), s[i]);
 }
 
 // Python's _sre at position i of s (SRE(at) in Modules/_sre/sre_lib.h).
@@ -242,45 +242,11 @@ bool PathPattern::search(const std::string& text) const {
     for (uint32_t pc : current.pcs()) {
       const Inst& in = program_[pc];
       const bool takes = (in.op == Op::kChar && in.x == c) || (in.op == Op::kAny && c != '\n') ||
-                         (in.op == Op::kClass && pattern_ast::in_ranges(classes_[in.x], c));
+                         (in.op == Op::kClass && in_ranges(classes_[in.x], c));
       if (takes && add(next, pc + 1, i + 1)) return true;
     }
     std::swap(current, next);
   }
-}
-
-std::u32string decode_utf8_lenient(const std::string& text) {
-  std::u32string out;
-  out.reserve(text.size());
-  const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
-  const auto cont = [&](size_t k, unsigned lo = 0x80, unsigned hi = 0xBF) {
-    return k < text.size() && byte(k) >= lo && byte(k) <= hi;
-  };
-  for (size_t i = 0; i < text.size();) {
-    const unsigned b = byte(i);
-    if (b < 0x80) {
-      out += static_cast<char32_t>(b);
-      ++i;
-    } else if (b >= 0xC2 && b <= 0xDF && cont(i + 1)) {
-      out += static_cast<char32_t>(((b & 0x1F) << 6) | (byte(i + 1) & 0x3F));
-      i += 2;
-    } else if (b >= 0xE0 && b <= 0xEF &&
-               cont(i + 1, b == 0xE0 ? 0xA0 : 0x80, b == 0xED ? 0x9F : 0xBF) && cont(i + 2)) {
-      out += static_cast<char32_t>(((b & 0x0F) << 12) | ((byte(i + 1) & 0x3F) << 6) |
-                                   (byte(i + 2) & 0x3F));
-      i += 3;
-    } else if (b >= 0xF0 && b <= 0xF4 &&
-               cont(i + 1, b == 0xF0 ? 0x90 : 0x80, b == 0xF4 ? 0x8F : 0xBF) && cont(i + 2) &&
-               cont(i + 3)) {
-      out += static_cast<char32_t>(((b & 0x07) << 18) | ((byte(i + 1) & 0x3F) << 12) |
-                                   ((byte(i + 2) & 0x3F) << 6) | (byte(i + 3) & 0x3F));
-      i += 4;
-    } else {
-      out += static_cast<char32_t>(0xDC00 + b);  // surrogateescape
-      ++i;
-    }
-  }
-  return out;
 }
 
 }  // namespace fitbench

@@ -19,12 +19,9 @@
 #include <string>
 #include <vector>
 
-namespace fitbench {
+#include "core/unicode.h"
 
-// An inclusive range of code points.
-struct PatternRange {
-  char32_t lo, hi;
-};
+namespace fitbench {
 
 class PathPattern {
  public:
@@ -60,13 +57,9 @@ class PathPattern {
 
  private:
   std::vector<Inst> program_;
-  std::vector<std::vector<PatternRange>> classes_;  // sorted, disjoint ranges
+  std::vector<std::vector<CodePointRange>> classes_;  // sorted, disjoint ranges
 
   friend class PathPatternCompiler;
 };
-
-// The code points of UTF-8 text; a byte that does not start a well-formed sequence becomes
-// U+DC80 + (byte - 0x80) (Python's surrogateescape).
-std::u32string decode_utf8_lenient(const std::string& text);
 
 }  // namespace fitbench

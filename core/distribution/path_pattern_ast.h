@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -35,7 +36,7 @@ struct Node {
 
 struct Ast {
   std::vector<Node> nodes;
-  std::vector<std::vector<PatternRange>> classes;  // sorted, disjoint, merged
+  std::vector<std::vector<CodePointRange>> classes;  // sorted, disjoint, merged
   int root = -1;
 };
 
@@ -44,9 +45,8 @@ struct Ast {
 std::optional<Ast> parse(const std::u32string& pattern, PathPattern::Error* error);
 
 // The class ranges of \w, \d and \s (Python's, for str patterns), sorted and disjoint.
-const std::vector<PatternRange>& word_ranges();
-const std::vector<PatternRange>& digit_ranges();
-const std::vector<PatternRange>& space_ranges();
-bool in_ranges(const std::vector<PatternRange>& ranges, char32_t c);
+std::span<const CodePointRange> word_ranges();
+std::span<const CodePointRange> digit_ranges();
+std::span<const CodePointRange> space_ranges();
 
 }  // namespace fitbench::pattern_ast

@@ -30,7 +30,7 @@ class Parser : PatternReader {
     ast_.nodes.push_back(std::move(n));
     return static_cast<int>(ast_.nodes.size() - 1);
   }
-  int add_class(std::vector<PatternRange> r) {
+  int add_class(std::vector<CodePointRange> r) {
     ast_.classes.push_back(normalized(std::move(r)));
     Node n;
     n.type = Type::kClass;
@@ -185,7 +185,7 @@ class Parser : PatternReader {
   // [...] starting at `here`.
   int parse_class(size_t here) {
     const bool negate = match('^');
-    std::vector<PatternRange> ranges;
+    std::vector<CodePointRange> ranges;
     bool first = true;
     for (;;) {
       if (at_end()) fail("unterminated character set", here);
@@ -208,7 +208,7 @@ class Parser : PatternReader {
             that.size() == 2 ? class_escape(that, that_at) : ClassItem{false, that[0], {}};
         // Python places the error by the two tokens read, "\x" of "\x41" too.
         const size_t range_at = pos_ - this_tok.size() - 1 - that.size();
-        const std::string range = to_utf8(this_tok) + "-" + to_utf8(that);
+        const std::string range = encode_utf8(this_tok) + "-" + encode_utf8(that);
         if (a.is_set || b.is_set) fail("bad character range " + range, range_at);
         if (a.named || b.named) continue;  // unsupported already; its order is not known
         if (b.ch < a.ch) fail("bad character range " + range, range_at);
@@ -221,7 +221,7 @@ class Parser : PatternReader {
     return add_class(negate ? complement(ranges) : ranges);
   }
 
-  static void add_item(std::vector<PatternRange>& ranges, const ClassItem& item) {
+  static void add_item(std::vector<CodePointRange>& ranges, const ClassItem& item) {
     if (item.is_set)
       ranges.insert(ranges.end(), item.set.begin(), item.set.end());
     else
@@ -269,12 +269,13 @@ class Parser : PatternReader {
           step();
           const uint32_t v = (p_[at + 1] - '0') * 64 + (p_[at + 2] - '0') * 8 + (p_[at + 3] - '0');
           if (v > 0377)
-            fail("octal escape value " + to_utf8(p_.substr(at, 4)) + " outside of range 0-0o377",
-                 at);
+            fail(
+                "octal escape value " + encode_utf8(p_.substr(at, 4)) + " outside of range 0-0o377",
+                at);
           return add_char(v);
         }
       }
-      const int group = std::stoi(to_utf8(p_.substr(at + 1, len - 1)));
+      const int group = std::stoi(encode_utf8(p_.substr(at + 1, len - 1)));
       if (group < groups_) {
         if (!closed_[size_t(group)]) fail("cannot refer to an open group", at);
         unsupported(backreference_text());
@@ -282,7 +283,7 @@ class Parser : PatternReader {
       }
       fail("invalid group reference " + std::to_string(group), at + 1);
     }
-    if (is_ascii_letter(c)) fail("bad escape " + to_utf8(tok), at);
+    if (is_ascii_letter(c)) fail("bad escape " + encode_utf8(tok), at);
     return add_char(c);
   }
 
@@ -320,7 +321,7 @@ class Parser : PatternReader {
           return add_group(add(Node{}));
         } else {
           if (at_end()) fail("unexpected end of pattern", pos_);
-          fail("unknown extension ?P" + to_utf8(get()), q);
+          fail("unknown extension ?P" + encode_utf8(get()), q);
         }
       } else if (c == U":") {
         capture = false;
@@ -333,7 +334,7 @@ class Parser : PatternReader {
         if (c == U"<") {
           if (at_end()) fail("unexpected end of pattern", pos_);
           const std::u32string d = get();
-          if (d != U"=" && d != U"!") fail("unknown extension ?<" + to_utf8(d), q);
+          if (d != U"=" && d != U"!") fail("unknown extension ?<" + encode_utf8(d), q);
         }
         const int sub = parse_sub(verbose);
         if (!match(')')) fail("missing ), unterminated subpattern", start);
@@ -385,7 +386,7 @@ class Parser : PatternReader {
         if (scoped->second & kVerbose) verbose = false;
         capture = false;
       } else {
-        fail("unknown extension ?" + to_utf8(c), q);
+        fail("unknown extension ?" + encode_utf8(c), q);
       }
     }
     int gid = 0;

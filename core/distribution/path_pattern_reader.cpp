@@ -17,36 +17,7 @@ int hex_value(char32_t c) {
 
 constexpr int64_t kHuge = 1000000000000000000;  // where python_int stops counting
 
-template <size_t N>
-std::vector<PatternRange> table(const PatternRange (&t)[N]) {
-  return std::vector<PatternRange>(t, t + N);
-}
-
 }  // namespace
-
-std::string to_utf8(const std::u32string& s) {
-  std::string out;
-  for (char32_t c : s) {
-    if (c >= 0xDC80 && c <= 0xDCFF) {
-      out += static_cast<char>(c - 0xDC00);  // surrogateescape, undone
-    } else if (c < 0x80) {
-      out += static_cast<char>(c);
-    } else if (c < 0x800) {
-      out += static_cast<char>(0xC0 | (c >> 6));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else if (c < 0x10000) {
-      out += static_cast<char>(0xE0 | (c >> 12));
-      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    } else {
-      out += static_cast<char>(0xF0 | (c >> 18));
-      out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-      out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-      out += static_cast<char>(0x80 | (c & 0x3F));
-    }
-  }
-  return out;
-}
 
 std::string python_repr(const std::u32string& s) {
   const bool use_double =
@@ -75,7 +46,7 @@ std::string python_repr(const std::u32string& s) {
       std::snprintf(hex, sizeof hex, format, static_cast<unsigned>(c));
       out += hex;
     } else {
-      out += to_utf8(std::u32string(1, c));
+      out += encode_utf8(std::u32string(1, c));
     }
   }
   return out + quote;
@@ -100,9 +71,9 @@ std::optional<int64_t> python_int(const std::u32string& text) {
       digit_before = false;
       continue;
     }
-    const auto& digits = digit_ranges();
+    const auto digits = digit_ranges();
     auto r = std::upper_bound(digits.begin(), digits.end(), text[i],
-                              [](char32_t v, const PatternRange& x) { return v < x.lo; });
+                              [](char32_t v, const CodePointRange& x) { return v < x.lo; });
     if (r == digits.begin() || text[i] > std::prev(r)->hi) return std::nullopt;
     // Unicode's decimal digits come in runs of ten from zero.
     value = std::min<int64_t>(value * 10 + (text[i] - std::prev(r)->lo) % 10, kHuge);
@@ -112,10 +83,10 @@ std::optional<int64_t> python_int(const std::u32string& text) {
   return negative ? -value : value;
 }
 
-std::vector<PatternRange> normalized(std::vector<PatternRange> r) {
+std::vector<CodePointRange> normalized(std::vector<CodePointRange> r) {
   std::sort(r.begin(), r.end(),
-            [](const PatternRange& a, const PatternRange& b) { return a.lo < b.lo; });
-  std::vector<PatternRange> out;
+            [](const CodePointRange& a, const CodePointRange& b) { return a.lo < b.lo; });
+  std::vector<CodePointRange> out;
   for (const auto& x : r) {
     if (!out.empty() && x.lo <= out.back().hi + 1)
       out.back().hi = std::max(out.back().hi, x.hi);
@@ -125,8 +96,8 @@ std::vector<PatternRange> normalized(std::vector<PatternRange> r) {
   return out;
 }
 
-std::vector<PatternRange> complement(const std::vector<PatternRange>& r) {
-  std::vector<PatternRange> out;
+std::vector<CodePointRange> complement(std::span<const CodePointRange> r) {
+  std::vector<CodePointRange> out;
   char32_t next = 0;
   for (const auto& x : r) {
     if (x.lo > next) out.push_back({next, x.lo - 1});
@@ -178,18 +149,18 @@ std::u32string PatternReader::get() {
   return t;
 }
 
-std::optional<std::vector<PatternRange>> PatternReader::category(char32_t c) {
+std::optional<std::vector<CodePointRange>> PatternReader::category(char32_t c) {
   switch (c) {
     case 'd':
-      return digit_ranges();
+      return std::vector<CodePointRange>(digit_ranges().begin(), digit_ranges().end());
     case 'D':
       return complement(digit_ranges());
     case 's':
-      return space_ranges();
+      return std::vector<CodePointRange>(space_ranges().begin(), space_ranges().end());
     case 'S':
       return complement(space_ranges());
     case 'w':
-      return word_ranges();
+      return std::vector<CodePointRange>(word_ranges().begin(), word_ranges().end());
     case 'W':
       return complement(word_ranges());
     default:
@@ -229,10 +200,10 @@ char32_t PatternReader::hex_escape(char32_t letter, size_t at) {
     step();
     ++n;
   }
-  if (n != digits) fail("incomplete escape " + to_utf8(p_.substr(at, 2 + n)), at);
+  if (n != digits) fail("incomplete escape " + encode_utf8(p_.substr(at, 2 + n)), at);
   // chr(v) in Python: an OverflowError beyond a C int, a ValueError (a bad escape) beyond U+10FFFF.
   if (v > 0x7FFFFFFF) throw Failure{"Python int too large to convert to C int", false};
-  if (v > kMaxCodePoint) fail("bad escape " + to_utf8(p_.substr(at, 2 + n)), at);
+  if (v > kMaxCodePoint) fail("bad escape " + encode_utf8(p_.substr(at, 2 + n)), at);
   return static_cast<char32_t>(v);
 }
 
@@ -262,10 +233,11 @@ ClassItem PatternReader::class_escape(const std::u32string& tok, size_t at) {
       ++n;
     }
     if (v > 0377)
-      fail("octal escape value " + to_utf8(p_.substr(at, n + 1)) + " outside of range 0-0o377", at);
+      fail("octal escape value " + encode_utf8(p_.substr(at, n + 1)) + " outside of range 0-0o377",
+           at);
     return {false, v, {}};
   }
-  if (is_digit(c) || is_ascii_letter(c)) fail("bad escape " + to_utf8(tok), at);
+  if (is_digit(c) || is_ascii_letter(c)) fail("bad escape " + encode_utf8(tok), at);
   return {false, c, {}};
 }
 
@@ -289,23 +261,8 @@ void PatternReader::check_name(const std::u32string& name, size_t at) {
   if (!is_identifier(name)) fail("bad character in group name " + python_repr(name), at);
 }
 
-const std::vector<PatternRange>& word_ranges() {
-  static const std::vector<PatternRange> r = table(kWordRanges);
-  return r;
-}
-const std::vector<PatternRange>& digit_ranges() {
-  static const std::vector<PatternRange> r = table(kDigitRanges);
-  return r;
-}
-const std::vector<PatternRange>& space_ranges() {
-  static const std::vector<PatternRange> r = table(kSpaceRanges);
-  return r;
-}
-
-bool in_ranges(const std::vector<PatternRange>& ranges, char32_t c) {
-  auto it = std::upper_bound(ranges.begin(), ranges.end(), c,
-                             [](char32_t v, const PatternRange& r) { return v < r.lo; });
-  return it != ranges.begin() && c <= std::prev(it)->hi;
-}
+std::span<const CodePointRange> word_ranges() { return kWordRanges; }
+std::span<const CodePointRange> digit_ranges() { return kDigitRanges; }
+std::span<const CodePointRange> space_ranges() { return kSpaceRanges; }
 
 }  // namespace fitbench::pattern_ast

@@ -14,8 +14,6 @@ namespace fitbench::pattern_ast {
 constexpr char32_t kMaxCodePoint = 0x10FFFF;
 constexpr uint64_t kMaxRepeat = 4294967295u;  // Python's _sre.MAXREPEAT
 
-// UTF-8 of code points; U+DC80-U+DCFF (a byte that was not UTF-8) back to that byte.
-std::string to_utf8(const std::u32string& s);
 // Python's repr() of a str: 'name', "it's", with \\, \n, \x07, \udc80 escaped (non-printable
 // characters beyond ASCII and Latin-1 are taken as printable).
 std::string python_repr(const std::u32string& s);
@@ -28,9 +26,9 @@ bool is_identifier(const std::u32string& name);
 // underscores between them (counted up to 10^18); nullopt where Python raises ValueError.
 std::optional<int64_t> python_int(const std::u32string& text);
 // Sorted, with overlapping and touching ranges merged.
-std::vector<PatternRange> normalized(std::vector<PatternRange> r);
+std::vector<CodePointRange> normalized(std::vector<CodePointRange> r);
 // Every code point not in the (normalized) ranges.
-std::vector<PatternRange> complement(const std::vector<PatternRange>& r);
+std::vector<CodePointRange> complement(std::span<const CodePointRange> r);
 
 // A syntax error (Python's message with its position) or, with python_accepts, a construct
 // fitbench does not run.
@@ -43,7 +41,7 @@ struct Failure {
 struct ClassItem {
   bool is_set = false;
   char32_t ch = 0;
-  std::vector<PatternRange> set;
+  std::vector<CodePointRange> set;
   bool named = false;  // \N{...}: a code point fitbench does not know
 };
 
@@ -69,7 +67,7 @@ class PatternReader {
   std::u32string get();
 
   // \d \D \s \S \w \W, or nothing.
-  static std::optional<std::vector<PatternRange>> category(char32_t c);
+  static std::optional<std::vector<CodePointRange>> category(char32_t c);
   // \a \b \f \n \r \t \v \\ as the code point they stand for; 0 for none of them.
   static char32_t simple_escape(char32_t c, bool in_class);
   // \xhh, \uhhhh, \Uhhhhhhhh after their letter; the escape starts at `at`.

@@ -8,30 +8,22 @@
 #include <cassert>
 #include <cmath>
 #include <cstdio>
-#include <iterator>
+
+#include "core/unicode.h"
 
 namespace fitbench {
 
 namespace {
 
-struct CodePointRange {
-  char32_t first, last;
-};
 #include "core/training/cell_widths.inc"
-
-bool in_ranges(char32_t c, const CodePointRange* begin, const CodePointRange* end) {
-  const CodePointRange* r = std::upper_bound(
-      begin, end, c, [](char32_t v, const CodePointRange& range) { return v < range.first; });
-  return r != begin && c <= (r - 1)->last;
-}
 
 // The terminal cells a code point takes, by wcwidth's rules, which rich's cell_len follows (the
 // tables and the rules: scripts/cell_widths.py): 0 for combining marks, zero-width and format
 // characters, 2 for East Asian wide and fullwidth characters and emoji, 1 otherwise.
 int code_point_cells(char32_t c) {
   if (c < 0x7F) return 1;
-  if (in_ranges(c, std::begin(kZeroCells), std::end(kZeroCells))) return 0;
-  return in_ranges(c, std::begin(kTwoCells), std::end(kTwoCells)) ? 2 : 1;
+  if (in_ranges(kZeroCells, c)) return 0;
+  return in_ranges(kTwoCells, c) ? 2 : 1;
 }
 
 // A character of a cell's text: its UTF-8 bytes (a code point, with the zero-width marks that
