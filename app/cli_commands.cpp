@@ -1,6 +1,7 @@
 #include "app/cli_commands.h"
 
 #include <QCommandLineParser>
+#include <array>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -21,14 +22,13 @@
 #include "core/io/history_file.h"
 #include "core/io/json_file.h"
 #include "core/io/model_file.h"
-#include "core/training/experiment_runner.h"
+#include "core/run/experiment_runner.h"
+#include "core/run/run.h"
+#include "core/run/run_plan.h"
 #include "core/training/progbar.h"
 
 namespace fitbench::cli {
 namespace {
-
-// The most steps --trace writes: about 200 bytes of JSON per span, so ~1.5 GB for two devices.
-constexpr size_t kMaxTraceSteps = 1'000'000;
 
 // Parses `args`; prints help (exit 0) or a usage error (exit 2) and returns that code, or -1 to
 // go on.
@@ -151,6 +151,19 @@ std::vector<std::string> list_devices_of_option(const std::string& type, int cou
   }
 }
 
+// --mesh RxC: two whole numbers (the batch and model axes' sizes).
+std::array<int, 2> mesh_option(const QString& text) {
+  const QStringList parts = text.toLower().split('x');
+  bool ok0 = false, ok1 = false;
+  const int r = parts.size() == 2 ? parts[0].toInt(&ok0) : 0;
+  const int c = parts.size() == 2 ? parts[1].toInt(&ok1) : 0;
+  if (!ok0 || !ok1 || r < 1 || c < 1 || r > kMaxDeviceCount || c > kMaxDeviceCount)
+    throw InputError("--mesh", "must be RxC with two whole numbers from 1 to " +
+                                   std::to_string(kMaxDeviceCount) + " (batch x model), got \"" +
+                                   text.toStdString() + "\"");
+  return {r, c};
+}
+
 }  // namespace
 
 int run_command(const QStringList& args) {
@@ -206,219 +219,77 @@ int run_command(const QStringList& args) {
                "FILE.json"});
   if (int code = parse(p, args, 1, "one EXPERIMENT file"); code >= 0) return code;
 
-  ExperimentSpec spec = read_experiment(p.positionalArguments()[0].toStdString());
-  if (p.isSet("epochs")) spec.fit.epochs = int_option(p, "epochs", 1, kMaxFitCount);
-  if (p.isSet("batch-size")) spec.fit.batch_size = int_option(p, "batch-size", 1, kMaxFitCount);
-  if (p.isSet("verbose")) spec.fit.verbose = int_option(p, "verbose", 0, 2);
-  if (p.isSet("seed")) spec.seed = static_cast<uint64_t>(int_option(p, "seed", 0, INT32_MAX));
-  if (p.isSet("load-weights")) {
-    // Read now, so that its errors name the option rather than the experiment.
-    spec.initial_weights = p.value("load-weights").toStdString();
+  // The options' own syntax; what they mean for the experiment is the plan's to check. Every
+  // problem is said together, options first.
+  std::vector<PlanProblem> problems;
+  RunOverrides o;
+  const auto option = [&](const char* name, auto read) {
+    if (!p.isSet(name)) return;
     try {
-      read_model_file(spec.initial_weights);
+      read();
     } catch (const InputError& e) {
-      throw e.within("--load-weights");
+      problems.push_back({e.place(), e.message()});
     }
-  }
-  if (p.isSet("strategy")) {
-    const QString s = p.value("strategy");
-    if (s == "none") {
-      spec.distribution = DistributionSpec{};
-    } else if (s == "data_parallel") {
-      spec.distribution = DistributionSpec{};
-      spec.distribution.class_name = "DataParallel";
-    } else if (s == "model_parallel") {
-      if (spec.distribution.class_name != "ModelParallel") {
-        spec.distribution = DistributionSpec{};
-        spec.distribution.class_name = "ModelParallel";
-      }
-    } else {
-      throw InputError("--strategy", "must be none, data_parallel or model_parallel, got \"" +
-                                         s.toStdString() + "\"");
-    }
-  }
-  std::optional<int> cli_devices;
-  if (p.isSet("devices")) cli_devices = int_option(p, "devices", 1, kMaxDeviceCount);
-  if (p.isSet("mesh") && spec.distribution.class_name != "ModelParallel")
-    throw InputError("--mesh",
-                     "needs ModelParallel: the experiment's, or --strategy "
-                     "model_parallel");
-  if (spec.distribution.class_name == "ModelParallel") {
-    if (p.isSet("mesh")) {
-      const QStringList parts = p.value("mesh").toLower().split('x');
-      bool ok0 = false, ok1 = false;
-      const int r = parts.size() == 2 ? parts[0].toInt(&ok0) : 0;
-      const int c = parts.size() == 2 ? parts[1].toInt(&ok1) : 0;
-      if (!ok0 || !ok1 || r < 1 || c < 1 || r > kMaxDeviceCount || c > kMaxDeviceCount)
-        throw InputError("--mesh", "must be RxC with two whole numbers from 1 to " +
-                                       std::to_string(kMaxDeviceCount) +
-                                       " (batch x model), got \"" + p.value("mesh").toStdString() +
-                                       "\"");
-      spec.distribution.mesh_shape = {r, c};
-      if (spec.distribution.axis_names.size() != 2)
-        spec.distribution.axis_names = {"batch", "model"};
-      if (!cli_devices && !spec.devices.count) cli_devices = r * c;
-      // The devices come from elsewhere (--devices, devices.count): a mesh that does not cover
-      // them is this option's error.
-      const int count = resolve_device_count(cli_devices, spec.devices.count);
-      if (r * c != count)
-        throw InputError("--mesh", p.value("mesh").toStdString() + " needs " +
-                                       counted(r * c, "device") + ", but " +
-                                       there_are(count, "device") +
-                                       " (--devices or the experiment's devices.count)");
-    } else if (spec.distribution.mesh_shape.empty()) {
-      spec.distribution.mesh_shape = {1, resolve_device_count(cli_devices, spec.devices.count)};
-      spec.distribution.axis_names = {"batch", "model"};
-    }
-  }
-  // Devices without a distribution train nothing in parallel (Keras trains on one device until
-  // set_distribution): said, since the run would look like it ignored the flag.
-  if (cli_devices && *cli_devices > 1 && spec.distribution.class_name.empty())
-    std::cerr << "fitbench-cli: note: --devices " << *cli_devices
-              << " has no effect without a distribution: the model trains on one device; add "
-                 "--strategy data_parallel or model_parallel\n";
-  // The rehearsal knobs and the trace need devices to act on.
-  for (const char* flag : {"allreduce", "device-speed", "link-latency-us", "link-gbps", "trace"}) {
-    if (p.isSet(flag) && spec.distribution.class_name.empty())
-      throw InputError(std::string("--") + flag,
-                       "needs a distribution: the experiment's, or --strategy data_parallel or "
-                       "model_parallel");
-  }
-  if (p.isSet("allreduce")) {
-    spec.devices.allreduce = p.value("allreduce").toStdString();
-    parse_algorithm(spec.devices.allreduce, "--allreduce");
-  }
-  if (p.isSet("device-speed")) {
-    spec.devices.speed = speed_list(p.value("device-speed"));
-    const int count = resolve_device_count(cli_devices, spec.devices.count);
-    if (static_cast<int>(spec.devices.speed.size()) != count)
-      throw InputError("--device-speed",
-                       "lists " +
-                           counted(static_cast<long long>(spec.devices.speed.size()), "speed") +
-                           " but " + there_are(count, "device") + "; give one speed per device");
-  }
-  if (p.isSet("link-latency-us"))
-    spec.devices.link_latency_us =
+  };
+  option("epochs", [&] { o.epochs = int_option(p, "epochs", 1, kMaxFitCount); });
+  option("batch-size", [&] { o.batch_size = int_option(p, "batch-size", 1, kMaxFitCount); });
+  option("verbose", [&] { o.verbose = int_option(p, "verbose", 0, 2); });
+  option("seed", [&] { o.seed = static_cast<uint64_t>(int_option(p, "seed", 0, INT32_MAX)); });
+  option("load-weights", [&] { o.initial_weights = p.value("load-weights").toStdString(); });
+  option("devices", [&] { o.devices = int_option(p, "devices", 1, kMaxDeviceCount); });
+  option("strategy", [&] { o.strategy = p.value("strategy").toStdString(); });
+  option("mesh", [&] { o.mesh = mesh_option(p.value("mesh")); });
+  option("allreduce", [&] { o.allreduce = p.value("allreduce").toStdString(); });
+  option("device-speed", [&] { o.device_speed = speed_list(p.value("device-speed")); });
+  option("link-latency-us", [&] {
+    o.link_latency_us =
         number_option(p, "link-latency-us", "a number of microseconds from 0 to 100000 (100 ms)",
                       0.0, kMaxLinkLatencyUs);
-  if (p.isSet("link-gbps"))
-    spec.devices.link_gbps =
+  });
+  option("link-gbps", [&] {
+    o.link_gbps =
         number_option(p, "link-gbps", "0 (unlimited) or a bandwidth in GB/s from 0.01 to 10000",
                       kMinLinkGbps, kMaxLinkGbps, true);
-  if (const std::string error = device_type_error(spec.devices.type); !error.empty())
-    throw InputError(p.positionalArguments()[0].toStdString() + ": devices.type", error);
-
-  // The files written after training are checked before it, so that a wrong path does not
-  // cost the run.
-  if (p.isSet("history") && !p.value("history").endsWith(".json", Qt::CaseInsensitive) &&
-      !p.value("history").endsWith(".csv", Qt::CaseInsensitive))
-    throw InputError("--history", "must name a .json or a .csv file, got \"" +
-                                      p.value("history").toStdString() + "\"");
-  for (const char* flag : {"save-model", "history", "trace"}) {
-    if (!p.isSet(flag)) continue;
-    const std::string option = std::string("--") + flag;
-    if (p.value(flag).isEmpty()) throw InputError(option, "needs a file name");
-    try {
-      check_writable_file(p.value(flag).toStdString());
-    } catch (const InputError& e) {
-      throw e.within(option);
-    }
-  }
-  // An output that is one of the run's inputs, or another output, would replace it.
-  const std::string experiment = p.positionalArguments()[0].toStdString();
-  std::vector<RunFile> outputs = callback_outputs(spec.fit, experiment);
-  for (const char* flag : {"save-model", "history", "trace"}) {
-    if (!p.isSet(flag)) continue;
-    const std::string option = std::string("--") + flag;
-    outputs.push_back({p.value(flag).toStdString(), option, option + "'s file too"});
-  }
-  check_outputs_apart(run_inputs(spec, experiment), outputs);
+  });
+  for (const char* flag : {"save-model", "history", "trace"})
+    if (p.isSet(flag) && p.value(flag).isEmpty())
+      problems.push_back({std::string("--") + flag, "needs a file name"});
+  o.history_file = p.value("history").toStdString();
+  o.trace_file = p.value("trace").toStdString();
+  o.save_model_file = p.value("save-model").toStdString();
 
   const std::string file = p.positionalArguments()[0].toStdString();
-  RunOptions options;
-  options.interactive = stdout_is_terminal();
-  PreparedRun run;
-  History history;
-  // The per-device summary of every step; the steps' spans only for --trace, the first
-  // kMaxTraceSteps of them (a long run's file would not open in a trace viewer anyway).
-  TraceRecorder recorder(p.isSet("trace") ? kMaxTraceSteps : 0);
-  try {
-    run = prepare_run(spec);
-    for (const size_t i : single_unit_softmax_layers(spec.model, run.data.x.cols()))
-      std::cerr << "fitbench-cli: warning: "
-                << printable_message(file + ": " + spec.model.layer_place(i) +
-                                     ": softmax over a single unit always outputs 1, so no layer "
-                                     "before it can learn; use sigmoid for one output")
-                << "\n";
-    if (!spec.distribution.class_name.empty()) {
-      const int count = resolve_device_count(cli_devices, spec.devices.count);
-      // A one-axis mesh has no model axis: without a layout map every variable is replicated.
-      if (spec.distribution.class_name == "ModelParallel" && spec.distribution.layout_map.empty() &&
-          spec.distribution.mesh_shape.size() == 2 && spec.distribution.axis_names.size() == 2) {
-        spec.distribution.layout_map =
-            default_layout_map(model_variables(spec.model, run.data.x.cols()),
-                               spec.distribution.axis_names[1], spec.distribution.mesh_shape[1]);
-      }
-      apply_distribution(*run.model, spec.distribution, count, spec.devices);
-      if (spec.distribution.class_name == "ModelParallel") {
-        // Entries of the layout map that match no variable shard nothing: probably a typo.
-        const LayoutCheck check = check_layout_map(model_variables(spec.model, run.data.x.cols()),
-                                                   spec.distribution, count);
-        for (const LayoutDiagnostic& w : check.warnings)
-          std::cerr << "fitbench-cli: warning: " << printable_message(file + ": " + w.text())
-                    << "\n";
-      }
-      options.callbacks.push_back(&recorder);
-      // What the seed script prints before training.
-      std::cout << "Devices: " << device_list_repr(list_devices("cpu", count)) << "\n"
-                << distribution_line(spec.distribution) << "\n";
-      const unsigned cores = std::thread::hardware_concurrency();
-      if (cores > 0 && static_cast<unsigned>(count) > cores)
-        std::cerr << "fitbench-cli: note: " << count << " devices share " << cores
-                  << " cores; devices take turns, so steps take longer than on real hardware\n";
-    }
-    history = run.model->fit(run.data.x, run.data.y, spec.fit, options);
-  } catch (const InputError& e) {
-    // Places inside the experiment ("model", "fit.callbacks[0]") are named with the file.
-    if (e.place().rfind(file, 0) == 0) throw;
-    throw e.within(file);
-  }
+  PlanContext context;
+  context.source = file;
+  context.experiment_file = file;
+  RunPlan plan = plan_run(read_experiment(file), o, context, std::move(problems));
+  for (const PlanNotice& n : plan.notices)
+    std::cerr << "fitbench-cli: " << (n.kind == PlanNotice::Kind::kWarning ? "warning: " : "note: ")
+              << printable_message(n.text) << "\n";
+
+  RunIO io;
+  io.interactive = stdout_is_terminal();
+  const RunResult result = execute_run(plan, io);
   std::cout.flush();
-  if (p.isSet("trace")) {
-    write_chrome_trace(p.value("trace").toStdString(), recorder.trace());
-    if (recorder.steps_seen() > recorder.trace().steps().size())
-      std::cerr << "fitbench-cli: note: --trace holds the first " << recorder.trace().steps().size()
-                << " of the run's " << recorder.steps_seen() << " steps\n";
-  }
+  for (const PlanNotice& n : result.notices)
+    std::cerr << "fitbench-cli: " << (n.kind == PlanNotice::Kind::kWarning ? "" : "note: ")
+              << printable_message(n.text) << "\n";
   // Where each device's time went, last (on stderr, so that stdout stays the Keras script's).
   auto print_usage = [&] {
     std::cout.flush();
-    const std::vector<DeviceUsage> usage = recorder.usage();
-    for (size_t d = 0; d < usage.size(); ++d)
-      std::cerr << usage_line("cpu:" + std::to_string(d), usage[d]) << "\n";
+    for (size_t d = 0; d < result.usage.size(); ++d)
+      std::cerr << usage_line(plan.device_names[d], result.usage[d]) << "\n";
   };
-
-  if (p.isSet("history")) write_history(history, p.value("history").toStdString());
-  if (p.isSet("save-model")) {
-    try {
-      write_model_file(run.model->model_file(), p.value("save-model").toStdString());
-    } catch (const InputError& e) {
-      // A run TerminateOnNaN stopped may hold weights that are not numbers: it still ends as a
-      // failed run (exit 1, with why below), the model file not written.
-      if (run.model->stop_reason != "invalid_loss") throw;
-      std::cerr << "fitbench-cli: " << printable_message(e.what()) << "\n";
-    }
-  }
-  if (run.model->stop_reason == "invalid_loss") {
+  if (result.stop_reason == "invalid_loss") {
     std::cerr << "fitbench-cli: training stopped: the loss is not a finite number "
                  "(TerminateOnNaN); try a smaller learning rate\n";
     print_usage();
     return 1;
   }
-  if (history.history.count("accuracy"))
-    std::cout << "Final accuracy: " << format4(history.last("accuracy")) << "\n";
-  else if (history.history.count("loss"))
-    std::cout << "Final loss: " << format4(history.last("loss")) << "\n";
+  if (result.history.history.count("accuracy"))
+    std::cout << "Final accuracy: " << format4(result.history.last("accuracy")) << "\n";
+  else if (result.history.history.count("loss"))
+    std::cout << "Final loss: " << format4(result.history.last("loss")) << "\n";
   print_usage();
   return 0;
 }

@@ -9,6 +9,7 @@
 
 #include "app/cli_commands.h"
 #include "core/error.h"
+#include "core/run/run_plan.h"
 
 namespace {
 
@@ -55,6 +56,11 @@ int main(int argc, char** argv) {
     std::cerr << "fitbench-cli: unknown command \""
               << fitbench::printable_message(command.toStdString())
               << "\"; expected run, evaluate, predict, summary or devices\n";
+    return 2;
+  } catch (const fitbench::PlanError& e) {
+    // Every problem of a run plan, one line each.
+    for (const fitbench::PlanProblem& problem : e.problems())
+      std::cerr << "fitbench-cli: " << fitbench::printable_message(problem.text()) << "\n";
     return 2;
   } catch (const fitbench::InputError& e) {
     std::cerr << "fitbench-cli: " << fitbench::printable_message(e.what()) << "\n";

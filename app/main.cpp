@@ -1,5 +1,6 @@
 // fitbench: the workbench window. `fitbench [EXPERIMENT] [--devices N] [--run]
-// [--show VIEWS] [--size WxH] [--screenshot FILE.png] [--quit]` opens an experiment, optionally
+// [--show VIEWS] [--size WxH] [--screenshot FILE.png] [--history FILE] [--trace FILE.json]
+// [--quit]` opens an experiment, optionally
 // trains it at once, saves a picture of the window when training ends, and quits: for teaching
 // demos and automation.
 #include <QApplication>
@@ -76,6 +77,16 @@ int main(int argc, char** argv) {
                     QStringLiteral("Save a picture of the window when training ends (with --run) "
                                    "or once it is shown."),
                     QStringLiteral("FILE.png")});
+  parser.addOption(
+      {QStringLiteral("history"),
+       QStringLiteral("Write each run's History to FILE.json or FILE.csv when it ends, "
+                      "as fitbench-cli run --history does."),
+       QStringLiteral("FILE")});
+  parser.addOption({QStringLiteral("trace"),
+                    QStringLiteral("Write each distributed run's per-device spans to FILE.json "
+                                   "(Chrome trace format) when it ends, as fitbench-cli run "
+                                   "--trace does."),
+                    QStringLiteral("FILE.json")});
   parser.addOption({QStringLiteral("quit"),
                     QStringLiteral("Quit when training ends (with --run) or after the "
                                    "screenshot. Exit status: 0 success, 1 training failed, 2 a bad "
@@ -113,6 +124,31 @@ int main(int argc, char** argv) {
     }
   }
 
+  // --history and --trace: checked now as fitbench-cli checks them; the run plan checks them
+  // against the experiment's own files when a run starts.
+  const QString history = parser.value(QStringLiteral("history"));
+  const QString trace = parser.value(QStringLiteral("trace"));
+  for (const auto& [option, file] :
+       {std::pair{QStringLiteral("history"), history}, std::pair{QStringLiteral("trace"), trace}}) {
+    if (!parser.isSet(option)) continue;
+    if (file.isEmpty()) {
+      fail(QStringLiteral("--%1: needs a file name").arg(option));
+      return 2;
+    }
+    if (option == QStringLiteral("history") &&
+        !file.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive) &&
+        !file.endsWith(QStringLiteral(".csv"), Qt::CaseInsensitive)) {
+      fail(QStringLiteral("--history: must name a .json or a .csv file, got \"%1\"").arg(file));
+      return 2;
+    }
+    try {
+      fitbench::check_writable_file(file.toStdString());
+    } catch (const fitbench::InputError& e) {
+      fail(QStringLiteral("--%1: %2").arg(option, QString::fromStdString(e.what())));
+      return 2;
+    }
+  }
+
   QSize size = batch ? QSize(1440, 900) : QSize();
   if (parser.isSet(QStringLiteral("size"))) {
     const QString value = parser.value(QStringLiteral("size"));
@@ -132,6 +168,7 @@ int main(int argc, char** argv) {
   fitbench::MainWindow window;
   // Automation: no modal dialogs, no prompt on quit, the user's session left as it was.
   window.setProperty("batch", batch);
+  window.setRunOutputs(history, trace);
   if (size.isValid()) window.resize(size);
 
   const QStringList args = parser.positionalArguments();
@@ -172,7 +209,8 @@ int main(int argc, char** argv) {
   }
   // A message about the experiment, prefixed with its file as fitbench-cli names it.
   const auto inFile = [&](const QString& error) {
-    if (args.isEmpty() || error.startsWith(args.first())) return error;
+    if (args.isEmpty() || error.startsWith(args.first()) || error.startsWith(QStringLiteral("--")))
+      return error;
     return args.first() + QStringLiteral(": ") + error;
   };
   const auto showViews = [&] {
@@ -186,7 +224,10 @@ int main(int argc, char** argv) {
     QObject::connect(&window, &fitbench::MainWindow::runEnded, &app, [&](bool ok) {
       exitCode = ok ? 0 : window.lastResult() ? 1 : 2;
       // What the window shows beside the field or in its log, also on stderr for the caller.
-      if (!ok && !window.lastRunError().isEmpty()) fail(inFile(window.lastRunError()));
+      // A run plan's problems come one per line; each is said on its own line.
+      if (!ok && !window.lastRunError().isEmpty())
+        for (const QString& line : window.lastRunError().split(QLatin1Char('\n')))
+          fail(inFile(line));
       showViews();
       if (!screenshot.isEmpty() && !saveScreenshot(window, screenshot)) exitCode = 2;
       if (quit) QTimer::singleShot(0, &app, [&] { window.close(); });

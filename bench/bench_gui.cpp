@@ -1,5 +1,6 @@
 // Training throughput with the workbench window open and its charts live, against the same
-// experiment trained headless as fitbench-cli does (prepare_run + fit, text to a null stream),
+// experiment trained headless as fitbench-cli does (plan_run + execute_run, text to a null
+// stream; both sides time fit() alone, as RunResult::seconds does),
 // and the UI thread's longest stall while training runs. Medians of several alternating runs.
 // Run with QT_QPA_PLATFORM=offscreen (set here when unset) or under xvfb-run.
 #include <QApplication>
@@ -15,7 +16,8 @@
 #include <vector>
 
 #include "bench/bench_util.h"
-#include "core/training/experiment_runner.h"
+#include "core/run/run.h"
+#include "core/run/run_plan.h"
 #include "ui/main_window.h"
 #include "ui/training_session.h"
 
@@ -69,17 +71,14 @@ class NullBuf : public std::streambuf {
   std::streamsize xsputn(const char*, std::streamsize n) override { return n; }
 };
 
-// Seconds for prepare_run + fit, as the CLI spends them.
+// Seconds of fit() in a run as the CLI makes it.
 double headless(const ExperimentSpec& spec) {
   NullBuf buf;
   std::ostream out(&buf);
-  QElapsedTimer t;
-  t.start();
-  PreparedRun run = prepare_run(spec);
-  RunOptions options;
-  options.out = &out;
-  run.model->fit(run.data.x, run.data.y, spec.fit, options);
-  return t.nsecsElapsed() * 1e-9;
+  RunPlan plan = plan_run(spec, {}, {});
+  RunIO io;
+  io.out = &out;
+  return execute_run(plan, io).seconds;
 }
 
 struct WindowRun {

@@ -442,6 +442,11 @@ void MainWindow::setDeviceOverride(int devices) {
   onPanelChanged();
 }
 
+void MainWindow::setRunOutputs(const QString& historyFile, const QString& traceFile) {
+  m_historyFile = historyFile;
+  m_traceFile = traceFile;
+}
+
 int MainWindow::resolvedDevices() const { return m_devicesPanel->deviceCount(); }
 
 void MainWindow::onPanelChanged() {

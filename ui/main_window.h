@@ -57,6 +57,8 @@ class MainWindow : public QMainWindow {
   QString filePath() const { return m_filePath; }
   // --devices N on the command line: overrides the panel for every run.
   void setDeviceOverride(int devices);
+  // Files every run writes when it ends, as fitbench-cli's --history and --trace ("" for none).
+  void setRunOutputs(const QString& historyFile, const QString& traceFile);
   // Restores the last session's experiment when nothing else is opened.
   void restoreLastSession();
 
@@ -200,8 +202,9 @@ class MainWindow : public QMainWindow {
                               // layout: size the docks on the first show
   std::shared_ptr<RunResult> m_lastResult;
   QString m_lastRunError;
-  QString m_metricKey;        // the log key the metric chart follows
-  std::string m_viewsKey;     // the experiment the rehearsal views were last set up for
+  QString m_historyFile, m_traceFile;  // setRunOutputs
+  QString m_metricKey;                 // the log key the metric chart follows
+  std::string m_viewsKey;              // the experiment the rehearsal views were last set up for
   QString m_runDistribution;  // the running (or last) run's strategy, as started() names it
   int m_runCount = 0;
   bool m_running = false;

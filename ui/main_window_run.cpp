@@ -18,7 +18,7 @@
 #include <cmath>
 
 #include "core/error.h"
-#include "core/training/experiment_runner.h"
+#include "core/run/experiment_runner.h"
 #include "ui/data_panel.h"
 #include "ui/decision_view.h"
 #include "ui/devices_panel.h"
@@ -98,9 +98,18 @@ void MainWindow::run() {
   }
   RunRequest request;
   request.spec = currentSpec();
+  request.spec.devices.count = resolvedDevices();
   request.baseDir =
       m_filePath.isEmpty() ? QDir::currentPath() : QFileInfo(m_filePath).absolutePath();
-  request.devices = resolvedDevices();
+  request.experimentFile = m_filePath;
+  request.overrides.history_file = m_historyFile.toStdString();
+  // A single-device run has no device trace: --trace waits for a distributed one.
+  if (!request.spec.distribution.class_name.empty())
+    request.overrides.trace_file = m_traceFile.toStdString();
+  else if (!m_traceFile.isEmpty())
+    appendLog(tr("Note: --trace %1 is written by distributed runs only; this run is on one device.")
+                  .arg(m_traceFile),
+              QStringLiteral("#555555"));
   request.startPaused = false;
   m_metricKey = TrainingWorker::chartMetricKey(request.spec);
   m_decisionView->clear();
@@ -286,12 +295,12 @@ void MainWindow::onFinished(std::shared_ptr<RunResult> result) {
   setEditing(true);
   QString how;
   QString color = QStringLiteral("#2e7d32");
-  if (result->stopReason == "stopped") {
+  if (result->stop_reason == "stopped") {
     how = tr("Stopped");
     color = QStringLiteral("#555555");
-  } else if (result->stopReason == "early_stopping") {
+  } else if (result->stop_reason == "early_stopping") {
     how = tr("Stopped early by EarlyStopping");
-  } else if (result->stopReason == "invalid_loss") {
+  } else if (result->stop_reason == "invalid_loss") {
     how = tr("Stopped by TerminateOnNaN");
     color = QStringLiteral("#b00020");
   } else {
@@ -309,22 +318,22 @@ void MainWindow::onFinished(std::shared_ptr<RunResult> result) {
     summary += tr(" · final %1 %2").arg(m_metricKey).arg(result->history.last(metric), 0, 'f', 4);
   else if (result->history.history.count("loss"))
     summary += tr(" · final loss %1").arg(result->history.last("loss"), 0, 'f', 4);
-  if (result->restoredEpoch) {
+  if (result->restored_epoch) {
     // The final values above are the last epoch's; the model now holds an earlier epoch's weights.
     const History& h = result->history;
-    const auto at = std::find(h.epoch.begin(), h.epoch.end(), *result->restoredEpoch);
-    const auto values = h.history.find(result->restoredMonitor);
-    summary += tr(" · weights restored from epoch %1").arg(*result->restoredEpoch + 1);
+    const auto at = std::find(h.epoch.begin(), h.epoch.end(), *result->restored_epoch);
+    const auto values = h.history.find(result->restored_monitor);
+    summary += tr(" · weights restored from epoch %1").arg(*result->restored_epoch + 1);
     if (at != h.epoch.end() && values != h.history.end())
       summary += tr(" (%1 %2)")
-                     .arg(QString::fromStdString(result->restoredMonitor))
+                     .arg(QString::fromStdString(result->restored_monitor))
                      .arg(values->second[size_t(at - h.epoch.begin())], 0, 'f', 4);
   }
   // A run whose loss went NaN and stayed so ends in red, whether or not TerminateOnNaN stopped it.
   const bool stillNaN = m_nanEpoch > 0 && result->history.history.count("loss") &&
                         !std::isfinite(result->history.last("loss"));
-  const bool diverged = result->stopReason == "invalid_loss" || stillNaN;
-  if (result->stopReason == "invalid_loss")
+  const bool diverged = result->stop_reason == "invalid_loss" || stillNaN;
+  if (result->stop_reason == "invalid_loss")
     summary += tr(" · the loss is not a finite number: try a smaller learning rate");
   else if (stillNaN)
     summary += tr(" · the loss has not been a finite number since epoch %1").arg(m_nanEpoch);
@@ -343,8 +352,8 @@ void MainWindow::onFinished(std::shared_ptr<RunResult> result) {
   showStatus(status, 10000);
   updateActions();
   // A run TerminateOnNaN stopped failed: its line is the error (fitbench --quit prints it).
-  if (result->stopReason == "invalid_loss") m_lastRunError = summary;
-  emit runEnded(result->stopReason != "invalid_loss");
+  if (result->stop_reason == "invalid_loss") m_lastRunError = summary;
+  emit runEnded(result->stop_reason != "invalid_loss");
 }
 
 void MainWindow::onError(const QString& message) {

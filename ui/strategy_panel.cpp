@@ -129,10 +129,12 @@ StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
   auto* buttons = new QHBoxLayout;
   m_add = new QPushButton(tr("Add"), m_layoutBox);
   m_remove = new QPushButton(tr("Remove"), m_layoutBox);
-  m_suggest = new QPushButton(tr("Shard every Dense"), m_layoutBox);
+  m_suggest = new QPushButton(tr("Fill default"), m_layoutBox);
+  m_suggest->setObjectName(QStringLiteral("fillDefaultLayout"));
   m_suggest->setToolTip(
-      tr("Fill the map with one row that splits every Dense kernel by its "
-         "output units and one for the biases."));
+      tr("Fill the map with the rules a run uses when the map is empty: every Dense kernel "
+         "whose units divide by the model axis is split by its output units; the rest is "
+         "replicated."));
   buttons->addWidget(m_add);
   buttons->addWidget(m_remove);
   buttons->addStretch(1);
@@ -208,12 +210,23 @@ void StrategyPanel::addRow(const QString& key, const QString& axes) {
 }
 
 void StrategyPanel::fillDenseLayout() {
+  // The plan's own rule (fill_default_layout), so the rows are what an empty map runs with.
+  DistributionSpec filled = spec();
+  filled.layout_map.clear();
+  try {
+    fill_default_layout(filled, model_variables(m_model, m_features));
+  } catch (const InputError&) {
+    return;  // the model panel shows why the model has no variables yet
+  }
   const bool filling = m_filling;
   m_filling = true;
   m_table->setRowCount(0);
-  const QString model = m_axis1->text().isEmpty() ? QStringLiteral("model") : m_axis1->text();
-  addRow(QStringLiteral("dense.*kernel"), QStringLiteral("None, %1").arg(model));
-  addRow(QStringLiteral("dense.*bias"), model);
+  for (const auto& [key, axes] : filled.layout_map) {
+    QStringList names;
+    for (const std::string& a : axes)
+      names << (a.empty() ? QStringLiteral("None") : QString::fromStdString(a));
+    addRow(QString::fromStdString(key), names.join(QStringLiteral(", ")));
+  }
   m_filling = filling;
 }
 
@@ -366,7 +379,10 @@ void StrategyPanel::validate() {
     m_messages->setText(lines.join(QStringLiteral("<br>")));
     return;
   }
-  const LayoutCheck check = check_layout_map(variables, spec, m_devices);
+  // An empty map runs with the default rules (fill_default_layout): checked and counted as such.
+  DistributionSpec checked = spec;
+  const bool defaulted = fill_default_layout(checked, variables);
+  const LayoutCheck check = check_layout_map(variables, checked, m_devices);
   // The mesh's own first error (not a layout-map entry's) also beside the mesh's fields.
   for (const LayoutDiagnostic& d : check.errors) {
     if (d.entry >= 0) continue;
@@ -425,6 +441,8 @@ void StrategyPanel::validate() {
     lines.prepend(tr("%1 of %2 variables sharded; the rest are replicated on every device.")
                       .arg(sharded)
                       .arg(check.variables.size()));
+    if (defaulted)
+      lines.prepend(tr("No rules: a run uses the default layout (Fill default shows it)."));
   } else {
     m_error = QString::fromStdString(check.errors.front().text());
   }

@@ -15,9 +15,11 @@
 #include "core/data/dataset.h"
 #include "core/distribution/devices.h"
 #include "core/distribution/distribution.h"
+#include "core/distribution/strategies.h"
 #include "core/error.h"
+#include "core/run/run.h"
+#include "core/run/run_plan.h"
 #include "core/training/callback.h"
-#include "core/training/experiment_runner.h"
 
 namespace fitbench {
 
@@ -140,7 +142,7 @@ class FeedStreambuf : public std::streambuf {
 // after that, batch points are thinned to one per kBatchPointSeconds (and every epoch's last
 // batch), so a model with microsecond steps neither floods the feed nor slows down for it; the
 // step and sample counts stay exact.
-class FeedCallback : public Callback {
+class FeedCallback : public RunListener {
  public:
   FeedCallback(LiveFeed& feed, const TrainingControl& control, std::string metricKey,
                int64_t trainRows, int batchSize)
@@ -247,76 +249,45 @@ void TrainingWorker::run(const RunRequest& request) {
   // UI idle, training still gets every core.
   setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 5);
 #endif
-  QElapsedTimer clock;
-  clock.start();
-  const std::string file =
-      request.spec.name.empty() ? std::string("experiment") : request.spec.name;
   try {
-    ExperimentSpec spec = request.spec;
-    PreparedRun prepared = [&] {
-      // Relative paths (data.csv, initial_weights) start from the experiment's directory.
-      if (!request.baseDir.isEmpty()) {
-        const std::filesystem::path base = request.baseDir.toStdString();
-        if (!spec.data.csv.empty() && std::filesystem::path(spec.data.csv).is_relative())
-          spec.data.csv = (base / spec.data.csv).string();
-        if (!spec.initial_weights.empty() &&
-            std::filesystem::path(spec.initial_weights).is_relative())
-          spec.initial_weights = (base / spec.initial_weights).string();
-      }
-      return prepare_run(spec);
-    }();
-    Sequential& model = *prepared.model;
+    // Relative paths (data.csv, initial_weights) start from the experiment's folder.
+    PlanContext context;
+    context.base_dir = request.baseDir.toStdString();
+    context.experiment_file = request.experimentFile.toStdString();
+    RunPlan plan = plan_run(request.spec, request.overrides, context);
 
-    QStringList names;
-    for (const std::string& d : list_devices("cpu", request.devices))
-      names << QString::fromStdString(d);
-    QString distribution = QStringLiteral("Single device");
-    if (!spec.distribution.class_name.empty()) {
-      apply_distribution(model, spec.distribution, request.devices, spec.devices);
-      distribution = QString::fromStdString(spec.distribution.class_name);
-    } else {
-      names = names.mid(0, 1);
-    }
-
-    const int64_t trainRows = validation_split_at(prepared.data.size(), spec.fit.validation_split);
-    FeedCallback feedCallback(*m_feed, *m_control, chartMetricKey(spec).toStdString(), trainRows,
-                              spec.fit.batch_size);
+    const int64_t trainRows = plan.train_rows();
+    FeedCallback feedCallback(*m_feed, *m_control, chartMetricKey(plan.spec).toStdString(),
+                              trainRows, plan.spec.fit.batch_size);
     // After feedCallback: its on_train_begin resets the feed, and the grid's first message (why
     // no boundary can be drawn) must survive it.
-    DecisionGrid decisionGrid(prepared.data, trainRows);
+    DecisionGrid decisionGrid(plan.data, trainRows);
     decisionGrid.setSink([feed = m_feed.get()](const DecisionGridResult& g) { feed->setGrid(g); });
     FeedStreambuf buf(*m_feed);
     std::ostream out(&buf);
-    if (!spec.distribution.class_name.empty()) {
-      out << "Devices: " << device_list_repr(list_devices("cpu", request.devices)) << "\n"
-          << distribution_line(spec.distribution) << "\n";
-    }
-    RunOptions options;
-    options.out = &out;
-    options.warnings = &out;  // in the log, where the user sees the run
-    options.interactive = false;
-    options.callbacks = {&feedCallback, &decisionGrid};
-    options.control = m_control.get();
+    // The plan's notes and warnings, in the log where the user sees the run.
+    for (const PlanNotice& n : plan.notices)
+      out << (n.kind == PlanNotice::Kind::kWarning ? "Warning: " : "Note: ") << n.text << "\n";
+    RunIO io;
+    io.out = &out;
+    io.warnings = &out;
+    io.interactive = false;
+    io.control = m_control.get();
+    io.callbacks = {&decisionGrid};
     if (request.startPaused) {
       m_control->pause();
       m_control->step_once();
     }
-    emit started(int(names.size()), names, distribution);
+    QStringList names;
+    for (const std::string& d : plan.device_names) names << QString::fromStdString(d);
+    const StrategyInfo* strategy = find_strategy_by_class(plan.spec.distribution.class_name);
+    emit started(int(names.size()), names,
+                 QString::fromUtf8(strategy->label.data(), qsizetype(strategy->label.size())));
 
-    auto result = std::make_shared<RunResult>();
-    result->history = model.fit(prepared.data.x, prepared.data.y, spec.fit, options);
+    RunResult ran = execute_run(plan, io, &feedCallback);
+    for (const PlanNotice& n : ran.notices) out << n.text << "\n";
     out.flush();
-    result->model = model.model_file();
-    if (m_control->stop_requested())
-      result->stopReason = QStringLiteral("stopped");
-    else
-      result->stopReason = QString::fromStdString(model.stop_reason);
-    result->seconds = clock.nsecsElapsed() * 1e-9;
-    result->restoredEpoch = model.restored_epoch;
-    for (const CallbackSpec& cb : spec.fit.callbacks)
-      if (cb.class_name == "EarlyStopping" && cb.restore_best_weights)
-        result->restoredMonitor = cb.monitor;
-    emit finished(result);
+    emit finished(std::make_shared<RunResult>(std::move(ran)));
   } catch (const InputError& e) {
     emit errorOccurred(QString::fromStdString(e.what()));
   } catch (const std::exception& e) {

@@ -17,6 +17,8 @@
 #include "core/distribution/trace.h"
 #include "core/io/experiment.h"
 #include "core/io/model_file.h"
+#include "core/run/run.h"
+#include "core/run/run_plan.h"
 #include "core/training/history.h"
 #include "core/training/logs.h"
 #include "core/training/training_control.h"
@@ -24,11 +26,14 @@
 
 namespace fitbench {
 
-// One training run's request: the experiment and the directory its relative paths start from.
+// One training run's request: the experiment as the panels hold it, the front end's overrides
+// (the window's --history and --trace) and where its relative paths start from. The worker
+// builds the RunPlan from it on the training thread.
 struct RunRequest {
   ExperimentSpec spec;
+  RunOverrides overrides;
   QString baseDir;
-  int devices = 1;           // resolved device count
+  QString experimentFile;    // the file the experiment came from ("" when unsaved)
   bool startPaused = false;  // Step pressed while idle: start held before the first batch
 };
 
@@ -51,18 +56,6 @@ struct FeedUpdate {
   int64_t stepsDone = 0;    // train steps so far in this run
   int64_t samplesDone = 0;  // training samples so far in this run
   bool any = false;
-};
-
-// The result of a run that ended (normally, stopped, or early-stopped).
-struct RunResult {
-  History history;
-  ModelFile model;     // config, compile options and trained weights
-  QString stopReason;  // "", "stopped", "early_stopping", "invalid_loss"
-  double seconds = 0.0;
-  // The epoch (0-based) whose weights EarlyStopping's restore_best_weights put back, and the
-  // value it watched; none when the weights are the last epoch's.
-  std::optional<int> restoredEpoch;
-  std::string restoredMonitor;
 };
 
 class LiveFeed {

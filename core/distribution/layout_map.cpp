@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "core/distribution/strategies.h"
 #include "core/error.h"
 #include "core/nn/network.h"
 
@@ -105,6 +106,14 @@ LayoutEntries default_layout_map(const std::vector<VariableInfo>& variables,
     if (v.shape.size() == 2 && model_size > 0 && v.shape[1] % model_size == 0)
       out.push_back({v.path, {"", model_axis}});
   return out;
+}
+
+bool fill_default_layout(DistributionSpec& spec, const std::vector<VariableInfo>& variables) {
+  if (spec.class_name != kModelParallel || !spec.layout_map.empty() ||
+      spec.mesh_shape.size() != 2 || spec.axis_names.size() != 2)
+    return false;
+  spec.layout_map = default_layout_map(variables, spec.axis_names[1], spec.mesh_shape[1]);
+  return true;
 }
 
 void LayoutCheck::throw_if_invalid() const {

@@ -113,6 +113,12 @@ LayoutCheck check_layout_map(const std::vector<VariableInfo>& variables,
 LayoutEntries default_layout_map(const std::vector<VariableInfo>& variables,
                                  const std::string& model_axis, int model_size);
 
+// The one rule for ModelParallel without a layout map, used by every run and shown by the
+// window: when `spec` is ModelParallel on a two-axis mesh with no entries, fills its layout map
+// with default_layout_map over the second (model) axis and returns true. A one-axis mesh, or a
+// map with entries, is left as it is (false).
+bool fill_default_layout(DistributionSpec& spec, const std::vector<VariableInfo>& variables);
+
 // The entry a path resolves to by Keras's rule: exact key, else the single regex match.
 struct LayoutLookup {
   int entry = -1;            // -1: none, or ambiguous

@@ -10,7 +10,7 @@
 #include "core/data/csv_reader.h"
 #include "core/data/dataset.h"
 #include "core/error.h"
-#include "core/training/experiment_runner.h"
+#include "core/run/experiment_runner.h"
 
 using namespace fitbench;
 

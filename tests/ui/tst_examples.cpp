@@ -119,17 +119,17 @@ class TestExamples : public QObject {
     const int epochs = int(w.lastResult()->history.epoch.size());
     QVERIFY(epochs >= 1);
     // To its end: every epoch, unless EarlyStopping ended it (and then it says so).
-    if (w.lastResult()->stopReason.isEmpty())
+    if (w.lastResult()->stop_reason.empty())
       QCOMPARE(epochs, spec.fit.epochs - spec.fit.initial_epoch);
     else
-      QCOMPARE(w.lastResult()->stopReason, QStringLiteral("early_stopping"));
+      QCOMPARE(w.lastResult()->stop_reason, std::string("early_stopping"));
     QCOMPARE(w.lossChart()->epochPointCount(false), epochs);
     // Restored weights are said beside the final values (which are the last epoch's).
-    if (const auto restored = w.lastResult()->restoredEpoch) {
+    if (const auto restored = w.lastResult()->restored_epoch) {
       const QString log = w.logView()->toPlainText();
       QVERIFY2(log.contains(QStringLiteral("weights restored from epoch %1 (%2 ")
                                 .arg(*restored + 1)
-                                .arg(QString::fromStdString(w.lastResult()->restoredMonitor))),
+                                .arg(QString::fromStdString(w.lastResult()->restored_monitor))),
                qPrintable(log.right(400)));
     }
     qInfo("%s: %d epochs in %.1f s", qPrintable(QFileInfo(path).fileName()), epochs,

@@ -259,7 +259,7 @@ class TestMainWindow : public QObject {
     w->stop();
     QVERIFY(ended.wait(10000));
     QVERIFY(w->lastResult());
-    QCOMPARE(w->lastResult()->stopReason, QStringLiteral("stopped"));
+    QCOMPARE(w->lastResult()->stop_reason, std::string("stopped"));
     // Settings are editable again.
     QVERIFY(w->devicesPanel()->findChild<QSpinBox*>(QStringLiteral("deviceCount"))->isEnabled());
   }

@@ -7,6 +7,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
+#include <QPushButton>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTest>
@@ -208,6 +209,34 @@ class TestSetupPanels : public QObject {
     QVERIFY2(panel.errorText().contains(QStringLiteral(
                  "is not a valid regular expression (unterminated character set at position 5)")),
              qPrintable(panel.errorText()));
+  }
+
+  // An empty layout map is what every run fills with the default rules: the panel counts what
+  // they shard, and Fill default (clicked) writes the same rows the run plan uses into the table.
+  void emptyLayoutShowsTheDefault() {
+    StrategyPanel panel;
+    panel.setModelContext(twoDense(), 4, 2);
+    panel.setSpec(modelParallel({1, 2}, {"batch", "model"}));
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    auto* table = panel.findChild<QTableWidget*>();
+    QCOMPARE(table->rowCount(), 0);
+    QLabel* messages = nullptr;
+    for (QLabel* l : panel.findChildren<QLabel*>())
+      if (l->text().contains(QStringLiteral("No rules"))) messages = l;
+    QVERIFY(messages);
+    // The 4x8 and 8x2 kernels divide by 2; the biases are replicated.
+    QVERIFY2(messages->text().contains(QStringLiteral("2 of 4 variables sharded")),
+             qPrintable(messages->text()));
+    auto* fill = panel.findChild<QPushButton*>(QStringLiteral("fillDefaultLayout"));
+    QVERIFY(fill);
+    QTest::mouseClick(fill, Qt::LeftButton);
+    QCOMPARE(table->rowCount(), 2);
+    QCOMPARE(table->item(0, 0)->text(), QStringLiteral("sequential/dense/kernel"));
+    QCOMPARE(table->item(0, 1)->text(), QStringLiteral("None, model"));
+    QCOMPARE(panel.spec().layout_map.size(), size_t(2));
+    QVERIFY(!messages->text().contains(QStringLiteral("No rules")));
+    QVERIFY(messages->text().contains(QStringLiteral("2 of 4 variables sharded")));
   }
 
   void validationSplitKeepsItsDigits() {

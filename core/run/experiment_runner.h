@@ -1,6 +1,7 @@
 // Turns an ExperimentSpec into what fit() needs: the data (loaded, standardized on its training
-// part), a built and compiled Sequential with its initial weights. Shared by the CLI and the
-// GUI's training worker. A prepared run is owned by one thread at a time.
+// part), a built and compiled Sequential with its initial weights; and the files a run reads and
+// writes. plan_run (run_plan.h) calls it: front ends build a RunPlan, not a PreparedRun.
+// A prepared run is owned by one thread at a time.
 #pragma once
 
 #include <filesystem>

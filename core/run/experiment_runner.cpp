@@ -1,4 +1,4 @@
-#include "core/training/experiment_runner.h"
+#include "core/run/experiment_runner.h"
 
 #include <cmath>
 #include <sstream>
@@ -57,6 +57,11 @@ PreparedRun prepare_run(const ExperimentSpec& spec) {
   run.model = std::make_unique<Sequential>(spec.model);
   run.model->data_info = std::move(data);
   if (!run.model->built()) run.model->build(run.data.x.cols());
+  // A model that declares its input (an InputLayer) meets the data here, before any training.
+  if (run.data.x.cols() != run.model->network().input_units())
+    throw InputError("data", "the data has " + counted(run.data.x.cols(), "feature column") +
+                                 " but the model expects " +
+                                 std::to_string(run.model->network().input_units()));
   run.model->compile(spec.compile);
   check_sparse_labels(run.data, run.model->network().output_units(), spec.compile.loss.name);
   if (!spec.initial_weights.empty()) {

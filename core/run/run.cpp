@@ -1,0 +1,90 @@
+#include "core/run/run.h"
+
+#include <chrono>
+#include <iostream>
+
+#include "core/distribution/chrome_trace.h"
+#include "core/distribution/devices.h"
+#include "core/distribution/distribution.h"
+#include "core/error.h"
+#include "core/io/history_file.h"
+
+namespace fitbench {
+namespace {
+
+// Places inside the experiment ("fit.callbacks[0]") are named with the file, as the plan does.
+InputError in_source(const InputError& e, const std::string& source) {
+  if (source.empty() || e.place().rfind(source, 0) == 0 || e.place().rfind("--", 0) == 0) return e;
+  return e.within(source);
+}
+
+}  // namespace
+
+RunResult execute_run(RunPlan& plan, const RunIO& io, RunListener* listener) {
+  std::ostream& out = io.out ? *io.out : std::cout;
+  RunResult result;
+  Sequential& model = *plan.model;
+  // The per-device summary of every step; the steps' spans only for a trace file, the first
+  // kMaxTraceSteps of them.
+  TraceRecorder recorder(plan.trace_file.empty() ? 0 : kMaxTraceSteps);
+  RunOptions options;
+  options.out = &out;
+  options.warnings = io.warnings;
+  options.interactive = io.interactive;
+  options.control = io.control;
+  if (plan.distributed()) {
+    options.callbacks.push_back(&recorder);
+    // What the seed script prints before training.
+    out << "Devices: " << device_list_repr(plan.device_names) << "\n"
+        << distribution_line(plan.spec.distribution) << "\n";
+  }
+  if (listener) {
+    options.callbacks.push_back(listener);
+    listener->on_run_begin(plan);
+  }
+  options.callbacks.insert(options.callbacks.end(), io.callbacks.begin(), io.callbacks.end());
+
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    result.history = model.fit(plan.data.x, plan.data.y, plan.spec.fit, options);
+  } catch (const InputError& e) {
+    throw in_source(e, plan.source);
+  }
+  out.flush();
+  result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  result.stop_reason = io.control && io.control->stop_requested() ? "stopped" : model.stop_reason;
+  result.restored_epoch = model.restored_epoch;
+  for (const CallbackSpec& cb : plan.spec.fit.callbacks)
+    if (cb.class_name == "EarlyStopping" && cb.restore_best_weights)
+      result.restored_monitor = cb.monitor;
+  result.model = model.model_file();
+  if (plan.distributed()) {
+    result.usage = recorder.usage();
+    result.steps_seen = recorder.steps_seen();
+    result.steps_traced = recorder.trace().steps().size();
+  }
+
+  if (!plan.trace_file.empty()) {
+    write_chrome_trace(plan.trace_file, recorder.trace());
+    if (result.steps_seen > result.steps_traced)
+      result.notices.push_back(
+          {PlanNotice::Kind::kNote, "--trace holds the first " +
+                                        std::to_string(result.steps_traced) + " of the run's " +
+                                        std::to_string(result.steps_seen) + " steps"});
+  }
+  if (!plan.history_file.empty()) write_history(result.history, plan.history_file);
+  if (!plan.save_model_file.empty()) {
+    try {
+      write_model_file(result.model, plan.save_model_file);
+    } catch (const InputError& e) {
+      // A run TerminateOnNaN stopped may hold weights that are not numbers: it still ends as a
+      // failed run, said by the front end, the model file not written.
+      if (result.stop_reason != "invalid_loss") throw;
+      result.notices.push_back({PlanNotice::Kind::kWarning, e.what()});
+    }
+  }
+  if (listener) listener->on_run_end(result);
+  return result;
+}
+
+}  // namespace fitbench
