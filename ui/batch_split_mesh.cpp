@@ -52,7 +52,7 @@ QString join(const std::vector<int64_t>& parts) {
 int BatchSplitView::renderMesh(Canvas& c, int y, int width) const {
   const int w = width - 2 * kMargin;
   const int line = c.lineHeight();
-  const QString heading = m_mesh.modelAxis.isEmpty()
+  const QString heading = m_mesh.model_axis.empty()
                               ? tr("Device mesh: its rows split the batch.")
                               : tr("Device mesh: rows split the batch, columns the weights.");
   const int headingHeight = c.text(QRect(kMargin, y, w, 0), heading, c.ink());
@@ -68,26 +68,28 @@ int BatchSplitView::renderMesh(Canvas& c, int y, int width) const {
     const int64_t rows = static_cast<size_t>(b) < parts.size() ? parts[static_cast<size_t>(b)] : 0;
     rowLabels << batchsplit::rowRange(offset, rows);
     offset += rows;
-    headerWidth =
-        std::max({headerWidth, c.fm.horizontalAdvance(rowLabels.back()),
-                  c.fm.horizontalAdvance(QStringLiteral("%1 %2").arg(m_mesh.batchAxis).arg(b))});
+    headerWidth = std::max(
+        {headerWidth, c.fm.horizontalAdvance(rowLabels.back()),
+         c.fm.horizontalAdvance(
+             QStringLiteral("%1 %2").arg(QString::fromStdString(m_mesh.batch_axis)).arg(b))});
   }
   headerWidth += 10;
   const int cellWidth = std::min(96, std::max((w - headerWidth) / m_mesh.model, 40));
   const int cellHeight = 2 * line + 4;
   const int gridX = kMargin + headerWidth;
-  if (!m_mesh.modelAxis.isEmpty()) {
+  if (!m_mesh.model_axis.empty()) {
     for (int m = 0; m < m_mesh.model; ++m)
       c.line(QRect(gridX + m * cellWidth, y, cellWidth - 3, line),
-             QStringLiteral("%1 %2").arg(m_mesh.modelAxis).arg(m), c.quiet(), false,
-             Qt::AlignCenter);
+             QStringLiteral("%1 %2").arg(QString::fromStdString(m_mesh.model_axis)).arg(m),
+             c.quiet(), false, Qt::AlignCenter);
     y += line + 2;
   }
   for (int b = 0; b < m_mesh.batch; ++b) {
     const int top = y + b * cellHeight;
     const QRect header(kMargin, top, headerWidth - 6, cellHeight - 3);
     c.line(QRect(header.left(), top + 2, header.width(), line),
-           QStringLiteral("%1 %2").arg(m_mesh.batchAxis).arg(b), c.ink(), true);
+           QStringLiteral("%1 %2").arg(QString::fromStdString(m_mesh.batch_axis)).arg(b), c.ink(),
+           true);
     c.line(QRect(header.left(), top + 2 + line, header.width(), line), rowLabels[b], c.ink());
     c.tip(header,
           tr("The devices of mesh row %1 all train on %2 of this batch.").arg(b).arg(rowLabels[b]) +
@@ -100,7 +102,7 @@ int BatchSplitView::renderMesh(Canvas& c, int y, int width) const {
       if (c.painter) c.painter->fillRect(cell, color);
       c.line(cell, name, batchsplit::inkOn(color), true, Qt::AlignCenter);
       QString where = tr("%1 sits in mesh row %2").arg(name).arg(b);
-      if (!m_mesh.modelAxis.isEmpty()) where += tr(", column %1").arg(m);
+      if (!m_mesh.model_axis.empty()) where += tr(", column %1").arg(m);
       c.tip(cell, where + QStringLiteral(".\n\n") + glossary::device());
     }
   }
@@ -185,7 +187,7 @@ int BatchSplitView::renderVariables(Canvas& c, int y, int width) const {
                  "%5 %6.")
                   .arg(path)
                   .arg(dim)
-                  .arg(m_mesh.modelAxis)
+                  .arg(QString::fromStdString(m_mesh.model_axis))
                   .arg(pieces.front()->end - pieces.front()->begin)
                   .arg(v.shape[static_cast<size_t>(dim)])
                   .arg(what) +

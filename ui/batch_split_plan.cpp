@@ -8,14 +8,14 @@
 #include <cmath>
 #include <numeric>
 
-#include "core/distribution/data_parallel_executor.h"
+#include "core/distribution/strategies.h"
 
 namespace fitbench::batchsplit {
 namespace {
 
 QString tr(const char* text) { return QCoreApplication::translate("BatchSplitView", text); }
 
-bool modelParallel(const BatchSplitPlan& plan) { return plan.strategy == "ModelParallel"; }
+bool modelParallel(const BatchSplitPlan& plan) { return plan.strategy == kModelParallel; }
 
 // The last component of a variable path: "sequential/dense/kernel" -> "kernel".
 QString shortName(const std::string& path) {
@@ -34,13 +34,7 @@ QString sliceText(const VariableLayout& v, int dim, int64_t begin, int64_t end) 
 
 }  // namespace
 
-std::vector<int64_t> shardRows(int64_t rows, int devices) {
-  const int n = std::max(devices, 1);
-  std::vector<Index> offsets(static_cast<size_t>(n)), sizes(static_cast<size_t>(n));
-  DataParallelExecutor::shard_rows(static_cast<Index>(std::max<int64_t>(rows, 0)), n, offsets,
-                                   sizes);
-  return std::vector<int64_t>(sizes.begin(), sizes.end());
-}
+std::vector<int64_t> shardRows(int64_t rows, int devices) { return batch_parts(rows, devices); }
 
 int deviceCount(const BatchSplitPlan& plan) {
   if (plan.strategy.empty()) return 1;
@@ -54,60 +48,30 @@ QString deviceName(const BatchSplitPlan& plan, int d) {
 }
 
 MeshPlacement meshPlacement(const BatchSplitPlan& plan) {
-  MeshPlacement mesh;
-  const auto& shape = plan.meshShape;
-  const auto& names = plan.axisNames;
-  if (shape.empty() || names.size() != shape.size()) {
-    mesh.device = {0};
-    return mesh;
-  }
-  const std::string batchAxis = plan.batchDimName.empty() ? names.front() : plan.batchDimName;
-  const size_t batchIndex = batchAxis == names.front() || shape.size() < 2 ? 0 : 1;
-  mesh.batch = std::max(shape[batchIndex], 1);
-  mesh.model = shape.size() == 2 ? std::max(shape[1 - batchIndex], 1) : 1;
-  mesh.batchAxis = QString::fromStdString(names[batchIndex]);
-  if (shape.size() == 2) mesh.modelAxis = QString::fromStdString(names[1 - batchIndex]);
-  mesh.device.resize(static_cast<size_t>(mesh.batch * mesh.model));
-  for (int b = 0; b < mesh.batch; ++b)
-    for (int m = 0; m < mesh.model; ++m)
-      mesh.device[static_cast<size_t>(b * mesh.model + m)] =
-          batchIndex == 0 ? b * mesh.model + m : m * mesh.batch + b;
-  return mesh;
+  DistributionSpec spec;
+  spec.class_name = plan.strategy;
+  spec.mesh_shape = plan.meshShape;
+  spec.axis_names = plan.axisNames;
+  spec.batch_dim_name = plan.batchDimName;
+  return mesh_placement(spec);
 }
 
 std::vector<VariableSlice> variableSlices(const BatchSplitPlan& plan, const MeshPlacement& mesh) {
   std::vector<VariableSlice> out;
-  std::vector<int> everyone(mesh.device);
-  std::sort(everyone.begin(), everyone.end());
-  for (size_t i = 0; i < plan.variables.size(); ++i) {
-    const VariableLayout& v = plan.variables[i];
-    int dim = -1;
-    for (size_t d = 0; d < v.axes.size() && d < v.shape.size(); ++d)
-      if (!v.axes[d].empty() && mesh.model > 1) dim = static_cast<int>(d);
-    if (dim < 0) {
-      VariableSlice whole;
-      whole.variable = static_cast<int>(i);
-      whole.devices = everyone;
-      whole.label = everyone.size() > 1 ? tr("replicated on all devices")
-                                        : tr("%1 holds it whole").arg(deviceName(plan, 0));
-      out.push_back(std::move(whole));
-      continue;
-    }
-    const int64_t piece = v.shape[static_cast<size_t>(dim)] / mesh.model;
-    for (int m = 0; m < mesh.model; ++m) {
-      VariableSlice s;
-      s.variable = static_cast<int>(i);
-      s.dim = dim;
-      s.begin = piece * m;
-      s.end = piece * (m + 1);
-      for (int b = 0; b < mesh.batch; ++b) s.devices.push_back(mesh.at(b, m));
-      std::sort(s.devices.begin(), s.devices.end());
+  for (const VariablePiece& piece : variable_pieces(plan.variables, mesh)) {
+    VariableSlice s{piece, {}};
+    const VariableLayout& v = plan.variables[static_cast<size_t>(piece.variable)];
+    if (piece.dim < 0) {
+      s.label = piece.devices.size() > 1 ? tr("replicated on all devices")
+                                         : tr("%1 holds it whole").arg(deviceName(plan, 0));
+    } else {
       QStringList names;
-      for (int d : s.devices) names << deviceName(plan, d);
-      s.label = (s.devices.size() == 1 ? tr("%1 holds %2") : tr("%1 hold %2"))
-                    .arg(names.join(QStringLiteral(", ")), sliceText(v, dim, s.begin, s.end));
-      out.push_back(std::move(s));
+      for (int d : piece.devices) names << deviceName(plan, d);
+      s.label = (piece.devices.size() == 1 ? tr("%1 holds %2") : tr("%1 hold %2"))
+                    .arg(names.join(QStringLiteral(", ")),
+                         sliceText(v, piece.dim, piece.begin, piece.end));
     }
+    out.push_back(std::move(s));
   }
   return out;
 }

@@ -1,7 +1,8 @@
 // What the batch split view draws, worked out without painting: how a batch's rows are split over
 // the devices (one device, DataParallel) or the mesh rows (ModelParallel), which devices of the
-// mesh hold which slice of each variable, and the sentences that say so. Value types and pure
-// functions (the same rules as DataParallelExecutor and make_model_parallel_plan); thread-safe.
+// mesh hold which slice of each variable, and the sentences that say so. The numbers come from
+// core (device_plan.h: the functions the executors use); this file adds the words. Value types
+// and pure functions; thread-safe.
 #pragma once
 
 #include <QString>
@@ -10,6 +11,7 @@
 #include <vector>
 
 #include "core/distribution/device_mesh.h"
+#include "core/distribution/device_plan.h"
 #include "core/distribution/layout_map.h"
 #include "core/distribution/trace.h"
 
@@ -18,7 +20,7 @@ namespace fitbench {
 // Everything the view needs to know about a run before it starts.
 struct BatchSplitPlan {
   std::vector<std::string> devices;  // names in flat mesh order: "cpu:0", "cpu:1", ...
-  std::string strategy;              // "" (one device), "DataParallel" or "ModelParallel"
+  std::string strategy;              // a strategy's class name (strategies.h); "": one device
   int64_t batchSize = 32;            // fit.batch_size
   int64_t trainingSamples = 0;  // rows trained on per epoch (after validation_split); 0: unknown
   std::vector<int> meshShape;   // ModelParallel: e.g. {2, 2}
@@ -36,23 +38,9 @@ struct BatchSplit {
   bool partial = false;        // fewer rows than batch_size
 };
 
-// Where ModelParallel puts the devices: a batch x model grid of flat mesh indices.
-struct MeshPlacement {
-  int batch = 1;            // devices along the batch axis (grid rows)
-  int model = 1;            // devices along the model axis (grid columns)
-  QString batchAxis;        // the axes' names
-  QString modelAxis;        // "" when the mesh has a single axis
-  std::vector<int> device;  // device[b * model + m]: the flat mesh index (the name's index)
-  int at(int b, int m) const { return device[static_cast<size_t>(b * model + m)]; }
-};
-
-// One piece of a variable and the devices that hold it.
-struct VariableSlice {
-  int variable = 0;            // index into BatchSplitPlan::variables
-  int dim = -1;                // the dimension split over the model axis; -1: held whole
-  int64_t begin = 0, end = 0;  // the piece's range along dim
-  std::vector<int> devices;    // flat mesh indices holding it, ascending
-  QString label;               // "cpu:1, cpu:3 hold kernel[:, 4:8]"
+// One piece of a variable, the devices that hold it (core's variable_pieces) and its sentence.
+struct VariableSlice : VariablePiece {
+  QString label;  // "cpu:1, cpu:3 hold kernel[:, 4:8]"
 };
 
 namespace batchsplit {
@@ -66,13 +54,11 @@ int deviceCount(const BatchSplitPlan& plan);
 // The plan's name for device d, "cpu:<d>" when the list is short.
 QString deviceName(const BatchSplitPlan& plan, int d);
 
-// make_model_parallel_plan's placement: the batch axis is batchDimName (else the first axis),
-// the model axis the other one; devices fill the mesh row-major, as numpy.reshape.
+// The plan's mesh placement (core's mesh_placement, as make_model_parallel_plan places it).
 MeshPlacement meshPlacement(const BatchSplitPlan& plan);
 
-// The pieces of every variable, in the plan's order: a variable whose layout names a mesh axis
-// is cut into `model` equal ranges of that dimension, range m held by the devices of grid column
-// m; any other variable (or every one when the model axis has size 1) is one piece held by all.
+// The pieces of every variable, in the plan's order (core's variable_pieces), with their
+// sentences.
 std::vector<VariableSlice> variableSlices(const BatchSplitPlan& plan, const MeshPlacement& mesh);
 
 // The batches to show before a run: a full batch and, when the epoch ends with fewer rows, the

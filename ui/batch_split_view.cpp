@@ -9,6 +9,7 @@
 #include <QToolTip>
 #include <cmath>
 
+#include "core/distribution/strategies.h"
 #include "ui/batch_split_canvas.h"
 #include "ui/glossary.h"
 #include "ui/plot_style.h"
@@ -52,7 +53,7 @@ std::vector<int64_t> BatchSplitView::shardRows(int64_t rows, int devices) {
 void BatchSplitView::setPlan(const BatchSplitPlan& plan) {
   m_plan = plan;
   m_hasPlan = true;
-  const bool modelParallel = plan.strategy == "ModelParallel";
+  const bool modelParallel = plan.strategy == kModelParallel;
   m_mesh = modelParallel ? batchsplit::meshPlacement(plan) : MeshPlacement{};
   m_slices.clear();
   if (modelParallel && plan.errors.empty()) m_slices = batchsplit::variableSlices(plan, m_mesh);
@@ -82,7 +83,7 @@ void BatchSplitView::clear() {
 
 QStringList BatchSplitView::errorLines() const {
   QStringList out;
-  if (m_plan.strategy == "ModelParallel")
+  if (m_plan.strategy == kModelParallel)
     for (const auto& e : m_plan.errors) out << QString::fromStdString(e.text());
   return out;
 }
@@ -134,12 +135,12 @@ int BatchSplitView::render(Canvas& c, int width, int height) const {
   }
   const int devices = batchsplit::deviceCount(m_plan);
   QString title, about;
-  if (m_plan.strategy == "ModelParallel") {
+  if (m_plan.strategy == kModelParallel) {
     const auto& s = m_plan.meshShape;
     title = s.size() == 2 ? tr("ModelParallel on a %1 × %2 mesh").arg(s[0]).arg(s[1])
                           : tr("ModelParallel on %1 devices").arg(m_mesh.device.size());
     about = glossary::modelParallel();
-  } else if (m_plan.strategy == "DataParallel") {
+  } else if (m_plan.strategy == kDataParallel) {
     title = devices == 1 ? tr("DataParallel on 1 device")
                          : tr("DataParallel on %1 devices").arg(devices);
     about = glossary::dataParallel();
@@ -151,7 +152,7 @@ int BatchSplitView::render(Canvas& c, int width, int height) const {
   c.tip(QRect(kMargin, y, w, titleHeight), about);
   y += titleHeight + 2;
   y += c.text(QRect(kMargin, y, w, 0), m_caption, c.ink()) + 10;
-  if (m_plan.strategy != "ModelParallel") return renderBatches(c, y, width, height) + kMargin;
+  if (m_plan.strategy != kModelParallel) return renderBatches(c, y, width, height) + kMargin;
   const QStringList errors = errorLines();
   if (!errors.isEmpty()) {
     y += c.text(QRect(kMargin, y, w, 0), tr("This layout cannot run:"), errorColor(), true) + 4;

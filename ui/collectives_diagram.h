@@ -9,7 +9,7 @@
 #include <QStringList>
 #include <QWidget>
 
-#include "ui/collectives_schedule.h"
+#include "core/distribution/collective_schedule.h"
 
 namespace fitbench {
 

@@ -14,8 +14,8 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "core/distribution/collective_schedule.h"
 #include "ui/collectives_diagram.h"
-#include "ui/collectives_schedule.h"
 #include "ui/glossary.h"
 #include "ui/text_style.h"
 
@@ -337,7 +337,7 @@ void CollectivesView::updateStep() {
     const QString size = formatBytes(lo) == formatBytes(hi)
                              ? formatBytes(lo)
                              : tr("%1 to %2").arg(formatBytes(lo), formatBytes(hi));
-    const bool reduce = ring.isReduceScatter(step);
+    const bool reduce = ring.is_reduce_scatter(step);
     const int k = reduce ? step : step - (n - 1);
     text = reduce ? tr("Reduce-scatter %1 of %2: each device sends one chunk of %3 to its right "
                        "neighbour, which adds it to its own.")

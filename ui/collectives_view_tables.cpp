@@ -7,7 +7,7 @@
 #include <QTableWidget>
 #include <algorithm>
 
-#include "ui/collectives_schedule.h"
+#include "core/distribution/collective_schedule.h"
 #include "ui/collectives_view.h"
 #include "ui/plot_style.h"
 #include "ui/text_style.h"
@@ -77,19 +77,19 @@ void CollectivesView::fillCostTable() {
     header->setFont(font);
     m_cost->setHorizontalHeaderItem(col, header);
     const CollectiveSchedule& s = schedule(a);
-    const int busiest = s.busiestDevice();
+    const int busiest = s.busiest_device();
     const QString who = m_names.value(busiest);
     m_cost->setItem(kBusiestMessages, col,
-                    numberItem(QString::number(s.messagesSent(busiest)), s.messagesSent(busiest),
+                    numberItem(QString::number(s.messages_sent(busiest)), s.messages_sent(busiest),
                                tr("%1 sends the most bytes").arg(who)));
     m_cost->setItem(kBusiestBytes, col,
-                    numberItem(formatBytes(s.bytesSent(busiest)),
-                               QVariant::fromValue<qint64>(s.bytesSent(busiest)),
-                               tr("%1 bytes, sent by %2").arg(s.bytesSent(busiest)).arg(who)));
+                    numberItem(formatBytes(s.bytes_sent(busiest)),
+                               QVariant::fromValue<qint64>(s.bytes_sent(busiest)),
+                               tr("%1 bytes, sent by %2").arg(s.bytes_sent(busiest)).arg(who)));
     m_cost->setItem(
         kAllLinksBytes, col,
-        numberItem(formatBytes(s.totalBytes()), QVariant::fromValue<qint64>(s.totalBytes()),
-                   tr("%1 bytes on all links together").arg(s.totalBytes())));
+        numberItem(formatBytes(s.total_bytes()), QVariant::fromValue<qint64>(s.total_bytes()),
+                   tr("%1 bytes on all links together").arg(s.total_bytes())));
     const QString formula =
         a == CollectiveAlgorithm::kRing
             ? tr("2(N-1) = %1 steps, each one chunk of %2 floats: latency plus its bytes over "
@@ -185,8 +185,8 @@ void CollectivesView::fillMeasuredTable() {
       if (!matches) item->setForeground(QColor(0xc0, 0x20, 0x20));
       return item;
     };
-    m_measured->setItem(d, kSent, bytesItem(sent, modeled ? model.bytesSent(d) : 0));
-    m_measured->setItem(d, kReceived, bytesItem(received, modeled ? model.bytesReceived(d) : 0));
+    m_measured->setItem(d, kSent, bytesItem(sent, modeled ? model.bytes_sent(d) : 0));
+    m_measured->setItem(d, kReceived, bytesItem(received, modeled ? model.bytes_received(d) : 0));
   }
   const QString where = m_trace.epoch >= 0 ? tr("Step %1 (epoch %2, batch %3)")
                                                  .arg(m_trace.step + 1)

@@ -49,8 +49,7 @@ QString formatDuration(double seconds) {
 
 QString MainWindow::runLabel(int devices, const QString& distribution) const {
   const QString count = devices == 1 ? tr("1 device") : tr("%1 devices").arg(devices);
-  if (distribution == QStringLiteral("Single device"))
-    return tr("run %1 (%2)").arg(m_runCount).arg(count);
+  if (distribution.isEmpty()) return tr("run %1 (%2)").arg(m_runCount).arg(count);
   return tr("run %1 (%2, %3)").arg(m_runCount).arg(count, distribution);
 }
 

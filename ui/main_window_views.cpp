@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "core/distribution/layout_map.h"
+#include "core/distribution/strategies.h"
 #include "core/error.h"
 #include "core/io/experiment.h"
 #include "ui/batch_split_view.h"
@@ -91,7 +92,7 @@ void MainWindow::updateViews(const ExperimentSpec& spec) {
               std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<int64_t>());
       }
     }
-    if (spec.distribution.class_name == "ModelParallel") {
+    if (spec.distribution.class_name == kModelParallel) {
       plan.meshShape = spec.distribution.mesh_shape;
       plan.axisNames = spec.distribution.axis_names;
       plan.batchDimName = spec.distribution.batch_dim_name;
@@ -111,9 +112,9 @@ void MainWindow::updateViews(const ExperimentSpec& spec) {
   m_collectives->setSetup(names, algorithm, parameters,
                           LinkModel{spec.devices.link_latency_us, spec.devices.link_gbps});
   QStringList mesh;
-  if (spec.distribution.class_name == "ModelParallel")
+  if (spec.distribution.class_name == kModelParallel)
     for (const int axis : spec.distribution.mesh_shape) mesh << QString::number(axis);
-  if (spec.distribution.class_name == "ModelParallel" && mesh.isEmpty())
+  if (spec.distribution.class_name == kModelParallel && mesh.isEmpty())
     mesh << QStringLiteral("1") << QString::number(devices);  // no mesh given: 1 x N
   m_collectives->setModelParallelMesh(mesh.join(QStringLiteral(" \u00d7 ")));
   m_timeline->setReadyDevices(distributed ? devices : 0);
@@ -134,7 +135,7 @@ void MainWindow::viewsRunStarted(const QStringList& names, const QString& distri
   m_timeline->clear(names);
   m_timeline->setLive(true);
   // A distributed run is what the timeline is for; a one-device run has nothing to draw there.
-  if (distribution != QStringLiteral("Single device"))
+  if (!distribution.isEmpty())
     m_timelineDock->raise();
   else if (auto* log = findChild<QDockWidget*>(QStringLiteral("LogDock")))
     log->raise();
@@ -146,7 +147,7 @@ void MainWindow::viewsTakeSteps(const std::vector<StepTrace>& steps) {
   m_batchSplit->showStep(steps.back());
   // The collectives view teaches the gradient all-reduce of DataParallel; ModelParallel's steps
   // also hold activation collectives within mesh rows and columns.
-  if (m_runDistribution == QStringLiteral("DataParallel"))
+  if (m_runDistribution == QLatin1StringView(kDataParallel.data(), kDataParallel.size()))
     m_collectives->showMeasured(steps.back());
 }
 

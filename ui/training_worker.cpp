@@ -15,7 +15,6 @@
 #include "core/data/dataset.h"
 #include "core/distribution/devices.h"
 #include "core/distribution/distribution.h"
-#include "core/distribution/strategies.h"
 #include "core/error.h"
 #include "core/run/run.h"
 #include "core/run/run_plan.h"
@@ -280,9 +279,8 @@ void TrainingWorker::run(const RunRequest& request) {
     }
     QStringList names;
     for (const std::string& d : plan.device_names) names << QString::fromStdString(d);
-    const StrategyInfo* strategy = find_strategy_by_class(plan.spec.distribution.class_name);
     emit started(int(names.size()), names,
-                 QString::fromUtf8(strategy->label.data(), qsizetype(strategy->label.size())));
+                 QString::fromStdString(plan.spec.distribution.class_name));
 
     RunResult ran = execute_run(plan, io, &feedCallback);
     for (const PlanNotice& n : ran.notices) out << n.text << "\n";

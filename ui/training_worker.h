@@ -98,6 +98,7 @@ class TrainingWorker : public QObject {
   void run(const fitbench::RunRequest& request);
 
  signals:
+  // `distribution`: the strategy's class name (strategies.h), "" on one device.
   void started(int devices, QStringList deviceNames, QString distribution);
   void finished(std::shared_ptr<fitbench::RunResult> result);
   void errorOccurred(QString message);

@@ -16,7 +16,9 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "core/distribution/device_plan.h"
 #include "core/distribution/distribution.h"
+#include "core/distribution/layout_map.h"
 #include "core/distribution/model_parallel_executor.h"
 #include "core/distribution/trace.h"
 #include "core/error.h"
@@ -287,6 +289,8 @@ class TestModelParallel : public QObject {
   void equals_one_device();
   void consecutive_fits_continue_the_optimizer();
   void devices_hold_slices();
+  void device_plan_is_what_devices_hold_data();
+  void device_plan_is_what_devices_hold();
   void deterministic();
   void plan();
   void layout_errors();
@@ -372,6 +376,72 @@ void TestModelParallel::devices_hold_slices() {
   }
   QCOMPARE(exec.devices(), 4);
   QCOMPARE(totals.samples, 48.0);  // each batch counted once, not once per model device
+}
+
+void TestModelParallel::device_plan_is_what_devices_hold_data() {
+  QTest::addColumn<int>("batch");
+  QTest::addColumn<int>("model");
+  QTest::addColumn<QString>("layout");
+  QTest::addColumn<bool>("batchAxisSecond");
+  for (const char* l : {"columns", "rows", "mixed"}) {
+    QTest::addRow("2x2 %s", l) << 2 << 2 << QString(l) << false;
+    QTest::addRow("1x2 %s", l) << 1 << 2 << QString(l) << false;
+    QTest::addRow("2x2 %s batch axis second", l) << 2 << 2 << QString(l) << true;
+  }
+}
+
+// The pictures the batch split view draws (core's device_plan: mesh placement, variable pieces,
+// rows per mesh row) against what the executor's devices hold and train on after real steps.
+void TestModelParallel::device_plan_is_what_devices_hold() {
+  QFETCH(int, batch);
+  QFETCH(int, model);
+  QFETCH(QString, layout);
+  QFETCH(bool, batchAxisSecond);
+  DistributionSpec dist = spec_for(batch, model, layout.toStdString());
+  if (batchAxisSecond) {
+    dist.mesh_shape = {model, batch};
+    dist.axis_names = {"model", "batch"};
+    dist.batch_dim_name = "batch";
+  }
+  Direct run(dist, opt("SGD", 0.1));
+  run.steps(2, 13);  // 13 rows: uneven parts over the batch axis
+  const std::vector<VariableInfo> infos = model_variables(mlp(), 6);
+  const LayoutCheck check = check_layout_map(infos, dist, batch * model);
+  QVERIFY(check.ok());
+  const MeshPlacement mesh = mesh_placement(dist);
+  QCOMPARE(mesh.batch, batch);
+  QCOMPARE(mesh.model, model);
+  const auto& vars = run.m.variables();
+  int pieces_seen = 0;
+  for (const VariablePiece& piece : variable_pieces(check.variables, mesh)) {
+    const Matrix& full = vars[size_t(piece.variable)].value;
+    // The matrix block of the piece: a kernel's dim 0 is rows, its dim 1 and a bias's dim 0
+    // columns (a bias is one row).
+    const bool rows = piece.dim == 0 && full.rows() > 1;
+    for (int d = 0; d < batch * model; ++d) {
+      const Matrix& held = *run.exec->device_values(d)[size_t(piece.variable)];
+      const bool listed =
+          std::find(piece.devices.begin(), piece.devices.end(), d) != piece.devices.end();
+      if (piece.dim < 0) {
+        QVERIFY(listed);
+        QVERIFY(held == full);
+        continue;
+      }
+      const Matrix block = rows ? Matrix(full.middleRows(piece.begin, piece.end - piece.begin))
+                                : Matrix(full.middleCols(piece.begin, piece.end - piece.begin));
+      const bool same = held.rows() == block.rows() && held.cols() == block.cols() && held == block;
+      QCOMPARE(same, listed);
+      ++pieces_seen;
+    }
+  }
+  if (model > 1) QVERIFY(pieces_seen > 0);
+  // Rows: every device of mesh row b trains on part b of batch_parts over the batch axis.
+  const StepTrace* trace = run.exec->step_trace();
+  QVERIFY(trace);
+  const std::vector<int64_t> parts = batch_parts(13, mesh.batch);
+  for (int b = 0; b < mesh.batch; ++b)
+    for (int m = 0; m < mesh.model; ++m)
+      QCOMPARE(trace->shard_rows[size_t(mesh.at(b, m))], parts[size_t(b)]);
 }
 
 void TestModelParallel::deterministic() {

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "core/distribution/collective_schedule.h"
+#include "core/distribution/device_plan.h"
 #include "core/distribution/strategies.h"
 #include "core/io/experiment.h"
 #include "core/run/run.h"
@@ -199,6 +201,50 @@ class TestRunPlan : public QObject {
     QCOMPARE(doc["history"]["loss"].size(), size_t(2));
     QCOMPARE(doc["history"]["loss"][1].get<double>(), r.history.last("loss"));
     QVERIFY(QFileInfo::exists(QString::fromStdString(o.trace_file)));
+  }
+
+  // What the batch split and collectives views draw before a run (batch_parts, the
+  // CollectiveSchedule of the gradient all-reduce) is what every traced step of the run did.
+  void devicePicturesAreWhatTheStepsDid_data() {
+    QTest::addColumn<QString>("algorithm");
+    QTest::newRow("ring") << "ring";
+    QTest::newRow("naive") << "naive";
+  }
+  void devicePicturesAreWhatTheStepsDid() {
+    QFETCH(QString, algorithm);
+    class Steps : public RunListener {
+     public:
+      std::vector<StepTrace> steps;
+      void on_step_trace(const StepTrace& t) override { steps.push_back(t); }
+    } listener;
+    RunOverrides o;
+    o.strategy = "data_parallel";
+    o.devices = 3;
+    o.batch_size = 10;  // 128 rows: 12 batches of 10, then 8
+    o.epochs = 1;
+    o.allreduce = algorithm.toStdString();
+    RunPlan plan = plan_run(seed_experiment(), o, {});
+    std::ostringstream out;
+    RunIO io;
+    io.out = &out;
+    execute_run(plan, io, &listener);
+    QCOMPARE(listener.steps.size(), size_t(13));
+    const CollectiveSchedule schedule(parse_algorithm(algorithm.toStdString(), "test"), 3,
+                                      5);  // Dense(1) on 4 features: 4 + 1 gradient floats
+    for (const StepTrace& step : listener.steps) {
+      const int64_t rows = step.batch == 12 ? 8 : 10;
+      QCOMPARE(step.shard_rows, batch_parts(rows, 3));
+      for (int d = 0; d < 3; ++d) {
+        int collectives = 0;
+        for (const TraceSpan& span : step.spans[size_t(d)]) {
+          if (span.kind != SpanKind::kCollective) continue;
+          ++collectives;
+          QCOMPARE(span.bytes_sent, schedule.bytes_sent(d));
+          QCOMPARE(span.bytes_received, schedule.bytes_received(d));
+        }
+        QCOMPARE(collectives, 1);
+      }
+    }
   }
 
   // The strategies registry names each strategy once; the plan takes its option names.

@@ -18,11 +18,11 @@
 #include <span>
 #include <thread>
 
+#include "core/distribution/collective_schedule.h"
 #include "core/distribution/distribution.h"
 #include "core/random.h"
 #include "core/training/sequential.h"
 #include "ui/collectives_diagram.h"
-#include "ui/collectives_schedule.h"
 #include "ui/collectives_view.h"
 
 using namespace fitbench;
@@ -125,9 +125,9 @@ void TestCollectivesView::costEqualsRealAllReduce() {
   int busiest = 0;
   int64_t sent = 0, received = 0;
   for (int d = 0; d < devices; ++d) {
-    QCOMPARE(schedule.bytesSent(d), real[size_t(d)].bytes_sent);
-    QCOMPARE(schedule.bytesReceived(d), real[size_t(d)].bytes_received);
-    QCOMPARE(schedule.messagesSent(d), real[size_t(d)].messages_sent);
+    QCOMPARE(schedule.bytes_sent(d), real[size_t(d)].bytes_sent);
+    QCOMPARE(schedule.bytes_received(d), real[size_t(d)].bytes_received);
+    QCOMPARE(schedule.messages_sent(d), real[size_t(d)].messages_sent);
     if (real[size_t(d)].bytes_sent > real[size_t(busiest)].bytes_sent) busiest = d;
     sent += real[size_t(d)].bytes_sent;
     received += real[size_t(d)].bytes_received;
@@ -187,7 +187,7 @@ void TestCollectivesView::ringSteps() {
       QCOMPARE(m.chunk, ((d - s) % n + n) % n);
       QCOMPARE(m.bytes, chunk_of(elements, n, m.chunk).size * 4);
     }
-    QCOMPARE(ring.isReduceScatter(s), s <= n - 1);
+    QCOMPARE(ring.is_reduce_scatter(s), s <= n - 1);
     // What the picture draws: during reduce-scatter a chunk sums at most s + 1 devices; after it
     // device d holds the full sum of chunk d (and only that one, for N > 2); after all-gather
     // every chunk everywhere.
@@ -392,8 +392,8 @@ void TestCollectivesView::measuredFromRealFit() {
                  modelUs);
         if (!sharded || a == CollectiveAlgorithm::kRing) {
           // The all-reduce's bytes are the model's; the ring pair moves exactly as many.
-          QCOMPARE(sent, view.schedule(a).bytesSent(d));
-          QCOMPARE(received, view.schedule(a).bytesReceived(d));
+          QCOMPARE(sent, view.schedule(a).bytes_sent(d));
+          QCOMPARE(received, view.schedule(a).bytes_received(d));
         } else {
           // Naive: device 0 sends the others their chunks, then everything to each; the others
           // send everything, then their chunk.

@@ -17,9 +17,9 @@
 #include <QTest>
 #include <QValueAxis>
 
+#include "core/distribution/collective_schedule.h"
 #include "core/io/experiment.h"
 #include "ui/batch_split_view.h"
-#include "ui/collectives_schedule.h"
 #include "ui/collectives_view.h"
 #include "ui/data_panel.h"
 #include "ui/decision_view.h"

@@ -4,7 +4,7 @@
 // step k it sends chunk r-k, which r+1 copies. Naive (naive_collectives.cpp): every device sends
 // its buffer to device 0, which sends the sum back to each.
 
-#include "ui/collectives_schedule.h"
+#include "core/distribution/collective_schedule.h"
 
 #include <algorithm>
 #include <cassert>
@@ -19,45 +19,45 @@ constexpr int64_t kFloat = sizeof(float);
 }  // namespace
 
 CollectiveSchedule::CollectiveSchedule(CollectiveAlgorithm algorithm, int devices, int64_t elements)
-    : m_algorithm(algorithm), m_devices(devices), m_elements(elements) {
+    : algorithm_(algorithm), devices_(devices), elements_(elements) {
   assert(devices >= 1 && devices <= 64 && elements >= 0);
 }
 
 int CollectiveSchedule::steps() const {
-  if (m_devices < 2) return 0;
-  return m_algorithm == CollectiveAlgorithm::kRing ? 2 * (m_devices - 1) : 2;
+  if (devices_ < 2) return 0;
+  return algorithm_ == CollectiveAlgorithm::kRing ? 2 * (devices_ - 1) : 2;
 }
 
-bool CollectiveSchedule::isReduceScatter(int step) const {
-  return m_algorithm == CollectiveAlgorithm::kRing ? step <= m_devices - 1 : step <= 1;
+bool CollectiveSchedule::is_reduce_scatter(int step) const {
+  return algorithm_ == CollectiveAlgorithm::kRing ? step <= devices_ - 1 : step <= 1;
 }
 
 std::vector<CollectiveMessage> CollectiveSchedule::messages(int step) const {
   std::vector<CollectiveMessage> out;
-  const int n = m_devices;
+  const int n = devices_;
   if (step < 1 || step > steps()) return out;
-  if (m_algorithm == CollectiveAlgorithm::kNaive) {
-    const int64_t whole = m_elements * kFloat;
+  if (algorithm_ == CollectiveAlgorithm::kNaive) {
+    const int64_t whole = elements_ * kFloat;
     for (int d = 1; d < n; ++d)
       out.push_back(step == 1 ? CollectiveMessage{d, 0, -1, whole}
                               : CollectiveMessage{0, d, -1, whole});
     return out;
   }
-  const bool reduce = isReduceScatter(step);
+  const bool reduce = is_reduce_scatter(step);
   const int k = reduce ? step - 1 : step - n;  // 0-based within its phase
   for (int r = 0; r < n; ++r) {
     const int c = wrap(reduce ? r - 1 - k : r - k, n);
-    out.push_back({r, wrap(r + 1, n), c, chunk_of(m_elements, n, c).size * kFloat});
+    out.push_back({r, wrap(r + 1, n), c, chunk_of(elements_, n, c).size * kFloat});
   }
   return out;
 }
 
 uint64_t CollectiveSchedule::everyone() const {
-  return m_devices >= 64 ? ~uint64_t{0} : (uint64_t{1} << m_devices) - 1;
+  return devices_ >= 64 ? ~uint64_t{0} : (uint64_t{1} << devices_) - 1;
 }
 
 std::vector<uint64_t> CollectiveSchedule::holds(int step) const {
-  const int n = m_devices;
+  const int n = devices_;
   const auto at = [n](int device, int chunk) { return static_cast<size_t>(device * n + chunk); };
   std::vector<uint64_t> held(static_cast<size_t>(n) * static_cast<size_t>(n));
   for (int d = 0; d < n; ++d)
@@ -66,7 +66,7 @@ std::vector<uint64_t> CollectiveSchedule::holds(int step) const {
   for (int s = 1; s <= step; ++s) {
     // Every message of a step reads the sender's chunk as it was before the step.
     const std::vector<uint64_t> before = held;
-    const bool reduce = isReduceScatter(s);
+    const bool reduce = is_reduce_scatter(s);
     for (const CollectiveMessage& m : messages(s)) {
       for (int c = 0; c < n; ++c) {
         if (m.chunk >= 0 && c != m.chunk) continue;
@@ -80,7 +80,7 @@ std::vector<uint64_t> CollectiveSchedule::holds(int step) const {
   return held;
 }
 
-int64_t CollectiveSchedule::bytesSent(int device) const {
+int64_t CollectiveSchedule::bytes_sent(int device) const {
   int64_t sum = 0;
   for (int s = 1; s <= steps(); ++s)
     for (const CollectiveMessage& m : messages(s))
@@ -88,7 +88,7 @@ int64_t CollectiveSchedule::bytesSent(int device) const {
   return sum;
 }
 
-int64_t CollectiveSchedule::bytesReceived(int device) const {
+int64_t CollectiveSchedule::bytes_received(int device) const {
   int64_t sum = 0;
   for (int s = 1; s <= steps(); ++s)
     for (const CollectiveMessage& m : messages(s))
@@ -96,7 +96,7 @@ int64_t CollectiveSchedule::bytesReceived(int device) const {
   return sum;
 }
 
-int CollectiveSchedule::messagesSent(int device) const {
+int CollectiveSchedule::messages_sent(int device) const {
   int count = 0;
   for (int s = 1; s <= steps(); ++s)
     for (const CollectiveMessage& m : messages(s))
@@ -104,16 +104,16 @@ int CollectiveSchedule::messagesSent(int device) const {
   return count;
 }
 
-int64_t CollectiveSchedule::totalBytes() const {
+int64_t CollectiveSchedule::total_bytes() const {
   int64_t sum = 0;
-  for (int d = 0; d < m_devices; ++d) sum += bytesSent(d);
+  for (int d = 0; d < devices_; ++d) sum += bytes_sent(d);
   return sum;
 }
 
-int CollectiveSchedule::busiestDevice() const {
+int CollectiveSchedule::busiest_device() const {
   int best = 0;
-  for (int d = 1; d < m_devices; ++d)
-    if (bytesSent(d) > bytesSent(best)) best = d;
+  for (int d = 1; d < devices_; ++d)
+    if (bytes_sent(d) > bytes_sent(best)) best = d;
   return best;
 }
 

@@ -26,15 +26,15 @@ class CollectiveSchedule {
   // devices >= 1 (at most 64: a chunk's contributors are one bit per device); elements >= 0.
   CollectiveSchedule(CollectiveAlgorithm algorithm, int devices, int64_t elements);
 
-  CollectiveAlgorithm algorithm() const { return m_algorithm; }
-  int devices() const { return m_devices; }
-  int64_t elements() const { return m_elements; }
+  CollectiveAlgorithm algorithm() const { return algorithm_; }
+  int devices() const { return devices_; }
+  int64_t elements() const { return elements_; }
 
   // Steps, numbered 1..steps(): ring 2(N-1) (reduce-scatter steps 1..N-1, then all-gather);
   // naive 2 (every device to device 0, then device 0 to every device); 0 with one device.
   int steps() const;
   // Ring steps 1..N-1 (naive: step 1).
-  bool isReduceScatter(int step) const;
+  bool is_reduce_scatter(int step) const;
   // The messages of `step`, in order of the sending device.
   std::vector<CollectiveMessage> messages(int step) const;
 
@@ -46,17 +46,17 @@ class CollectiveSchedule {
   uint64_t everyone() const;
 
   // Totals over the whole all-reduce, as CollectiveStats counts them.
-  int64_t bytesSent(int device) const;
-  int64_t bytesReceived(int device) const;
-  int messagesSent(int device) const;
-  int64_t totalBytes() const;  // on all links: the sum of every device's bytes sent
+  int64_t bytes_sent(int device) const;
+  int64_t bytes_received(int device) const;
+  int messages_sent(int device) const;
+  int64_t total_bytes() const;  // on all links: the sum of every device's bytes sent
   // The device that sends the most bytes (the lowest index on a tie).
-  int busiestDevice() const;
+  int busiest_device() const;
 
  private:
-  CollectiveAlgorithm m_algorithm = CollectiveAlgorithm::kRing;
-  int m_devices = 1;
-  int64_t m_elements = 0;
+  CollectiveAlgorithm algorithm_ = CollectiveAlgorithm::kRing;
+  int devices_ = 1;
+  int64_t elements_ = 0;
 };
 
 }  // namespace fitbench
