@@ -132,7 +132,6 @@ class MetricChart : public QWidget {
   void createRunSeries(Run& run);
   void styleRun(Run& run);
   void deleteRunSeries(Run& run);
-  void attachSeries(QLineSeries* series);
   void markDirty(Run& run, Line line);
   void markAllDirty();
   void scheduleRedraw();

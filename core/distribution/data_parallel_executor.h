@@ -48,6 +48,12 @@ class DataParallelExecutor : public StepExecutor {
   // What every device did in the last train_step (epoch and batch are left at -1 for fit() to
   // set). Valid until the next train_step.
   StepTrace* step_trace() override { return &timelines_.trace(); }
+  const StepTrace* labelled_step_trace(int epoch, int batch) override {
+    StepTrace& trace = timelines_.trace();
+    trace.epoch = epoch;
+    trace.batch = batch;
+    return &trace;
+  }
 
   int devices() const { return pool_.size(); }
   // Whether the optimizer update is sharded: more than one device, an element-wise update

@@ -57,6 +57,12 @@ class ModelParallelExecutor : public StepExecutor {
   // What every device did in the last train_step, by flat mesh index (epoch and batch are left
   // at -1 for fit() to set). Valid until the next train_step.
   StepTrace* step_trace() override { return &timelines_.trace(); }
+  const StepTrace* labelled_step_trace(int epoch, int batch) override {
+    StepTrace& trace = timelines_.trace();
+    trace.epoch = epoch;
+    trace.batch = batch;
+    return &trace;
+  }
 
   int devices() const { return pool_.size(); }
   // The values device `index` (flat mesh index) holds: its slice of each variable.

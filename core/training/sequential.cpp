@@ -8,7 +8,6 @@
 #include <stdexcept>
 
 #include "core/data/dataset.h"
-#include "core/distribution/trace.h"
 #include "core/error.h"
 #include "core/keras_random.h"
 #include "core/nn/initializers.h"
@@ -323,11 +322,8 @@ History Sequential::fit(const Matrix& x_all, const Matrix& y_all, const FitOptio
         exec->train_step(x.middleRows(start, rows), y.middleRows(start, rows), train_step_++,
                          totals);
       }
-      if (StepTrace* trace = exec->step_trace()) {
-        trace->epoch = epoch;
-        trace->batch = step;
+      if (const StepTrace* trace = exec->labelled_step_trace(epoch, step))
         for (auto* c : cbs.list) c->on_step_trace(*trace);
-      }
       // Running means since the epoch began, as Keras's metrics report them per batch. The map's
       // nodes exist after the first batch, so this assigns values without allocating.
       const double n = totals.samples;

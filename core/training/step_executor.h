@@ -50,6 +50,9 @@ class StepExecutor {
   // (one device without a distribution). fit() sets its epoch and batch and passes it to
   // Callback::on_step_trace.
   virtual StepTrace* step_trace() { return nullptr; }
+  // step_trace() with fit()'s epoch and batch set: what fit() hands to Callback::on_step_trace
+  // (here, so that the training loop needs no definition of StepTrace).
+  virtual const StepTrace* labelled_step_trace(int /*epoch*/, int /*batch*/) { return nullptr; }
 };
 
 // Runs every step on the calling thread, on the model's variables.

@@ -50,13 +50,6 @@ struct TraceCounter : Callback {
   }
 };
 
-// fit() hands traces to callbacks once StepExecutor has step_trace() (the lead's part).
-template <class E>
-constexpr bool kHasStepTrace = requires(E& e) {
-  e.step_trace();
-};
-constexpr bool kFitDeliversTraces = kHasStepTrace<StepExecutor>;
-
 TraceSpan span(SpanKind kind, double begin, double duration) {
   TraceSpan s;
   s.kind = kind;
@@ -381,51 +374,47 @@ void TestTrace::link_time_is_charged_to_the_collectives() {
 }
 
 void TestTrace::fit_hands_traces_to_callbacks() {
-  if constexpr (!kFitDeliversTraces) {
-    QSKIP("StepExecutor::step_trace() and its call in fit() are not in this tree yet");
-  } else {
-    // 23 rows, batch 10: 3 steps per epoch; 2 epochs from initial_epoch 1 of 3.
-    Setup s(4, {3}, 23);
-    TraceCounter counter;
-    RunOptions run;
-    run.callbacks = {&counter};
-    use_data_parallel(s.model, 2);
-    s.model.fit(s.x, s.y,
-                FitOptions{.epochs = 3, .batch_size = 10, .verbose = 0, .initial_epoch = 1}, run);
-    QCOMPARE(counter.seen.size(), size_t(6));
-    for (size_t i = 0; i < 6; ++i) {
-      QCOMPARE(counter.seen[i][0], int64_t(1 + i / 3));
-      QCOMPARE(counter.seen[i][1], int64_t(i % 3));
-      if (i > 0) QCOMPARE(counter.seen[i][2], counter.seen[i - 1][2] + 1);
-    }
-    // The recorder keeps the run; the summary covers both devices.
-    TraceRecorder recorder;
-    run.callbacks = {&recorder};
-    s.model.fit(s.x, s.y, FitOptions{.epochs = 1, .batch_size = 10, .verbose = 0}, run);
-    QCOMPARE(recorder.trace().steps().size(), size_t(3));
-    QCOMPARE(recorder.trace().shard_rows(2, 1), int64_t(1));  // the last batch of 3 rows: 2 + 1
-    QCOMPARE(recorder.usage().size(), size_t(2));
-    const std::vector<DeviceUsage> all = summarize(recorder.trace());
-    for (size_t d = 0; d < 2; ++d) {
-      QCOMPARE(recorder.usage()[d].busy_us, all[d].busy_us);
-      QCOMPARE(recorder.usage()[d].total_us, all[d].total_us);
-    }
-    // A recorder that keeps one step still sums every step (the CLI without --trace keeps none,
-    // so a long run's memory does not grow).
-    TraceRecorder first(1);
-    run.callbacks = {&first};
-    s.model.fit(s.x, s.y, FitOptions{.epochs = 2, .batch_size = 10, .verbose = 0}, run);
-    QCOMPARE(first.trace().steps().size(), size_t(1));
-    QCOMPARE(first.steps_seen(), size_t(6));
-    QCOMPARE(first.usage().size(), size_t(2));
-    QVERIFY(first.usage()[1].busy_us > first.trace().spans().back().span.duration_us);
-    // One device without a distribution: no trace at all.
-    TraceCounter none;
-    run.callbacks = {&none};
-    Setup local(4, {3}, 23);
-    local.model.fit(local.x, local.y, FitOptions{.epochs = 1, .batch_size = 10, .verbose = 0}, run);
-    QVERIFY(none.seen.empty());
+  // 23 rows, batch 10: 3 steps per epoch; 2 epochs from initial_epoch 1 of 3.
+  Setup s(4, {3}, 23);
+  TraceCounter counter;
+  RunOptions run;
+  run.callbacks = {&counter};
+  use_data_parallel(s.model, 2);
+  s.model.fit(s.x, s.y, FitOptions{.epochs = 3, .batch_size = 10, .verbose = 0, .initial_epoch = 1},
+              run);
+  QCOMPARE(counter.seen.size(), size_t(6));
+  for (size_t i = 0; i < 6; ++i) {
+    QCOMPARE(counter.seen[i][0], int64_t(1 + i / 3));
+    QCOMPARE(counter.seen[i][1], int64_t(i % 3));
+    if (i > 0) QCOMPARE(counter.seen[i][2], counter.seen[i - 1][2] + 1);
   }
+  // The recorder keeps the run; the summary covers both devices.
+  TraceRecorder recorder;
+  run.callbacks = {&recorder};
+  s.model.fit(s.x, s.y, FitOptions{.epochs = 1, .batch_size = 10, .verbose = 0}, run);
+  QCOMPARE(recorder.trace().steps().size(), size_t(3));
+  QCOMPARE(recorder.trace().shard_rows(2, 1), int64_t(1));  // the last batch of 3 rows: 2 + 1
+  QCOMPARE(recorder.usage().size(), size_t(2));
+  const std::vector<DeviceUsage> all = summarize(recorder.trace());
+  for (size_t d = 0; d < 2; ++d) {
+    QCOMPARE(recorder.usage()[d].busy_us, all[d].busy_us);
+    QCOMPARE(recorder.usage()[d].total_us, all[d].total_us);
+  }
+  // A recorder that keeps one step still sums every step (the CLI without --trace keeps none,
+  // so a long run's memory does not grow).
+  TraceRecorder first(1);
+  run.callbacks = {&first};
+  s.model.fit(s.x, s.y, FitOptions{.epochs = 2, .batch_size = 10, .verbose = 0}, run);
+  QCOMPARE(first.trace().steps().size(), size_t(1));
+  QCOMPARE(first.steps_seen(), size_t(6));
+  QCOMPARE(first.usage().size(), size_t(2));
+  QVERIFY(first.usage()[1].busy_us > first.trace().spans().back().span.duration_us);
+  // One device without a distribution: no trace at all.
+  TraceCounter none;
+  run.callbacks = {&none};
+  Setup local(4, {3}, 23);
+  local.model.fit(local.x, local.y, FitOptions{.epochs = 1, .batch_size = 10, .verbose = 0}, run);
+  QVERIFY(none.seen.empty());
 }
 
 void TestTrace::run_trace_and_summary() {
