@@ -77,10 +77,7 @@ std::vector<VariableSlice> variableSlices(const BatchSplitPlan& plan, const Mesh
 }
 
 int64_t trainingSamples(int64_t samples, double validationSplit) {
-  // Keras's split point (validation_split_at) without its errors: the view draws any setting, and
-  // the Data tab says what is wrong with one that empties a side.
-  if (!(validationSplit > 0.0 && validationSplit < 1.0)) return samples;
-  return static_cast<int64_t>(std::floor(static_cast<double>(samples) * (1.0 - validationSplit)));
+  return training_rows(samples, validationSplit);
 }
 
 int64_t batchesPerEpoch(const BatchSplitPlan& plan) {

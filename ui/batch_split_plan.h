@@ -67,8 +67,7 @@ std::vector<BatchSplit> plannedBatches(const BatchSplitPlan& plan);
 // The latest step's batch from its trace: shard_rows per device (per mesh row for ModelParallel).
 BatchSplit liveBatch(const BatchSplitPlan& plan, const StepTrace& step);
 
-// The rows fit() trains on per epoch: with a validation_split in (0, 1), the first
-// floor(samples * (1 - split)) rows (Sequential::fit, as Keras's data adapter); else all of them.
+// The rows fit() trains on per epoch (core's training_rows).
 int64_t trainingSamples(int64_t samples, double validationSplit);
 
 // Batches per epoch, ceil(trainingSamples / batchSize) (Keras's steps per epoch); 0 if unknown.

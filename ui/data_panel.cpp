@@ -27,8 +27,8 @@
 #include <algorithm>
 #include <charconv>
 
+#include "core/distribution/device_plan.h"
 #include "core/error.h"
-#include "ui/batch_split_plan.h"
 #include "ui/csv_preview.h"
 #include "ui/data_scatter.h"
 #include "ui/field_error.h"
@@ -592,7 +592,7 @@ void DataPanel::refreshPreview() {
   Index train = n;
   // The rows fit() trains on (trainingSamples: Keras's split point, without validation_split_at's
   // errors, which checkSplit has shown).
-  if (m_splitErrorText.isEmpty()) train = batchsplit::trainingSamples(n, m_validationSplit);
+  if (m_splitErrorText.isEmpty()) train = training_rows(n, m_validationSplit);
   if (m_spec.standardize && train > 0) Standardizer::fit(shown.x.topRows(train)).apply(shown.x);
   m_scatter->setData(shown, m_classCount, train);
 }

@@ -1,6 +1,7 @@
 #include "core/distribution/device_plan.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "core/distribution/batch_shards.h"
 
@@ -54,6 +55,11 @@ std::vector<VariablePiece> variable_pieces(const std::vector<VariableLayout>& va
     }
   }
   return out;
+}
+
+int64_t training_rows(int64_t samples, double validation_split) {
+  if (!(validation_split > 0.0 && validation_split < 1.0)) return samples;
+  return static_cast<int64_t>(std::floor(static_cast<double>(samples) * (1.0 - validation_split)));
 }
 
 std::vector<int64_t> batch_parts(int64_t rows, int parts) {

@@ -48,6 +48,12 @@ struct VariablePiece {
 std::vector<VariablePiece> variable_pieces(const std::vector<VariableLayout>& variables,
                                            const MeshPlacement& mesh);
 
+// The rows fit() trains on per epoch: with a validation_split in (0, 1), the first
+// floor(samples * (1 - split)) rows (Sequential::fit, as Keras's data adapter); else all of them.
+// Unlike validation_split_at it never fails: a view draws any setting, the Data tab says what is
+// wrong with one that empties a side.
+int64_t training_rows(int64_t samples, double validation_split);
+
 // Rows of each of `parts` contiguous shards of a batch of `rows` (the first rows % parts get one
 // more): DataParallel's devices, or ModelParallel's mesh rows.
 std::vector<int64_t> batch_parts(int64_t rows, int parts);
