@@ -8,6 +8,7 @@
 #include "core/distribution/distribution.h"
 #include "core/error.h"
 #include "core/io/history_file.h"
+#include "core/io/model_file.h"
 
 namespace fitbench {
 namespace {
@@ -32,6 +33,7 @@ RunResult execute_run(RunPlan& plan, const RunIO& io, RunListener* listener) {
   options.warnings = io.warnings;
   options.interactive = io.interactive;
   options.control = io.control;
+  options.write_model = write_model_file;
   if (plan.distributed()) {
     options.callbacks.push_back(&recorder);
     // What the seed script prints before training.

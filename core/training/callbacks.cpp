@@ -7,7 +7,6 @@
 
 #include "core/error.h"
 #include "core/file_checks.h"
-#include "core/io/model_file.h"
 #include "core/metrics/metric.h"
 #include "core/optimizers/optimizer.h"
 #include "core/python_repr.h"
@@ -109,11 +108,13 @@ void EarlyStopping::on_train_end(const Logs&) {
 
 // keras/src/callbacks/model_checkpoint.py (save_freq="epoch"; the whole model is saved as a
 // fitbench model file).
-ModelCheckpoint::ModelCheckpoint(const CallbackSpec& spec, bool upward, std::string place)
+ModelCheckpoint::ModelCheckpoint(const CallbackSpec& spec, bool upward, std::string place,
+                                 ModelWriter write)
     : spec_(spec),
       template_(parse_format_template(spec.filepath)),
       upward_(upward),
-      place_(std::move(place)) {}
+      place_(std::move(place)),
+      write_(std::move(write)) {}
 
 void ModelCheckpoint::on_train_begin(const Logs&) {
   // A file that cannot be written fails now, not after the first epoch's training: the first
@@ -171,7 +172,7 @@ void ModelCheckpoint::on_epoch_end(int epoch, Logs& logs) {
   } else if (verbose) {
     model_->output() << at << "saving model to " << file << std::endl;
   }
-  write_model_file(model_->model_file(), file);
+  write_(model_->model_file(), file);
   if (verbose) model_->output() << at << "finished saving model to " << file << std::endl;
 }
 
@@ -360,13 +361,19 @@ std::vector<std::unique_ptr<Callback>> make_callbacks(const std::vector<Callback
       if (s.filepath.empty()) throw InputError(file_place, "must name the model file to write");
       std::unique_ptr<ModelCheckpoint> checkpoint;
       try {
-        checkpoint =
-            std::make_unique<ModelCheckpoint>(s, monitor_direction(s, context, place), file_place);
+        checkpoint = std::make_unique<ModelCheckpoint>(s, monitor_direction(s, context, place),
+                                                       file_place, context.write_model);
       } catch (const FormatError& e) {
         throw InputError(file_place, std::string(e.what()) + " (\"" + s.filepath +
                                          "\" is filled as Python's str.format)");
       }
       check_filepath_fields(*checkpoint, specs, i, context, file_place);
+      // The training loop writes no file format itself: its caller says how (execute_run
+      // passes write_model_file).
+      if (!context.write_model)
+        throw InputError(place,
+                         "ModelCheckpoint needs a model writer: pass RunOptions::write_model "
+                         "(write_model_file) to fit()");
       out.push_back(std::move(checkpoint));
     } else if (s.class_name == "CSVLogger") {
       if (s.filepath.empty())

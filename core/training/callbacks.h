@@ -7,10 +7,10 @@
 #include <optional>
 #include <vector>
 
-#include "core/io/model_file.h"
 #include "core/python_format.h"
 #include "core/training/callback.h"
 #include "core/training/fit_options.h"
+#include "core/training/model_state.h"
 #include "core/training/progbar.h"
 
 namespace fitbench {
@@ -22,6 +22,7 @@ struct CallbackContext {
   std::vector<std::string> metric_identifiers;  // compile.metrics as given, in the same order
   bool validation = false;
   bool rate_is_schedule = false;
+  ModelWriter write_model;  // ModelCheckpoint's; a ModelCheckpoint without one is refused
 };
 
 // EarlyStopping's and ModelCheckpoint's direction (keras/src/callbacks/monitor_callback.py
@@ -59,7 +60,7 @@ class EarlyStopping : public Callback {
 class ModelCheckpoint : public Callback {
  public:
   // `place` names the filepath in messages ("fit.callbacks[0].config.filepath").
-  ModelCheckpoint(const CallbackSpec& spec, bool upward, std::string place);
+  ModelCheckpoint(const CallbackSpec& spec, bool upward, std::string place, ModelWriter write);
   void on_train_begin(const Logs& logs) override;
   void on_epoch_end(int epoch, Logs& logs) override;
   // The file of an epoch: filepath.format(epoch=epoch + 1, **logs), as Keras fills it
@@ -72,6 +73,7 @@ class ModelCheckpoint : public Callback {
   FormatTemplate template_;
   bool upward_;
   std::string place_;
+  ModelWriter write_;
   double best_ = 0.0;
 };
 

@@ -260,6 +260,7 @@ History Sequential::fit(const Matrix& x_all, const Matrix& y_all, const FitOptio
   callback_context.metric_identifiers = compile_options_.metrics;
   callback_context.validation = vx && vy && vx->rows() > 0;
   callback_context.rate_is_schedule = optimizer_->has_schedule();
+  callback_context.write_model = run.write_model;
   std::vector<std::unique_ptr<Callback>> owned =
       make_callbacks(o.callbacks, clock, callback_context);
   HistoryRecorder recorder(history);

@@ -11,7 +11,6 @@
 #include <string>
 #include <vector>
 
-#include "core/io/model_file.h"
 #include "core/losses/loss.h"
 #include "core/metrics/metric.h"
 #include "core/nn/network.h"
@@ -20,6 +19,7 @@
 #include "core/training/callback.h"
 #include "core/training/fit_options.h"
 #include "core/training/history.h"
+#include "core/training/model_state.h"
 #include "core/training/step_executor.h"
 #include "core/training/training_control.h"
 
@@ -32,7 +32,8 @@ struct RunOptions {
   bool interactive = false;            // out is a terminal: verbose=1 draws the live bar
   std::vector<Callback*> callbacks;    // in addition to those of FitOptions (not owned)
   TrainingControl* control = nullptr;  // stop / pause from another thread
-  std::function<double()> clock;       // seconds; null: steady clock (tests inject one)
+  ModelWriter write_model;        // how ModelCheckpoint saves (write_model_file); none: refused
+  std::function<double()> clock;  // seconds; null: steady clock (tests inject one)
   // Validation data (Keras's validation_data); takes precedence over validation_split.
   const Matrix* validation_x = nullptr;
   const Matrix* validation_y = nullptr;

@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "core/io/model_file.h"
 #include "core/python_format.h"
 #include "core/python_repr.h"
 #include "core/random.h"
@@ -292,6 +293,10 @@ void TestFit::callbacks_refuse_what_keras_fails_on() {
            "object of type 'float'");
   ck.filepath = dir.filePath("ck-{epoch}}.json").toStdString();
   QVERIFY(refusal(ck).find("Single '}' encountered in format string") != std::string::npos);
+  // The training loop writes no file format itself: without RunOptions::write_model it refuses.
+  ck.filepath = dir.filePath("ck-{epoch}.json").toStdString();
+  QCOMPARE(refusal(ck), std::string("fit.callbacks[0]: ModelCheckpoint needs a model writer: pass "
+                                    "RunOptions::write_model (write_model_file) to fit()"));
   QVERIFY(QDir(dir.path()).isEmpty());
 
   CompileOptions scheduled = c;
@@ -329,6 +334,7 @@ void TestFit::model_checkpoint_fills_its_filepath() {
   std::ostringstream out;
   RunOptions run;
   run.out = &out;
+  run.write_model = write_model_file;
   const History h = m.fit(
       x, y,
       FitOptions{
