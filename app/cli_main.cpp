@@ -8,7 +8,7 @@
 #include <iostream>
 
 #include "app/cli_commands.h"
-#include "core/error.h"
+#include "core/base/error.h"
 #include "core/run/run_plan.h"
 
 namespace {

@@ -12,10 +12,10 @@
 #include <cstdio>
 
 #include "app/repeated_option.h"
-#include "core/error.h"
+#include "core/base/error.h"
 #include "core/file_checks.h"
-#include "ui/main_window.h"
-#include "ui/metric_chart.h"
+#include "ui/charts/metric_chart.h"
+#include "ui/window/main_window.h"
 
 namespace {
 

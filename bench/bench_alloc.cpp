@@ -20,10 +20,10 @@
 
 #include "bench/bench_models.h"
 #include "core/data/dataset.h"
-#include "core/distribution/data_parallel_executor.h"
-#include "core/distribution/layout_map.h"
-#include "core/distribution/model_parallel_executor.h"
-#include "core/random.h"
+#include "core/distribution/executors/data_parallel_executor.h"
+#include "core/distribution/executors/model_parallel_executor.h"
+#include "core/distribution/layout/layout_map.h"
+#include "core/python/random.h"
 #include "core/training/sequential.h"
 
 extern "C" {

@@ -18,8 +18,8 @@
 #include "bench/bench_util.h"
 #include "core/run/run.h"
 #include "core/run/run_plan.h"
-#include "ui/main_window.h"
-#include "ui/training_session.h"
+#include "ui/window/main_window.h"
+#include "ui/window/training_session.h"
 
 using namespace fitbench;
 

@@ -1,12 +1,12 @@
 // How the simulated devices' workers are run, measured: DevicePool (one std::thread per device,
-// woken by a spin-then-futex generation counter; core/distribution/device_pool.h) against oneTBB
-// as DESIGN.md first proposes (one tbb::task_arena of concurrency 1 per device, a step enqueued
-// into each and joined on a counter). Both run the same jobs with the same SpinBarrier inside:
-// (a) an empty step (fork and join alone), (b) a step with two barriers (the shape of the seed
-// model's DataParallel step: the all-reduce's two synchronizations), (c) 20 us of work per device
-// then two barriers. N = 2 devices (one per core) and N = 4 (more devices than cores). Medians of
-// repeats (alternating blocks of the two), in microseconds per step; never asserted. Usage:
-// bench_pool [--repeats N]
+// woken by a spin-then-futex generation counter; core/distribution/threads/device_pool.h) against
+// oneTBB as DESIGN.md first proposes (one tbb::task_arena of concurrency 1 per device, a step
+// enqueued into each and joined on a counter). Both run the same jobs with the same SpinBarrier
+// inside: (a) an empty step (fork and join alone), (b) a step with two barriers (the shape of the
+// seed model's DataParallel step: the all-reduce's two synchronizations), (c) 20 us of work per
+// device then two barriers. N = 2 devices (one per core) and N = 4 (more devices than cores).
+// Medians of repeats (alternating blocks of the two), in microseconds per step; never asserted.
+// Usage: bench_pool [--repeats N]
 #include <oneapi/tbb/global_control.h>
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/version.h>
@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "bench/bench_util.h"
-#include "core/distribution/device_pool.h"
+#include "core/distribution/threads/device_pool.h"
 
 namespace {
 

@@ -21,8 +21,8 @@
 #include "bench/bench_models.h"
 #include "bench/bench_util.h"
 #include "core/data/dataset.h"
-#include "core/distribution/distribution.h"
-#include "core/random.h"
+#include "core/distribution/executors/distribution.h"
+#include "core/python/random.h"
 #include "core/training/sequential.h"
 
 namespace {

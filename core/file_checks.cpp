@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "core/error.h"
-#include "core/python_format.h"
+#include "core/base/error.h"
+#include "core/python/python_format.h"
 
 namespace fitbench {
 namespace fs = std::filesystem;

@@ -6,11 +6,11 @@
 #include <cstdio>
 #include <iostream>
 
+#include "core/base/error.h"
 #include "core/data/dataset.h"
-#include "core/distribution/devices.h"
-#include "core/distribution/distribution_api.h"
-#include "core/error.h"
-#include "core/random.h"
+#include "core/distribution/api/distribution_api.h"
+#include "core/distribution/spec/devices.h"
+#include "core/python/random.h"
 #include "core/training/sequential.h"
 
 using namespace fitbench;

@@ -1,9 +1,9 @@
 #!/usr/bin/python3
-"""Writes core/distribution/path_pattern_classes.inc: the code point ranges of Python's re
+"""Writes core/python/path_pattern_classes.inc: the code point ranges of Python's re
 classes for str patterns, from this Python's Unicode database (unicodedata.unidata_version):
 \\w is str.isalnum() or "_", \\d is str.isdecimal(), \\s is str.isspace() (Modules/_sre's
 SRE_UNI_IS_WORD, SRE_UNI_IS_DIGIT and SRE_UNI_IS_SPACE). Run:
-    /usr/bin/python3 scripts/path_pattern_classes.py > core/distribution/path_pattern_classes.inc"""
+    /usr/bin/python3 scripts/path_pattern_classes.py > core/python/path_pattern_classes.inc"""
 import unicodedata
 
 from unicode_ranges import ranges, table

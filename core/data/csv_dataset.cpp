@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <string_view>
 
+#include "core/base/error.h"
 #include "core/data/csv_reader.h"
 #include "core/data/dataset.h"
-#include "core/error.h"
 
 namespace fitbench {
 namespace {

@@ -9,7 +9,7 @@
 #include <limits>
 #include <system_error>
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "core/file_checks.h"
 
 namespace fitbench {

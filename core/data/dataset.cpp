@@ -8,7 +8,7 @@
 #include <cmath>
 #include <limits>
 
-#include "core/error.h"
+#include "core/base/error.h"
 
 namespace fitbench {
 namespace {

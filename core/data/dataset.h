@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/base/tensor.h"
 #include "core/data/data_spec.h"
-#include "core/tensor.h"
 
 namespace fitbench {
 

@@ -39,10 +39,10 @@
 #include <string>
 #include <vector>
 
+#include "core/base/error.h"
 #include "core/data/dataset.h"
-#include "core/data/numpy_random.h"
-#include "core/error.h"
-#include "core/random.h"
+#include "core/python/numpy_random.h"
+#include "core/python/random.h"
 
 namespace fitbench {
 namespace {

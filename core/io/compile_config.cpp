@@ -7,7 +7,7 @@
 #include <cmath>
 #include <limits>
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "core/io/json_reader.h"
 #include "core/io/keras_json.h"
 

@@ -5,8 +5,8 @@
 
 #include <algorithm>
 
-#include "core/distribution/layout_map.h"
-#include "core/error.h"
+#include "core/base/error.h"
+#include "core/distribution/layout/layout_map.h"
 #include "core/io/json_file.h"
 #include "core/io/json_reader.h"
 #include "core/io/keras_json.h"

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "core/data/data_spec.h"
-#include "core/distribution/distribution_spec.h"
+#include "core/distribution/spec/distribution_spec.h"
 #include "core/nn/layer_spec.h"
 #include "core/training/fit_options.h"
 

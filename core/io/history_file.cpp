@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/io/json_file.h"
-#include "core/python_repr.h"
+#include "core/python/python_repr.h"
 #include "core/training/logs.h"
 
 namespace fitbench {

@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "core/file_checks.h"
 
 namespace fitbench::json_io {

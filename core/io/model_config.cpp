@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <optional>
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "core/io/json_reader.h"
 #include "core/io/keras_json.h"
 #include "core/io/keras_objects.h"

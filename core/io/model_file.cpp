@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "core/io/json_file.h"
 #include "core/io/json_reader.h"
 #include "core/io/keras_json.h"

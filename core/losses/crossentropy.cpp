@@ -5,7 +5,7 @@
 #include <cmath>
 #include <sstream>
 
-#include "core/error.h"
+#include "core/base/error.h"
 
 namespace fitbench::losses {
 namespace {

@@ -5,7 +5,7 @@
 #include <sstream>
 #include <utility>
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "core/losses/crossentropy.h"
 #include "core/losses/loss_names.h"
 #include "core/losses/regression_losses.h"

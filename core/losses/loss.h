@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
+#include "core/base/tensor.h"
 #include "core/losses/loss_spec.h"
-#include "core/tensor.h"
 
 namespace fitbench {
 

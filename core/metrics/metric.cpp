@@ -5,7 +5,7 @@
 #include <map>
 #include <optional>
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "core/losses/loss_names.h"
 #include "core/metrics/accuracy_metrics.h"
 #include "core/metrics/confusion_metrics.h"

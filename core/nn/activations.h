@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "core/tensor.h"
+#include "core/base/tensor.h"
 
 namespace fitbench {
 

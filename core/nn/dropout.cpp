@@ -1,6 +1,6 @@
 #include "core/nn/dropout.h"
 
-#include "core/random.h"
+#include "core/python/random.h"
 
 namespace fitbench {
 

@@ -2,8 +2,8 @@
 
 #include <cmath>
 
-#include "core/error.h"
-#include "core/keras_random.h"
+#include "core/base/error.h"
+#include "core/python/keras_random.h"
 
 namespace fitbench {
 namespace {

@@ -1,11 +1,11 @@
 // Keras 3's weight initializers (keras/src/initializers/*.py): fills a variable given its Keras
 // shape (fans as keras computes them) from JAX's generator keyed by a seed, as Keras on JAX does
-// (core/keras_random.h), so the same seed gives Keras's own initial weights. Free functions.
+// (core/python/keras_random.h), so the same seed gives Keras's own initial weights. Free functions.
 #pragma once
 
+#include "core/base/tensor.h"
 #include "core/nn/layer_spec.h"
-#include "core/random.h"
-#include "core/tensor.h"
+#include "core/python/random.h"
 
 namespace fitbench {
 

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "core/base/tensor.h"
 #include "core/nn/layer_spec.h"
-#include "core/tensor.h"
 
 namespace fitbench {
 

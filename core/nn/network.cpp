@@ -3,7 +3,7 @@
 #include <map>
 #include <set>
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "core/nn/activation_layer.h"
 #include "core/nn/dense.h"
 #include "core/nn/dropout.h"

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "core/base/tensor.h"
 #include "core/nn/layer.h"
 #include "core/nn/layer_spec.h"
-#include "core/tensor.h"
 
 namespace fitbench {
 

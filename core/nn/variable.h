@@ -5,8 +5,8 @@
 
 #include <string>
 
+#include "core/base/tensor.h"
 #include "core/nn/layer_spec.h"
-#include "core/tensor.h"
 
 namespace fitbench {
 

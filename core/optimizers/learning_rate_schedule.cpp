@@ -5,7 +5,7 @@
 #include <numbers>
 #include <sstream>
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "core/optimizers/optimizer.h"
 
 namespace fitbench {

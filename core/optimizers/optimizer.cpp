@@ -6,7 +6,7 @@
 #include <sstream>
 #include <utility>
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "core/optimizers/adagrad.h"
 #include "core/optimizers/adam.h"
 #include "core/optimizers/learning_rate_schedule.h"

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/base/tensor.h"
 #include "core/optimizers/optimizer_spec.h"
-#include "core/tensor.h"
 
 namespace fitbench {
 

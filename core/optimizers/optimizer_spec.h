@@ -31,15 +31,15 @@ struct OptimizerSpec {
   // (SGD 0.01, the others 0.001).
   std::optional<double> learning_rate;
   std::optional<ScheduleSpec> schedule;
-  double momentum = 0.0;       // SGD, RMSprop
-  bool nesterov = false;       // SGD
-  double beta_1 = 0.9;         // Adam, AdamW
-  double beta_2 = 0.999;       // Adam, AdamW
-  double epsilon = 1e-7;       // Adam, AdamW, RMSprop, Adagrad
-  bool amsgrad = false;        // Adam, AdamW
-  std::optional<double> weight_decay;  // AdamW default 0.004; others: none
-  double rho = 0.9;            // RMSprop
-  bool centered = false;       // RMSprop
+  double momentum = 0.0;                   // SGD, RMSprop
+  bool nesterov = false;                   // SGD
+  double beta_1 = 0.9;                     // Adam, AdamW
+  double beta_2 = 0.999;                   // Adam, AdamW
+  double epsilon = 1e-7;                   // Adam, AdamW, RMSprop, Adagrad
+  bool amsgrad = false;                    // Adam, AdamW
+  std::optional<double> weight_decay;      // AdamW default 0.004; others: none
+  double rho = 0.9;                        // RMSprop
+  bool centered = false;                   // RMSprop
   double initial_accumulator_value = 0.1;  // Adagrad
   std::optional<double> clipnorm;          // per-variable norm clip
   std::optional<double> clipvalue;         // elementwise clip

@@ -3,9 +3,9 @@
 #include <cmath>
 #include <sstream>
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "core/io/model_file.h"
-#include "core/random.h"
+#include "core/python/random.h"
 
 namespace fitbench {
 

@@ -3,10 +3,10 @@
 #include <chrono>
 #include <iostream>
 
-#include "core/distribution/chrome_trace.h"
-#include "core/distribution/devices.h"
-#include "core/distribution/distribution.h"
-#include "core/error.h"
+#include "core/base/error.h"
+#include "core/distribution/executors/distribution.h"
+#include "core/distribution/spec/devices.h"
+#include "core/io/chrome_trace.h"
 #include "core/io/history_file.h"
 #include "core/io/model_file.h"
 

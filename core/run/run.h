@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "core/distribution/trace.h"
+#include "core/distribution/trace/trace.h"
 #include "core/io/model_file.h"
 #include "core/run/run_plan.h"
 #include "core/training/callback.h"

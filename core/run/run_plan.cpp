@@ -2,11 +2,11 @@
 
 #include <thread>
 
-#include "core/distribution/collectives.h"
-#include "core/distribution/devices.h"
-#include "core/distribution/distribution.h"
-#include "core/distribution/layout_map.h"
-#include "core/distribution/strategies.h"
+#include "core/distribution/collectives/collectives.h"
+#include "core/distribution/executors/distribution.h"
+#include "core/distribution/layout/layout_map.h"
+#include "core/distribution/spec/devices.h"
+#include "core/distribution/spec/strategies.h"
 #include "core/file_checks.h"
 #include "core/io/model_file.h"
 #include "core/run/experiment_runner.h"

@@ -13,8 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "core/base/error.h"
 #include "core/data/dataset.h"
-#include "core/error.h"
 #include "core/io/experiment.h"
 #include "core/training/sequential.h"
 

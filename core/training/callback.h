@@ -8,7 +8,7 @@
 namespace fitbench {
 
 class Sequential;
-struct StepTrace;  // core/distribution/trace.h
+struct StepTrace;  // core/distribution/trace/trace.h
 
 // keras.callbacks.Callback.params: what the loop that calls the hooks will run.
 struct CallbackParams {

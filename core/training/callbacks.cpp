@@ -5,11 +5,11 @@
 #include <iostream>
 #include <limits>
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "core/file_checks.h"
 #include "core/metrics/metric.h"
 #include "core/optimizers/optimizer.h"
-#include "core/python_repr.h"
+#include "core/python/python_repr.h"
 #include "core/training/sequential.h"
 
 namespace fitbench {

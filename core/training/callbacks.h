@@ -7,7 +7,7 @@
 #include <optional>
 #include <vector>
 
-#include "core/python_format.h"
+#include "core/python/python_format.h"
 #include "core/training/callback.h"
 #include "core/training/fit_options.h"
 #include "core/training/model_state.h"

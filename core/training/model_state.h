@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "core/base/tensor.h"
 #include "core/nn/layer_spec.h"
-#include "core/tensor.h"
 #include "core/training/fit_options.h"
 
 namespace fitbench {

@@ -7,11 +7,11 @@
 #include <iostream>
 #include <stdexcept>
 
+#include "core/base/error.h"
 #include "core/data/dataset.h"
-#include "core/error.h"
-#include "core/keras_random.h"
 #include "core/nn/initializers.h"
-#include "core/random.h"
+#include "core/python/keras_random.h"
+#include "core/python/random.h"
 #include "core/training/callbacks.h"
 #include "core/training/progbar_logger.h"
 

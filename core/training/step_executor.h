@@ -14,7 +14,7 @@
 
 namespace fitbench {
 
-struct StepTrace;  // core/distribution/trace.h
+struct StepTrace;  // core/distribution/trace/trace.h
 
 // What an executor works on; owned by the model, valid while the executor lives.
 struct ExecutorContext {

@@ -9,7 +9,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "core/unicode.h"
+#include "core/base/unicode.h"
 
 namespace fitbench {
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "core/losses/loss.h"
-#include "core/random.h"
+#include "core/python/random.h"
 #include "core/training/sequential.h"
 
 namespace fitbench::fixtures {

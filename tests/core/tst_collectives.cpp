@@ -14,9 +14,9 @@
 #include <thread>
 #include <vector>
 
-#include "core/distribution/collectives.h"
-#include "core/error.h"
-#include "core/random.h"
+#include "core/base/error.h"
+#include "core/distribution/collectives/collectives.h"
+#include "core/python/random.h"
 
 using namespace fitbench;
 

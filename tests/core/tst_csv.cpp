@@ -7,9 +7,9 @@
 #include <functional>
 #include <optional>
 
+#include "core/base/error.h"
 #include "core/data/csv_reader.h"
 #include "core/data/dataset.h"
-#include "core/error.h"
 #include "core/run/experiment_runner.h"
 
 using namespace fitbench;

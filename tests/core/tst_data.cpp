@@ -5,8 +5,8 @@
 #include <optional>
 #include <set>
 
+#include "core/base/error.h"
 #include "core/data/dataset.h"
-#include "core/error.h"
 
 using namespace fitbench;
 

@@ -7,11 +7,11 @@
 #include <QTest>
 #include <nlohmann/json.hpp>
 
-#include "core/distribution/data_parallel_executor.h"
-#include "core/distribution/distribution.h"
-#include "core/error.h"
+#include "core/base/error.h"
+#include "core/distribution/executors/data_parallel_executor.h"
+#include "core/distribution/executors/distribution.h"
 #include "core/io/experiment.h"
-#include "core/random.h"
+#include "core/python/random.h"
 #include "core/training/sequential.h"
 #include "tests/core/fixtures.h"
 

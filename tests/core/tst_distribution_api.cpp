@@ -8,11 +8,11 @@
 #include <QRegularExpression>
 #include <QTest>
 
-#include "core/distribution/distribution.h"
-#include "core/distribution/distribution_api.h"
-#include "core/distribution/model_parallel_executor.h"
-#include "core/error.h"
-#include "core/random.h"
+#include "core/base/error.h"
+#include "core/distribution/api/distribution_api.h"
+#include "core/distribution/executors/distribution.h"
+#include "core/distribution/executors/model_parallel_executor.h"
+#include "core/python/random.h"
 #include "core/training/sequential.h"
 
 using namespace fitbench;

@@ -12,7 +12,7 @@
 #include <limits>
 #include <optional>
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "core/io/experiment.h"
 #include "core/io/history_file.h"
 #include "core/io/json_file.h"

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "core/file_checks.h"
 #include "core/io/json_file.h"
 

@@ -9,11 +9,11 @@
 #include <sstream>
 #include <thread>
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "core/io/model_file.h"
-#include "core/python_format.h"
-#include "core/python_repr.h"
-#include "core/random.h"
+#include "core/python/python_format.h"
+#include "core/python/python_repr.h"
+#include "core/python/random.h"
 #include "core/training/callbacks.h"
 #include "core/training/sequential.h"
 

@@ -1,12 +1,12 @@
-// The random streams Keras 3 on JAX uses (core/keras_random.h), against values printed by CPython
-// 3 (random), NumPy 1.24 (default_rng) and the Threefry paper's known-answer vectors.
+// The random streams Keras 3 on JAX uses (core/python/keras_random.h), against values printed by
+// CPython 3 (random), NumPy 1.24 (default_rng) and the Threefry paper's known-answer vectors.
 
 #include <QTest>
 #include <cmath>
 #include <cstring>
 #include <vector>
 
-#include "core/keras_random.h"
+#include "core/python/keras_random.h"
 
 using namespace fitbench;
 

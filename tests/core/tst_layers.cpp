@@ -4,7 +4,7 @@
 
 #include "core/nn/activations.h"
 #include "core/nn/network.h"
-#include "core/random.h"
+#include "core/python/random.h"
 
 using namespace fitbench;
 

@@ -5,8 +5,8 @@
 // written by hand from keras/src/distribution/distribution_lib.py's messages.
 #include <QTest>
 
-#include "core/distribution/layout_map.h"
-#include "core/error.h"
+#include "core/base/error.h"
+#include "core/distribution/layout/layout_map.h"
 #include "core/training/sequential.h"
 
 using namespace fitbench;

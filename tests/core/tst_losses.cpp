@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "core/losses/loss.h"
 
 // Counts every malloc-family call of the process, so a test can show that a piece of code does not

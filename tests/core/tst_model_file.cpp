@@ -13,7 +13,7 @@
 #include <optional>
 #include <random>
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "core/io/keras_json.h"
 #include "core/io/model_file.h"
 #include "core/training/sequential.h"

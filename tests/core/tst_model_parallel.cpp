@@ -16,13 +16,13 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "core/distribution/device_plan.h"
-#include "core/distribution/distribution.h"
-#include "core/distribution/layout_map.h"
-#include "core/distribution/model_parallel_executor.h"
-#include "core/distribution/trace.h"
-#include "core/error.h"
-#include "core/random.h"
+#include "core/base/error.h"
+#include "core/distribution/executors/distribution.h"
+#include "core/distribution/executors/model_parallel_executor.h"
+#include "core/distribution/layout/device_plan.h"
+#include "core/distribution/layout/layout_map.h"
+#include "core/distribution/trace/trace.h"
+#include "core/python/random.h"
 #include "core/training/sequential.h"
 #include "tests/core/fixtures.h"
 

@@ -7,8 +7,8 @@
 #include <QTest>
 #include <string>
 
-#include "core/distribution/layout_map.h"
-#include "core/distribution/path_pattern.h"
+#include "core/distribution/layout/layout_map.h"
+#include "core/python/path_pattern.h"
 
 using namespace fitbench;
 

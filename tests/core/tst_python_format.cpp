@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "core/python_format.h"
+#include "core/python/python_format.h"
 
 using namespace fitbench;
 

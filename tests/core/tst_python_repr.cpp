@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "core/python_repr.h"
+#include "core/python/python_repr.h"
 
 using fitbench::python_repr;
 

@@ -7,9 +7,9 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "core/distribution/collective_schedule.h"
-#include "core/distribution/device_plan.h"
-#include "core/distribution/strategies.h"
+#include "core/distribution/collectives/collective_schedule.h"
+#include "core/distribution/layout/device_plan.h"
+#include "core/distribution/spec/strategies.h"
 #include "core/io/experiment.h"
 #include "core/run/run.h"
 #include "core/run/run_plan.h"

@@ -6,7 +6,7 @@
 #include <optional>
 #include <vector>
 
-#include "core/error.h"
+#include "core/base/error.h"
 #include "core/optimizers/optimizer.h"
 
 using namespace fitbench;

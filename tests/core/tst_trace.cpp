@@ -12,12 +12,12 @@
 #include <QTest>
 #include <algorithm>
 
-#include "core/distribution/chrome_trace.h"
-#include "core/distribution/data_parallel_executor.h"
-#include "core/distribution/distribution.h"
-#include "core/distribution/trace.h"
-#include "core/error.h"
-#include "core/random.h"
+#include "core/base/error.h"
+#include "core/distribution/executors/data_parallel_executor.h"
+#include "core/distribution/executors/distribution.h"
+#include "core/distribution/trace/trace.h"
+#include "core/io/chrome_trace.h"
+#include "core/python/random.h"
 #include "core/training/sequential.h"
 #include "tests/core/fixtures.h"
 

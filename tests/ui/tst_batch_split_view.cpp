@@ -8,15 +8,15 @@
 #include <functional>
 #include <numeric>
 
-#include "core/distribution/data_parallel_executor.h"
-#include "core/distribution/distribution.h"
-#include "core/distribution/layout_map.h"
-#include "core/distribution/model_parallel_executor.h"
-#include "core/random.h"
+#include "core/distribution/executors/data_parallel_executor.h"
+#include "core/distribution/executors/distribution.h"
+#include "core/distribution/executors/model_parallel_executor.h"
+#include "core/distribution/layout/layout_map.h"
+#include "core/python/random.h"
 #include "core/training/sequential.h"
 #include "tests/core/fixtures.h"
-#include "ui/batch_split_view.h"
-#include "ui/glossary.h"
+#include "ui/common/glossary.h"
+#include "ui/rehearsal/batch_split_view.h"
 
 using namespace fitbench;
 

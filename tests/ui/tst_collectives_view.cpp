@@ -18,12 +18,12 @@
 #include <span>
 #include <thread>
 
-#include "core/distribution/collective_schedule.h"
-#include "core/distribution/distribution.h"
-#include "core/random.h"
+#include "core/distribution/collectives/collective_schedule.h"
+#include "core/distribution/executors/distribution.h"
+#include "core/python/random.h"
 #include "core/training/sequential.h"
-#include "ui/collectives_diagram.h"
-#include "ui/collectives_view.h"
+#include "ui/rehearsal/collectives_diagram.h"
+#include "ui/rehearsal/collectives_view.h"
 
 using namespace fitbench;
 

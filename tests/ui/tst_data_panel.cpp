@@ -21,8 +21,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "ui/data_panel.h"
-#include "ui/data_scatter.h"
+#include "ui/panels/data_panel.h"
+#include "ui/panels/data_scatter.h"
 
 using namespace fitbench;
 

@@ -14,11 +14,11 @@
 #include <limits>
 
 #include "core/data/dataset.h"
-#include "core/distribution/distribution.h"
-#include "core/random.h"
+#include "core/distribution/executors/distribution.h"
+#include "core/python/random.h"
 #include "core/training/sequential.h"
-#include "ui/decision_grid.h"
-#include "ui/decision_view.h"
+#include "ui/rehearsal/decision_grid.h"
+#include "ui/rehearsal/decision_view.h"
 
 using namespace fitbench;
 

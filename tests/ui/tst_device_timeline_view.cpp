@@ -22,14 +22,14 @@
 #include <optional>
 #include <set>
 
-#include "core/distribution/distribution.h"
-#include "core/distribution/trace.h"
-#include "core/random.h"
+#include "core/distribution/executors/distribution.h"
+#include "core/distribution/trace/trace.h"
+#include "core/python/random.h"
 #include "core/training/sequential.h"
 #include "tests/core/fixtures.h"
-#include "ui/device_timeline_view.h"
-#include "ui/timeline_canvas.h"
-#include "ui/trace_store.h"
+#include "ui/rehearsal/device_timeline_view.h"
+#include "ui/rehearsal/timeline_canvas.h"
+#include "ui/rehearsal/trace_store.h"
 
 using namespace fitbench;
 

@@ -12,10 +12,10 @@
 #include <QTextBrowser>
 
 #include "core/io/experiment.h"
-#include "ui/about_view.h"
-#include "ui/main_window.h"
-#include "ui/metric_chart.h"
-#include "ui/text_style.h"
+#include "ui/charts/metric_chart.h"
+#include "ui/common/about_view.h"
+#include "ui/common/text_style.h"
+#include "ui/window/main_window.h"
 
 using namespace fitbench;
 

@@ -17,18 +17,18 @@
 #include <QTest>
 #include <QValueAxis>
 
-#include "core/distribution/collective_schedule.h"
+#include "core/distribution/collectives/collective_schedule.h"
 #include "core/io/experiment.h"
-#include "ui/batch_split_view.h"
-#include "ui/collectives_view.h"
-#include "ui/data_panel.h"
-#include "ui/decision_view.h"
-#include "ui/device_timeline_view.h"
-#include "ui/devices_panel.h"
-#include "ui/main_window.h"
-#include "ui/metric_chart.h"
-#include "ui/strategy_panel.h"
-#include "ui/training_session.h"
+#include "ui/charts/metric_chart.h"
+#include "ui/panels/data_panel.h"
+#include "ui/panels/devices_panel.h"
+#include "ui/panels/strategy_panel.h"
+#include "ui/rehearsal/batch_split_view.h"
+#include "ui/rehearsal/collectives_view.h"
+#include "ui/rehearsal/decision_view.h"
+#include "ui/rehearsal/device_timeline_view.h"
+#include "ui/window/main_window.h"
+#include "ui/window/training_session.h"
 
 using namespace fitbench;
 

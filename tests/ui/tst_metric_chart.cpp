@@ -21,8 +21,8 @@
 #include <cmath>
 #include <limits>
 
-#include "ui/metric_chart.h"
-#include "ui/smoothing.h"
+#include "ui/charts/metric_chart.h"
+#include "ui/charts/smoothing.h"
 
 using fitbench::MetricChart;
 

@@ -13,8 +13,8 @@
 #include <QToolButton>
 
 #include "core/training/sequential.h"
-#include "ui/layer_editor.h"
-#include "ui/model_panel.h"
+#include "ui/panels/layer_editor.h"
+#include "ui/panels/model_panel.h"
 
 using namespace fitbench;
 

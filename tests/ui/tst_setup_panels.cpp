@@ -12,11 +12,11 @@
 #include <QTableWidget>
 #include <QTest>
 
-#include "core/distribution/distribution_spec.h"
+#include "core/distribution/spec/distribution_spec.h"
 #include "core/nn/layer_spec.h"
-#include "ui/data_panel.h"
-#include "ui/devices_panel.h"
-#include "ui/strategy_panel.h"
+#include "ui/panels/data_panel.h"
+#include "ui/panels/devices_panel.h"
+#include "ui/panels/strategy_panel.h"
 
 using namespace fitbench;
 

@@ -10,8 +10,8 @@
 #include <QSpinBox>
 #include <QTest>
 
-#include "ui/layer_editor.h"
-#include "ui/training_panel.h"
+#include "ui/panels/layer_editor.h"
+#include "ui/panels/training_panel.h"
 
 using namespace fitbench;
 

@@ -1,0 +1,250 @@
+#include "core/distribution/executors/data_parallel_executor.h"
+
+#include <cassert>
+
+namespace fitbench {
+namespace {
+
+// Spans a device records per train step at most: shard copy, forward, backward, then waiting,
+// reduce_scatter, update, waiting, all_gather (sharded update) or waiting, all_reduce, update.
+constexpr size_t kSpansPerStep = 8;
+
+}  // namespace
+
+struct DataParallelExecutor::Device {
+  std::vector<Matrix> own_values;  // empty for device 0, which uses the model's variables
+  std::unique_ptr<Optimizer> optimizer;
+  std::unique_ptr<Replica> replica;  // the parameter pointers and the gradient buffers
+  // The forward/backward buffers (the executor runs the network itself so that forward and
+  // backward are timed apart).
+  Workspace ws;
+  ShardBuffers shard;  // this device's copy of its shard
+  StepTotals totals;
+  std::vector<Matrix*> trainable_vars, trainable_grads;
+  std::vector<std::span<float>> grad_pieces;  // the trainable gradients, reduced as one buffer
+  std::vector<std::span<float>> var_pieces;   // the trainable variables, in the same order
+  Chunk owned;  // the elements of that buffer this device updates (sharded update)
+};
+
+DataParallelExecutor::DataParallelExecutor(const ExecutorContext& ctx, int devices,
+                                           const RehearsalOptions& options)
+    : ctx_(ctx),
+      options_(options),
+      pool_(devices),
+      group_(devices, options.algorithm, options.link),
+      timelines_(devices, options.speed, pool_.oversubscribed(), kSpansPerStep),
+      errors_(devices) {
+  assert(options_.speed.empty() || static_cast<int>(options_.speed.size()) == devices);
+  const size_t state = ctx_.graph.metric_state_size();
+  for (int d = 0; d < devices; ++d) {
+    auto dev = std::make_unique<Device>();
+    std::vector<Matrix*> params;
+    if (d == 0) {
+      params = variable_values(*ctx_.variables);
+    } else {
+      for (const auto& v : *ctx_.variables) dev->own_values.push_back(v.value);
+      for (auto& m : dev->own_values) params.push_back(&m);
+    }
+    if (ctx_.optimizer) dev->optimizer = d == 0 ? nullptr : ctx_.optimizer->clone();
+    dev->replica = std::make_unique<Replica>(ctx_.graph, params);
+    dev->totals.reset(state);
+    dev->trainable_vars.reserve(params.size());
+    dev->trainable_grads.reserve(params.size());
+    dev->grad_pieces = gradient_pieces(dev->replica->grads());
+    dev->var_pieces.reserve(dev->grad_pieces.size());
+    dev->owned = chunk_of(total_size(dev->grad_pieces), devices, d);
+    devices_.push_back(std::move(dev));
+  }
+  sharded_ = devices > 1 && ctx_.optimizer && ctx_.optimizer->elementwise() &&
+             total_size(devices_[0]->grad_pieces) >= options_.sharded_update_min_elements;
+}
+
+DataParallelExecutor::~DataParallelExecutor() = default;
+
+void DataParallelExecutor::prepare(Index max_rows) {
+  const Index per_device = std::max<Index>((max_rows + pool_.size() - 1) / pool_.size(), 1);
+  const Index features = ctx_.graph.network->input_units();
+  for (auto& d : devices_) {
+    ctx_.graph.network->reserve(d->ws, per_device);
+    d->shard.reserve(per_device, features);
+  }
+  if (!warmed_up_) {
+    // The gradient all-reduce's buffers, sized once for all steps.
+    pool_.dispatch(
+        [](void* self, int d) {
+          auto& e = *static_cast<DataParallelExecutor*>(self);
+          e.group_.warm_up(d, total_size(e.devices_[static_cast<size_t>(d)]->grad_pieces));
+        },
+        this);
+    warmed_up_ = true;
+  }
+}
+
+void DataParallelExecutor::pull_from_model() {
+  // Device 0 computes on the model's variables; the others copy them (callbacks may have
+  // restored weights) and take the model optimizer's learning rate.
+  for (size_t d = 1; d < devices_.size(); ++d) {
+    for (size_t i = 0; i < ctx_.variables->size(); ++i)
+      devices_[d]->own_values[i] = (*ctx_.variables)[i].value;
+    if (ctx_.optimizer && devices_[d]->optimizer &&
+        devices_[d]->optimizer->learning_rate() != ctx_.optimizer->learning_rate() &&
+        !ctx_.optimizer->has_schedule())
+      devices_[d]->optimizer->set_learning_rate(ctx_.optimizer->learning_rate());
+  }
+}
+
+// Device 0 trains the model's variables in place; with a sharded update, the model's optimizer
+// (device 0's) takes the slots of every other device's part, so that a later fit() or a saved
+// model continues from the whole state.
+void DataParallelExecutor::push_to_model() {
+  if (!sharded_update()) return;
+  for (size_t d = 1; d < devices_.size(); ++d) {
+    const Chunk c = devices_[d]->owned;
+    ctx_.optimizer->copy_state_range(*devices_[d]->optimizer, c.begin, c.begin + c.size);
+  }
+}
+
+std::vector<const Matrix*> DataParallelExecutor::replica_values(int device) const {
+  auto p = devices_[static_cast<size_t>(device)]->replica->params();
+  return std::vector<const Matrix*>(p.begin(), p.end());
+}
+
+const std::vector<SpanInjection>& DataParallelExecutor::injections(int device) const {
+  return timelines_[device].injections();
+}
+
+void DataParallelExecutor::run_device(void* self, int device) {
+  static_cast<DataParallelExecutor*>(self)->device_step(device);
+}
+
+void DataParallelExecutor::device_step(int d) {
+  if (job_.training()) {
+    train_device(d);
+    return;
+  }
+  Device& dev = *devices_[static_cast<size_t>(d)];
+  errors_.guarded(d, [&] {
+    const Network& net = *ctx_.graph.network;
+    const Index off = job_.offsets[d], rows = job_.sizes[d];
+    const auto x = job_.x->middleRows(off, rows);
+    net.forward(dev.replica->const_params(), x, dev.ws, ForwardContext{});
+    const auto y_pred = net.output(dev.ws, rows);
+    if (job_.phase == BatchJob::Phase::kPredict) {
+      job_.out->middleRows(off, rows) = y_pred;
+      return;
+    }
+    const auto y = job_.y->middleRows(off, rows);
+    add_shard_totals(ctx_.graph, y_pred, y, ctx_.graph.loss->sum(y_pred, y), dev.totals);
+  });
+}
+
+void DataParallelExecutor::train_device(int d) {
+  Device& dev = *devices_[static_cast<size_t>(d)];
+  const Network& net = *ctx_.graph.network;
+  const Index off = job_.offsets[d], rows = job_.sizes[d];
+  DeviceTimeline& timeline = timelines_[d];
+  timeline.clear();
+  auto t = Clock::now();
+  errors_.guarded(d, [&] { dev.shard.copy(job_, off, rows); });
+  t = timeline.end_span(SpanKind::kShardCopy, t);
+  const auto x = dev.shard.x.topRows(rows);
+  const auto y = dev.shard.y.topRows(rows);
+  // Forward, loss (its gradient scaled by 1 / global batch) and metrics.
+  errors_.guarded(d, [&] {
+    const ForwardContext fc{
+        .training = true, .step = job_.step, .row_offset = off, .seed = ctx_.dropout_seed};
+    net.forward(dev.replica->const_params(), x, dev.ws, fc);
+    const auto y_pred = net.output(dev.ws, rows);
+    const double loss =
+        ctx_.graph.loss->sum_and_gradient(y_pred, y, job_.scale, net.output_grad(dev.ws, rows));
+    add_shard_totals(ctx_.graph, y_pred, y, loss, dev.totals);
+  });
+  t = timeline.end_span(SpanKind::kForward, t);
+  errors_.guarded(
+      d, [&] { net.backward(dev.replica->const_params(), x, dev.ws, rows, dev.replica->grads()); });
+  t = timeline.end_span(SpanKind::kBackward, t);
+  Optimizer& opt = d == 0 ? *ctx_.optimizer : *dev.optimizer;
+  if (sharded_update()) {
+    // The all-reduce split around the update: the gradients are reduce-scattered, each device
+    // updates its 1/N of the variables (and keeps optimizer slots for that part only in use),
+    // and the updated variables are all-gathered. The sums are the all-reduce's bits, and every
+    // replica ends with the same variables. Every device takes part in both collectives, even
+    // after an error (guarded() then skips the update), so that none waits forever.
+    t = group_.reduce_scatter(d, timeline, t, dev.grad_pieces);
+    // The variables' buffers, taken anew each step (a callback may have replaced a variable).
+    dev.trainable_vars.clear();
+    dev.trainable_grads.clear();
+    dev.var_pieces.clear();
+    const auto params = dev.replica->params();
+    const auto grads = dev.replica->grads();
+    for (size_t i = 0; i < grads.size(); ++i) {
+      if (!grads[i]) continue;
+      dev.trainable_vars.push_back(params[i]);
+      dev.trainable_grads.push_back(grads[i]);
+      dev.var_pieces.emplace_back(params[i]->data(), static_cast<size_t>(params[i]->size()));
+    }
+    errors_.guarded(d, [&] {
+      net.add_regularization_gradient(dev.replica->const_params(), grads);
+      opt.apply_range(dev.trainable_vars, dev.trainable_grads, dev.owned.begin,
+                      dev.owned.begin + dev.owned.size);
+    });
+    t = timeline.end_span(SpanKind::kUpdate, t);
+    group_.all_gather(d, timeline, t, dev.var_pieces);
+    return;
+  }
+  // Every device takes part in the all-reduce, even after an error on any device, so that none
+  // waits forever.
+  t = group_.all_reduce(d, timeline, t, dev.grad_pieces);
+  // An error on any device before the all-reduce is visible to all after it: every device skips
+  // the update, so the replicas stay identical. Every replica applies the same update.
+  errors_.guarded(d, [&] {
+    apply_update(net, opt, dev.replica->params(), dev.replica->const_params(), dev.replica->grads(),
+                 dev.trainable_vars, dev.trainable_grads);
+  });
+  timeline.end_span(SpanKind::kUpdate, t);
+}
+
+void DataParallelExecutor::run(BatchJob::Phase phase, const ConstMatrixRef& x,
+                               const ConstMatrixRef* y, MatrixRef* out, StepTotals* totals,
+                               std::span<const int64_t> index) {
+  job_.start(phase, x, y, out, pool_.size(), index);
+  if (totals) {
+    // The regularization loss is computed once, on device 0's (identical) replica.
+    totals->reg_weighted +=
+        ctx_.graph.network->regularization_loss(devices_[0]->replica->const_params()) *
+        static_cast<double>(job_.rows());
+    for (auto& d : devices_) d->totals.reset(totals->metric_states.size());
+  }
+  errors_.reset();
+  pool_.dispatch(&DataParallelExecutor::run_device, this);
+  errors_.rethrow_first();
+  if (totals)
+    for (auto& d : devices_) totals->add(d->totals);
+  if (job_.training()) {
+    timelines_.publish(job_.step);
+    for (size_t d = 0; d < devices_.size(); ++d) timelines_.trace().shard_rows[d] = job_.sizes[d];
+  }
+}
+
+void DataParallelExecutor::train_step(ConstMatrixRef x, ConstMatrixRef y, uint64_t step,
+                                      StepTotals& totals) {
+  job_.step = step;
+  run(BatchJob::Phase::kTrain, x, &y, nullptr, &totals);
+}
+
+void DataParallelExecutor::train_step_rows(ConstMatrixRef x, ConstMatrixRef y,
+                                           std::span<const int64_t> index, Matrix&, Matrix&,
+                                           uint64_t step, StepTotals& totals) {
+  job_.step = step;
+  run(BatchJob::Phase::kTrain, x, &y, nullptr, &totals, index);
+}
+
+void DataParallelExecutor::test_step(ConstMatrixRef x, ConstMatrixRef y, StepTotals& totals) {
+  run(BatchJob::Phase::kTest, x, &y, nullptr, &totals);
+}
+
+void DataParallelExecutor::predict_step(ConstMatrixRef x, MatrixRef out) {
+  run(BatchJob::Phase::kPredict, x, nullptr, &out, nullptr);
+}
+
+}  // namespace fitbench

@@ -1,0 +1,36 @@
+// The state of one device of ModelParallelExecutor (model_parallel_executor.h): its slices,
+// gradients, optimizer and per-layer buffers. Internal to core/distribution (the executor's two
+// source files); used by the device's thread during a job.
+#pragma once
+
+#include <span>
+#include <vector>
+
+#include "core/distribution/executors/model_parallel_executor.h"
+#include "core/distribution/layout/batch_shards.h"
+
+namespace fitbench {
+
+struct ModelParallelExecutor::Device {
+  int index = 0;     // the flat mesh index: cpu:<index>
+  int b = 0, m = 0;  // coordinates on the (batch, model) mesh
+  std::vector<Matrix> values, grads;
+  std::vector<Matrix*> params, grad_ptrs;  // grad_ptrs[i] null for a frozen variable
+  std::vector<const Matrix*> const_params;
+  std::vector<Matrix*> trainable_vars, trainable_grads;
+  // The trainable gradients, summed along the batch axis; per variable its squared norm, summed
+  // along the model axis (norm clipping).
+  std::vector<std::span<float>> grad_pieces;
+  std::vector<float> squared_norms;
+  Optimizer* optimizer = nullptr;
+  StepTotals totals;
+  ShardBuffers shard;  // this device's copy of its rows of the batch
+  // Per layer, for this device's rows of a batch: pre-activation, output, layer cache, dL/d(out);
+  // this device's piece of an all-gather and the row's gathered pieces (one after the other); the
+  // whole bias when a replicated kernel has a sharded bias.
+  Index capacity = 0;
+  std::vector<Matrix> z, a, cache, da;
+  std::vector<std::vector<float>> piece, gathered, full_bias;
+};
+
+}  // namespace fitbench

@@ -1,0 +1,352 @@
+#include "core/distribution/executors/model_parallel_executor.h"
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+
+#include "core/base/error.h"
+#include "core/distribution/executors/model_parallel_device.h"
+#include "core/nn/dense.h"
+
+namespace fitbench {
+
+namespace {
+
+using Split = ModelParallelPlan::Split;
+
+// The most spans a device records per train step: shard copy; forward and backward pieces around
+// at most one collective per layer each way (waiting, collective, the next piece); the gradient
+// all-reduce, the wait for every device, the clip norms' all-reduce and the update pieces.
+size_t spans_per_step(size_t layers) { return 10 + 6 * layers; }
+
+}  // namespace
+
+ModelParallelExecutor::ModelParallelExecutor(const ExecutorContext& ctx, ModelParallelPlan plan,
+                                             OptimizerSpec optimizer,
+                                             std::shared_ptr<ModelParallelOptimizers> state,
+                                             const RehearsalOptions& options)
+    : ctx_(ctx),
+      plan_(std::move(plan)),
+      optimizer_spec_(std::move(optimizer)),
+      state_(std::move(state)),
+      options_(options),
+      pool_(plan_.batch * plan_.model),
+      everyone_(plan_.batch * plan_.model),
+      timelines_(plan_.batch * plan_.model, options.speed, pool_.oversubscribed(),
+                 spans_per_step(ctx.graph.network->layers().size())),
+      errors_(plan_.batch * plan_.model) {
+  assert(options_.speed.empty() || static_cast<int>(options_.speed.size()) == pool_.size());
+  const auto& vars = *ctx_.variables;
+  devices_.resize(static_cast<size_t>(pool_.size()));
+  for (int b = 0; b < plan_.batch; ++b) {
+    for (int m = 0; m < plan_.model; ++m) {
+      auto dev = std::make_unique<Device>();
+      dev->b = b;
+      dev->m = m;
+      for (size_t i = 0; i < vars.size(); ++i) {
+        const SliceRect r = slice_rect(vars[i].value, plan_.variables[i], m, plan_.model);
+        dev->values.push_back(vars[i].value.block(r.row, r.col, r.rows, r.cols));
+        dev->grads.push_back(Matrix::Zero(r.rows, r.cols));
+      }
+      for (size_t i = 0; i < vars.size(); ++i) {
+        dev->params.push_back(&dev->values[i]);
+        dev->const_params.push_back(&dev->values[i]);
+        dev->grad_ptrs.push_back(vars[i].trainable ? &dev->grads[i] : nullptr);
+      }
+      dev->grad_pieces = gradient_pieces(dev->grad_ptrs);
+      dev->trainable_vars.reserve(vars.size());
+      dev->trainable_grads.reserve(vars.size());
+      dev->squared_norms.assign(vars.size(), 0.0f);
+      dev->totals.reset(ctx_.graph.metric_state_size());
+      dev->index = plan_.device_at(b, m);
+      const size_t d = static_cast<size_t>(dev->index);
+      devices_[d] = std::move(dev);
+    }
+  }
+  for (int b = 0; b < plan_.batch; ++b)
+    rows_.push_back(
+        std::make_unique<CollectiveGroup>(plan_.model, options_.algorithm, options_.link));
+  for (int m = 0; m < plan_.model; ++m)
+    columns_.push_back(
+        std::make_unique<CollectiveGroup>(plan_.batch, options_.algorithm, options_.link));
+  // Norm clipping needs the norm of whole variables, so the executor clips across slices and the
+  // device optimizers only clip by value (at most one of the three is set).
+  clip_norm_ = (optimizer_spec_.clipnorm && *optimizer_spec_.clipnorm > 0.0) ||
+               (optimizer_spec_.global_clipnorm && *optimizer_spec_.global_clipnorm > 0.0);
+  for (const auto& v : vars) model_values_.push_back(&v.value);
+}
+
+ModelParallelExecutor::~ModelParallelExecutor() = default;
+
+std::vector<const Matrix*> ModelParallelExecutor::device_values(int index) const {
+  return devices_[static_cast<size_t>(index)]->const_params;
+}
+
+const std::vector<SpanInjection>& ModelParallelExecutor::injections(int index) const {
+  return timelines_[index].injections();
+}
+
+void ModelParallelExecutor::prepare(Index max_rows) {
+  const Network& net = *ctx_.graph.network;
+  const Index cap = std::max<Index>((max_rows + plan_.batch - 1) / plan_.batch, 1);
+  const int model = plan_.model;
+  if (devices_.front()->capacity >= cap) return;
+  for (auto& dev : devices_) {
+    dev->capacity = cap;
+    const size_t layers = net.layers().size();
+    for (auto* v : {&dev->z, &dev->a, &dev->cache, &dev->da}) v->assign(layers, Matrix());
+    for (auto* v : {&dev->piece, &dev->gathered, &dev->full_bias}) v->assign(layers, {});
+    dev->shard.reserve(cap, net.input_units());
+    int64_t in = net.input_units();
+    for (size_t l = 0; l < layers; ++l) {
+      const Layer& layer = *net.layers()[l];
+      const int64_t units = net.layer_units(l);
+      dev->a[l].resize(cap, units);
+      dev->da[l].resize(cap, units);
+      if (dynamic_cast<const Dense*>(&layer)) {
+        dev->z[l].resize(cap, units);
+        const size_t k = net.first_variable(l);
+        const Split split = plan_.variables[k];
+        if (split == Split::kColumns) {
+          dev->piece[l].resize(static_cast<size_t>(cap * units / model));
+          dev->gathered[l].resize(static_cast<size_t>(cap * units));
+        } else if (split == Split::kRows) {
+          dev->piece[l].resize(static_cast<size_t>(cap * in / model));
+          dev->gathered[l].resize(static_cast<size_t>(cap * in));
+        } else if (net.variable_count(l) > 1 && plan_.variables[k + 1] == Split::kColumns) {
+          dev->full_bias[l].resize(static_cast<size_t>(units));
+        }
+      } else {
+        dev->cache[l].resize(cap, layer.cache_units(in));
+      }
+      in = units;
+    }
+  }
+  // The collectives' buffers, sized for the largest call of a row (an activation or input
+  // gradient of `cap` rows, or the clip norms) and of a column (the gradients).
+  int64_t widest = net.input_units();
+  for (size_t l = 0; l < net.layers().size(); ++l) widest = std::max(widest, net.layer_units(l));
+  row_elements_ = std::max<int64_t>(cap * widest, static_cast<int64_t>(ctx_.variables->size()));
+  pool_.dispatch(
+      [](void* self, int d) {
+        auto& e = *static_cast<ModelParallelExecutor*>(self);
+        const Device& dev = *e.devices_[static_cast<size_t>(d)];
+        e.rows_[static_cast<size_t>(dev.b)]->warm_up(dev.m, e.row_elements_);
+        e.columns_[static_cast<size_t>(dev.m)]->warm_up(dev.b, total_size(dev.grad_pieces));
+      },
+      this);
+}
+
+void ModelParallelExecutor::reduce_and_update(Device& dev, Clock::time_point t) {
+  const int model = plan_.model;
+  const size_t n_vars = dev.values.size();
+  DeviceTimeline& timeline = timelines_[dev.index];
+  // The gradients summed along the batch axis: every device of a column gets the same sums.
+  t = columns_[static_cast<size_t>(dev.m)]->all_reduce(dev.b, timeline, t, dev.grad_pieces);
+  if (model > 1) {
+    // A column is not every device: all wait for all, so an error on any device before this
+    // point stops every update and the slices stay consistent.
+    const int parity = everyone_.arrive(dev.index, t);
+    pool_.barrier();
+    t = everyone_.record_waiting(dev.index, parity, timeline);
+  }
+  const Network& net = *ctx_.graph.network;
+  errors_.guarded(dev.index,
+                  [&] { net.add_regularization_gradient(dev.const_params, dev.grad_ptrs); });
+  if (clip_norm_) {
+    // The squared norm of each whole variable: the sum of its slices' (a replicated variable
+    // counted once, from model device 0).
+    errors_.guarded(dev.index, [&] {
+      for (size_t v = 0; v < n_vars; ++v)
+        dev.squared_norms[v] =
+            dev.grad_ptrs[v] && (plan_.variables[v] != Split::kReplicated || dev.m == 0)
+                ? dev.grads[v].squaredNorm()
+                : 0.0f;
+    });
+    if (model > 1) {
+      t = timeline.end_span(SpanKind::kUpdate, t);
+      t = rows_[static_cast<size_t>(dev.b)]->all_reduce(dev.m, timeline, t,
+                                                        std::span<float>(dev.squared_norms));
+    }
+    errors_.guarded(dev.index, [&] {
+      // keras/src/optimizers/base_optimizer.py _clip_by_norm and clip_by_global_norm.
+      if (optimizer_spec_.clipnorm && *optimizer_spec_.clipnorm > 0.0) {
+        const float c = static_cast<float>(*optimizer_spec_.clipnorm);
+        for (size_t v = 0; v < n_vars; ++v) {
+          if (!dev.grad_ptrs[v]) continue;
+          const float l2sum = dev.squared_norms[v];
+          const float l2norm = l2sum > 0.0f ? std::sqrt(l2sum) : l2sum;
+          dev.grads[v].array() = dev.grads[v].array() * c / std::max(l2norm, c);
+        }
+      } else {
+        const float c = static_cast<float>(*optimizer_spec_.global_clipnorm);
+        float squared = 0.0f;
+        for (size_t v = 0; v < n_vars; ++v)
+          if (dev.grad_ptrs[v]) squared += dev.squared_norms[v];
+        const float norm = std::sqrt(squared);
+        const float scale = c * std::min(1.0f / norm, 1.0f / c) + (norm - norm);
+        for (size_t v = 0; v < n_vars; ++v)
+          if (dev.grad_ptrs[v]) dev.grads[v].array() *= scale;
+      }
+    });
+  }
+  errors_.guarded(dev.index, [&] {
+    dev.trainable_vars.clear();
+    dev.trainable_grads.clear();
+    for (size_t v = 0; v < n_vars; ++v) {
+      if (!dev.grad_ptrs[v]) continue;
+      dev.trainable_vars.push_back(dev.params[v]);
+      dev.trainable_grads.push_back(dev.grad_ptrs[v]);
+    }
+    dev.optimizer->apply(dev.trainable_vars, dev.trainable_grads);
+    // The first batch group writes its slices back (replicated values once, from model 0).
+    if (dev.b != 0) return;
+    auto& vars = *ctx_.variables;
+    for (size_t v = 0; v < n_vars; ++v) {
+      if (!dev.grad_ptrs[v] || (plan_.variables[v] == Split::kReplicated && dev.m != 0)) continue;
+      const SliceRect r = slice_rect(vars[v].value, plan_.variables[v], dev.m, model);
+      vars[v].value.block(r.row, r.col, r.rows, r.cols) = dev.values[v];
+    }
+  });
+  timeline.end_span(SpanKind::kUpdate, t);
+}
+
+void ModelParallelExecutor::run_device(void* self, int device) {
+  static_cast<ModelParallelExecutor*>(self)->device_step(device);
+}
+
+void ModelParallelExecutor::device_step(int d) {
+  Device& dev = *devices_[static_cast<size_t>(d)];
+  DeviceTimeline& timeline = timelines_[d];
+  timeline.clear();
+  const Index off = job_.offsets[static_cast<size_t>(dev.b)];
+  const Index rows = job_.sizes[static_cast<size_t>(dev.b)];
+  assert(rows <= dev.capacity);
+  auto t = Clock::now();
+  errors_.guarded(d, [&] { dev.shard.copy(job_, off, rows); });
+  t = timeline.end_span(SpanKind::kShardCopy, t);
+  const ConstMatrixRef x = dev.shard.x.topRows(rows);
+  t = forward(dev, x, off, rows, t);
+  const Network& net = *ctx_.graph.network;
+  const size_t last = net.layers().size() - 1;
+  const ConstMatrixRef y_pred = dev.a[last].topRows(rows);
+  // Every device of a batch group holds the same outputs; model device 0 reports them.
+  const bool reports = dev.m == 0;
+  if (job_.phase == BatchJob::Phase::kPredict) {
+    if (reports) errors_.guarded(d, [&] { job_.out->middleRows(off, rows) = y_pred; });
+    return;
+  }
+  const ConstMatrixRef y = dev.shard.y.topRows(rows);
+  errors_.guarded(d, [&] {
+    double loss = 0.0;
+    if (job_.training())
+      loss = ctx_.graph.loss->sum_and_gradient(y_pred, y, job_.scale, dev.da[last].topRows(rows));
+    else if (reports)
+      loss = ctx_.graph.loss->sum(y_pred, y);
+    if (reports) add_shard_totals(ctx_.graph, y_pred, y, loss, dev.totals);
+  });
+  t = timeline.end_span(SpanKind::kForward, t);
+  if (!job_.training()) return;
+  t = backward(dev, x, rows, t);
+  t = timeline.end_span(SpanKind::kBackward, t);
+  reduce_and_update(dev, t);
+}
+
+void ModelParallelExecutor::run(BatchJob::Phase phase, const ConstMatrixRef& x,
+                                const ConstMatrixRef* y, MatrixRef* out, StepTotals* totals) {
+  job_.start(phase, x, y, out, plan_.batch);
+  if (totals) {
+    // The model's variables are current (every update is written back).
+    totals->reg_weighted +=
+        ctx_.graph.network->regularization_loss(model_values_) * static_cast<double>(x.rows());
+    for (auto& d : devices_) d->totals.reset(totals->metric_states.size());
+  }
+  errors_.reset();
+  pool_.dispatch(&ModelParallelExecutor::run_device, this);
+  errors_.rethrow_first();
+  if (totals)
+    for (auto& d : devices_)
+      if (d->m == 0) totals->add(d->totals);
+  if (job_.training()) {
+    timelines_.publish(job_.step);
+    for (size_t d = 0; d < devices_.size(); ++d)
+      timelines_.trace().shard_rows[d] = job_.sizes[static_cast<size_t>(devices_[d]->b)];
+  }
+}
+
+void ModelParallelExecutor::ensure_optimizers() {
+  if (devices_.front()->optimizer) return;
+  ModelParallelOptimizers& s = *state_;
+  const Optimizer& owner = *ctx_.optimizer;
+  if (s.owner != &owner || s.owner_iterations != owner.iterations() ||
+      s.devices.size() != devices_.size()) {
+    if (owner.iterations() != 0)
+      throw InputError("distribution",
+                       "ModelParallel must be chosen before the model's first training step: "
+                       "its optimizer has taken " +
+                           std::to_string(owner.iterations()) +
+                           " steps whose state cannot be split across devices");
+    OptimizerSpec spec = optimizer_spec_;
+    spec.clipnorm.reset();  // clipped by the executor across slices
+    spec.global_clipnorm.reset();
+    s.devices.clear();
+    for (size_t d = 0; d < devices_.size(); ++d)
+      s.devices.push_back(make_optimizer(spec, "compile.optimizer"));
+    s.owner = &owner;
+    s.owner_iterations = owner.iterations();
+  }
+  for (size_t d = 0; d < devices_.size(); ++d) {
+    Device& dev = *devices_[d];
+    dev.optimizer = s.devices[d].get();
+    dev.trainable_vars.clear();
+    for (size_t v = 0; v < dev.values.size(); ++v)
+      if (dev.grad_ptrs[v]) dev.trainable_vars.push_back(dev.params[v]);
+    dev.optimizer->build(dev.trainable_vars);
+  }
+  pull_from_model();
+}
+
+void ModelParallelExecutor::pull_from_model() {
+  // Callbacks may have restored weights: every device takes its slice again.
+  const auto& vars = *ctx_.variables;
+  for (auto& dev : devices_) {
+    for (size_t v = 0; v < vars.size(); ++v) {
+      const SliceRect r = slice_rect(vars[v].value, plan_.variables[v], dev->m, plan_.model);
+      dev->values[v] = vars[v].value.block(r.row, r.col, r.rows, r.cols);
+    }
+    // A learning rate set on the model's optimizer (ReduceLROnPlateau, LearningRateScheduler).
+    Optimizer* opt = dev->optimizer;
+    if (opt && ctx_.optimizer && !ctx_.optimizer->has_schedule() &&
+        opt->learning_rate() != ctx_.optimizer->learning_rate())
+      opt->set_learning_rate(ctx_.optimizer->learning_rate());
+  }
+}
+
+void ModelParallelExecutor::train_step(ConstMatrixRef x, ConstMatrixRef y, uint64_t step,
+                                       StepTotals& totals) {
+  ensure_optimizers();
+  job_.step = step;
+  run(BatchJob::Phase::kTrain, x, &y, nullptr, &totals);
+}
+
+void ModelParallelExecutor::test_step(ConstMatrixRef x, ConstMatrixRef y, StepTotals& totals) {
+  run(BatchJob::Phase::kTest, x, &y, nullptr, &totals);
+}
+
+void ModelParallelExecutor::predict_step(ConstMatrixRef x, MatrixRef out) {
+  run(BatchJob::Phase::kPredict, x, nullptr, &out, nullptr);
+}
+
+void use_model_parallel(Sequential& model, const DistributionSpec& spec, int devices,
+                        const RehearsalOptions& options) {
+  if (model.built()) make_model_parallel_plan(model.network(), spec, devices);
+  auto state = std::make_shared<ModelParallelOptimizers>();
+  const Sequential* owner = &model;
+  model.set_executor_factory([owner, spec, devices, state, options](const ExecutorContext& ctx) {
+    return std::make_unique<ModelParallelExecutor>(
+        ctx, make_model_parallel_plan(*ctx.graph.network, spec, devices),
+        owner->compile_options().optimizer, state, options);
+  });
+}
+
+}  // namespace fitbench

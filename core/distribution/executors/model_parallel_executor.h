@@ -1,0 +1,117 @@
+// keras.distribution.ModelParallel on simulated devices: a mesh of B (batch axis) x M (model
+// axis) devices, one worker thread each. Every batch is split along dim 0 over the batch axis;
+// the M devices of a batch group (a row of the mesh) hold the slices of each Dense kernel and
+// bias the layout map gives them (kernel by output columns or by input rows, bias by units) and
+// full copies of the rest. Each device computes with its slice; through the row's Collectives,
+// column pieces of activations are all-gathered and partial sums (row-sharded kernels) all-reduced
+// so every device of a row sees full activations (and the same for input gradients going back);
+// gradients are all-reduced along the batch axis (a column of the mesh); each device's optimizer
+// updates its own slice and the first row writes its slices back into the model's variables.
+// With M > 1, every device waits for all before its update, so an error on any device stops every
+// update. Equal to one device to float32 rounding. Each train step records a StepTrace; the
+// rehearsal knobs (device speeds, link latency and bandwidth) act as in DataParallel, and in
+// evaluate() and predict() too (their passes exchange activations). Driven by one thread.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "core/distribution/executors/rehearsal_options.h"
+#include "core/distribution/layout/batch_shards.h"
+#include "core/distribution/layout/model_parallel_plan.h"
+#include "core/distribution/spec/distribution_spec.h"
+#include "core/distribution/threads/device_errors.h"
+#include "core/distribution/threads/device_pool.h"
+#include "core/distribution/trace/collective_group.h"
+#include "core/distribution/trace/device_timeline.h"
+#include "core/optimizers/optimizer_spec.h"
+#include "core/training/sequential.h"
+#include "core/training/step_executor.h"
+
+namespace fitbench {
+
+// The per-device optimizers, kept by the model's executor factory across fit() calls (the
+// model's own optimizer holds full-size state that cannot be split, so it does not advance).
+struct ModelParallelOptimizers {
+  const Optimizer* owner = nullptr;  // the model's optimizer these continue
+  int64_t owner_iterations = -1;     // its iteration count when they were made
+  std::vector<std::unique_ptr<Optimizer>> devices;
+};
+
+class ModelParallelExecutor : public StepExecutor {
+ public:
+  // `optimizer` is the model's compile() spec; `state` persists device optimizer state.
+  // options.speed, if given, has one entry per device (by flat mesh index).
+  ModelParallelExecutor(const ExecutorContext& ctx, ModelParallelPlan plan, OptimizerSpec optimizer,
+                        std::shared_ptr<ModelParallelOptimizers> state,
+                        const RehearsalOptions& options = {});
+  ~ModelParallelExecutor() override;
+
+  void prepare(Index max_rows) override;
+  void train_step(ConstMatrixRef x, ConstMatrixRef y, uint64_t step, StepTotals& totals) override;
+  void test_step(ConstMatrixRef x, ConstMatrixRef y, StepTotals& totals) override;
+  void predict_step(ConstMatrixRef x, MatrixRef out) override;
+  void pull_from_model() override;
+  void push_to_model() override {}  // every update is written back into the model's variables
+  // What every device did in the last train_step, by flat mesh index (epoch and batch are left
+  // at -1 for fit() to set). Valid until the next train_step.
+  StepTrace* step_trace() override { return &timelines_.trace(); }
+  const StepTrace* labelled_step_trace(int epoch, int batch) override {
+    StepTrace& trace = timelines_.trace();
+    trace.epoch = epoch;
+    trace.batch = batch;
+    return &trace;
+  }
+
+  int devices() const { return pool_.size(); }
+  // The values device `index` (flat mesh index) holds: its slice of each variable.
+  std::vector<const Matrix*> device_values(int index) const;
+  // What the rehearsal knobs added to each of device `index`'s spans in the last train_step.
+  const std::vector<SpanInjection>& injections(int index) const;
+
+ private:
+  struct Device;
+  using Clock = std::chrono::steady_clock;
+  void run(BatchJob::Phase phase, const ConstMatrixRef& x, const ConstMatrixRef* y, MatrixRef* out,
+           StepTotals* totals);
+  static void run_device(void* self, int device);
+  void device_step(int d);
+  // Each returns where its last compute span begins (still open: the caller ends it).
+  Clock::time_point forward(Device& dev, ConstMatrixRef x, Index offset, Index rows,
+                            Clock::time_point t);
+  Clock::time_point backward(Device& dev, ConstMatrixRef x, Index rows, Clock::time_point t);
+  // Ends the open compute span of kind `open` (begun at t), all-gathers over the device's mesh
+  // row each device's block of rows x width (its piece of layer l) and places device j's block
+  // at columns [j * width, (j + 1) * width) of out. Returns when the all-gather ended.
+  Clock::time_point gather_blocks(Device& dev, size_t l, SpanKind open, Clock::time_point t,
+                                  Index rows, Index width, MatrixRef out);
+  void reduce_and_update(Device& dev, Clock::time_point t);
+  void ensure_optimizers();
+
+  ExecutorContext ctx_;
+  ModelParallelPlan plan_;
+  OptimizerSpec optimizer_spec_;
+  std::shared_ptr<ModelParallelOptimizers> state_;
+  RehearsalOptions options_;
+  DevicePool pool_;
+  std::vector<std::unique_ptr<Device>> devices_;  // by flat mesh index
+  // Row b of the mesh (the M devices of a batch group) and column m (the B devices that hold
+  // the same slices).
+  std::vector<std::unique_ptr<CollectiveGroup>> rows_, columns_;
+  ArrivalBoard everyone_;                    // the barrier before the update (meshes with M > 1)
+  int64_t row_elements_ = 0;                 // the largest call a row's collectives are sized for
+  std::vector<const Matrix*> model_values_;  // the model's variables (for the regularization)
+  bool clip_norm_ = false;                   // clipnorm or global_clipnorm is set
+  StepTimelines timelines_;                  // by flat mesh index
+  DeviceErrors errors_;                      // by flat mesh index
+  BatchJob job_;                             // the current job; shards by batch group
+};
+
+// Makes `model` train with ModelParallel as spec says, on `devices` simulated CPU devices (the
+// mesh's size), with the rehearsal knobs of `options`. Checks the layout now if the model is
+// built, else when fit() builds it; throws InputError naming the place.
+void use_model_parallel(Sequential& model, const DistributionSpec& spec, int devices,
+                        const RehearsalOptions& options = {});
+
+}  // namespace fitbench

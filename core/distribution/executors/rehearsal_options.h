@@ -1,0 +1,32 @@
+// How the simulated hardware behaves under a distributed executor (DataParallel, ModelParallel):
+// the rehearsal knobs of an experiment's devices section, validated by rehearsal_options()
+// (distribution.h). A value type; the defaults cost nothing.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/distribution/collectives/collectives.h"
+
+namespace fitbench {
+
+struct RehearsalOptions {
+  // The algorithm of every collective (devices.allreduce): the gradient all-reduce, and
+  // ModelParallel's all-gathers and all-reduces of activations.
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing;
+  // Relative speed per device in (0, 1], by device index (a ModelParallel device's flat mesh
+  // index): a device with speed s makes each of its compute phases (forward, backward, update)
+  // last 1/s of their measured time. Empty: every device at 1.
+  std::vector<double> speed;
+  LinkModel link;  // each collective's modeled latency and bandwidth cost
+  // DataParallel shards the optimizer update (reduce-scatter, 1/N of the update per device,
+  // all-gather) when the trainable variables hold at least this many floats and the rule is
+  // element-wise; smaller models all-reduce and update every replica whole. Sharding trades one
+  // collective for two: on this project's 2-core machine an extra synchronization costs a few
+  // microseconds, and Adam updates ~3 floats per nanosecond, so below ~16k floats the second
+  // collective costs more than the (N-1)/N of the update it saves. Not an experiment setting;
+  // tests set 0 to shard any model.
+  int64_t sharded_update_min_elements = 16384;
+};
+
+}  // namespace fitbench

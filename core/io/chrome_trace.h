@@ -1,0 +1,22 @@
+// A run's trace in the Chrome trace event format (the JSON that Perfetto and chrome://tracing
+// open): one process per device, named "cpu:0", "cpu:1", ..., with a "compute" lane (tid 1: shard
+// copy, forward, backward, update) and a "communication" lane (tid 2: waiting and all_reduce, with
+// the algorithm and bytes in args). Timestamps in microseconds since the run's start. Free
+// functions.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include "core/distribution/trace/trace.h"
+
+namespace fitbench {
+
+// The JSON document ({"traceEvents": [...], ...}).
+std::string chrome_trace_json(const RunTrace& trace);
+
+// Writes chrome_trace_json(trace) to `file` atomically (a temporary file, then a rename). Throws
+// InputError("<file>", ...) when it cannot be written.
+void write_chrome_trace(const std::filesystem::path& file, const RunTrace& trace);
+
+}  // namespace fitbench

@@ -1,0 +1,3 @@
+// core/ uses no Qt: the check must refuse this.
+#pragma once
+#include <QString>

@@ -1,0 +1,3 @@
+// Includes downwards only: allowed.
+#pragma once
+#include "core/nn/wrong_way.h"

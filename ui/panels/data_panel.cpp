@@ -1,0 +1,600 @@
+// DataPanel: the generator picker, generator fields, CSV import, validation split and preview.
+
+#include "ui/panels/data_panel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QEvent>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QLocale>
+#include <QPainter>
+#include <QRandomGenerator>
+#include <QRegularExpressionValidator>
+#include <QResizeEvent>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QTimer>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <charconv>
+
+#include "core/base/error.h"
+#include "core/distribution/layout/device_plan.h"
+#include "ui/common/field_error.h"
+#include "ui/common/number_spin_box.h"
+#include "ui/panels/csv_preview.h"
+#include "ui/panels/data_scatter.h"
+
+namespace fitbench {
+namespace {
+
+struct GeneratorInfo {
+  const char* name;
+  const char* label;
+  const char* about;
+  const char* noise;  // what noise does; nullptr when the set has none
+};
+
+// The sets as core/data/generators.cpp makes them; the last row of the list is "CSV file…".
+constexpr GeneratorInfo kGenerators[] = {
+    {"seed", "seed", "The seed example's data: x ~ N(0, 1), label 1 where x0 > 0.", nullptr},
+    {"circle", "circle", "Playground: class 1 inside a circle, class 0 in a ring around it.",
+     "Moves the point each label is read at by up to ±5 × noise per axis, so labels near the "
+     "boundary flip (the Playground's noise % / 100: 0 to 0.5)."},
+    {"xor", "xor", "Playground (exclusive or): class 1 where x and y have the same sign.",
+     "Moves the point each label is read at by up to ±5 × noise per axis (0 to 0.5)."},
+    {"gaussian", "gaussian", "Playground: two Gaussian clouds around (2, 2) and (-2, -2).",
+     "Widens both clouds: variance 0.5 + 7 × noise (0 to 0.5)."},
+    {"spiral", "spiral", "Playground: two interleaved spiral arms.",
+     "Moves each coordinate by up to ±noise (0 to 0.5)."},
+    {"moons", "moons", "Two interleaving half circles (as sklearn's make_moons).",
+     "Standard deviation of the Gaussian noise added to every coordinate."},
+    {"blobs", "blobs", "Gaussian clusters, one per class, centres uniform in [-10, 10].",
+     "Added to each cluster's standard deviation (1 + noise)."},
+    {"plane", "regression (plane)", "Regression (Playground): target (x + y) / 10 on [-6, 6]².",
+     "Reads the target at the point moved by up to ±6 × noise per axis (0 to 0.5)."},
+    {"sine", "regression (sine)", "Regression: target sin(x) for x in [-3, 3].",
+     "Standard deviation of the Gaussian noise added to sin(x)."},
+};
+constexpr int kCsvRow = static_cast<int>(std::size(kGenerators));
+constexpr int kIcon = 56;
+constexpr int kMaxCsvClasses = 20;  // an integer CSV target 0..19 is read as class indices
+
+const GeneratorInfo* findGenerator(const std::string& name) {
+  for (const GeneratorInfo& g : kGenerators) {
+    if (name == g.name) return &g;
+  }
+  return nullptr;
+}
+
+bool isPlayground(const std::string& g) {
+  return g == "circle" || g == "xor" || g == "gaussian" || g == "spiral" || g == "plane";
+}
+bool usesFeatures(const std::string& g) { return g == "seed" || g == "blobs"; }
+int fixedFeatures(const std::string& g) { return g == "sine" ? 1 : 2; }
+
+// Generators by name; a CSV target by its values: one-hot columns, or integer labels 0..19.
+int classCountOf(const DataSpec& spec, const Dataset& data) {
+  if (spec.csv.empty()) {
+    if (spec.generator == "plane" || spec.generator == "sine") return 0;
+    return spec.generator == "blobs" ? static_cast<int>(spec.classes) : 2;
+  }
+  const auto y = data.y.array();
+  if (y.rows() == 0 || y.cols() == 0 || !(y == y.round()).all() || y.minCoeff() < 0.0f) return 0;
+  if (y.cols() > 1) {
+    const bool oneHot = y.maxCoeff() <= 1.0f && (y.rowwise().sum() == 1.0f).all();
+    return oneHot ? static_cast<int>(y.cols()) : 0;
+  }
+  const int top = static_cast<int>(y.maxCoeff());
+  return top < kMaxCsvClasses ? std::max(2, top + 1) : 0;
+}
+
+QPixmap csvIcon(int size) {
+  QPixmap pixmap(size, size);
+  pixmap.fill(QColor(0xfa, 0xfa, 0xfa));
+  QPainter p(&pixmap);
+  p.setPen(QColor(0xc8, 0xc8, 0xc8));
+  p.drawRect(0, 0, size - 1, size - 1);
+  const int cell = size / 6, left = size / 6, top = size / 4;
+  p.fillRect(left, top, 4 * cell, cell, QColor(0x0877bd));
+  p.setPen(QColor(0x90, 0x90, 0x90));
+  for (int r = 0; r <= 4; ++r) p.drawLine(left, top + r * cell, left + 4 * cell, top + r * cell);
+  for (int c = 0; c <= 4; ++c) p.drawLine(left + c * cell, top, left + c * cell, top + 4 * cell);
+  return pixmap;
+}
+
+}  // namespace
+
+DataPanel::DataPanel(QWidget* parent) : QWidget(parent) {
+  m_previewTimer = new QTimer(this);
+  m_previewTimer->setSingleShot(true);
+  m_previewTimer->setInterval(60);
+  buildGeneratorList();
+  auto* pick = new QGroupBox(tr("Data set"));
+  auto* pickLayout = new QVBoxLayout(pick);
+  pickLayout->addWidget(m_generators);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addWidget(pick);
+  layout->addWidget(buildGeneratorGroup());
+  layout->addWidget(buildCsvGroup());
+  layout->addWidget(buildOptionsGroup());
+  layout->addWidget(buildPreviewGroup(), 1);
+  connectSignals();
+  setSpec(DataSpec{});
+}
+
+void DataPanel::buildGeneratorList() {
+  m_generators = new QListWidget;
+  m_generators->setObjectName("generatorList");
+  m_generators->setViewMode(QListView::IconMode);
+  m_generators->setIconSize(QSize(kIcon, kIcon));
+  m_generators->setGridSize(QSize(kIcon + 26, kIcon + 38));
+  m_generators->setMovement(QListView::Static);
+  m_generators->setResizeMode(QListView::Adjust);
+  m_generators->setWordWrap(true);
+  m_generators->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  m_generators->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  m_generators->setFrameShape(QFrame::NoFrame);
+  m_generators->viewport()->setAutoFillBackground(false);
+  for (const GeneratorInfo& g : kGenerators) {
+    DataSpec s;
+    s.generator = g.name;
+    s.samples = 240;
+    s.noise = s.generator == "moons" ? 0.08 : s.generator == "sine" ? 0.1 : 0.0;
+    s.features = 2;
+    const Dataset data = generate_dataset(s);
+    auto* item = new QListWidgetItem(
+        QIcon(DataScatter::thumbnail(data, classCountOf(s, data), kIcon)), tr(g.label));
+    item->setData(Qt::UserRole, QString::fromLatin1(g.name));
+    item->setToolTip(tr(g.about));
+    m_generators->addItem(item);
+  }
+  auto* csv = new QListWidgetItem(QIcon(csvIcon(kIcon)), tr("CSV file…"));
+  csv->setToolTip(tr("Your own data: a CSV file with a header row and numbers in every cell."));
+  m_generators->addItem(csv);
+  m_generators->installEventFilter(this);
+}
+
+QGroupBox* DataPanel::buildGeneratorGroup() {
+  m_generatorGroup = new QGroupBox(tr("Generator"));
+  m_samples = new QSpinBox;
+  m_samples->setObjectName("samples");
+  m_samples->setRange(1, 10'000'000);
+  m_samples->setGroupSeparatorShown(true);
+  m_tips[m_samples] = tr("How many rows the generator draws.");
+  m_noise = new NumberSpinBox;
+  m_noise->setObjectName("noise");
+  m_noise->setSingleStep(0.05);
+  m_seed = new QLineEdit;
+  m_seed->setObjectName("seed");
+  m_seed->setValidator(
+      new QRegularExpressionValidator(QRegularExpression(QStringLiteral("[0-9]{0,20}")), m_seed));
+  m_tips[m_seed] = tr("The generator's own seed: the same seed gives the same data.");
+  m_newSeed = new QToolButton;
+  m_newSeed->setText(tr("New"));
+  m_newSeed->setToolTip(tr("Draw a new random seed"));
+  auto* seedRow = new QHBoxLayout;
+  seedRow->setContentsMargins(0, 0, 0, 0);
+  seedRow->addWidget(m_seed, 1);
+  seedRow->addWidget(m_newSeed);
+  m_features = new QSpinBox;
+  m_features->setObjectName("features");
+  m_features->setRange(1, 100'000);
+  m_classes = new QSpinBox;
+  m_classes->setObjectName("classes");
+  m_classes->setRange(2, 1000);
+  m_tips[m_classes] = tr("How many clusters (one per class) the blobs set has.");
+  m_generatorError = makeFieldErrorLabel();
+  m_generatorError->setObjectName("generatorError");
+
+  m_generatorForm = new QFormLayout(m_generatorGroup);
+  m_generatorForm->addRow(tr("Samples"), m_samples);
+  m_generatorForm->addRow(tr("Noise"), m_noise);
+  m_generatorForm->addRow(tr("Seed"), seedRow);
+  m_generatorForm->addRow(tr("Features"), m_features);
+  m_generatorForm->addRow(tr("Classes"), m_classes);
+  m_generatorForm->addRow(m_generatorError);
+  return m_generatorGroup;
+}
+
+QGroupBox* DataPanel::buildCsvGroup() {
+  m_csvGroup = new QGroupBox(tr("CSV file"));
+  m_csv = new CsvPreview;
+  auto* layout = new QVBoxLayout(m_csvGroup);
+  layout->addWidget(m_csv);
+  return m_csvGroup;
+}
+
+QGroupBox* DataPanel::buildOptionsGroup() {
+  auto* group = new QGroupBox(tr("Training data"));
+  // Keras's range, [0, 1) (1 less 10^-12, the field's finest step); NumberSpinBox shows and
+  // keeps a file's 0.333333 as it is.
+  m_split = new NumberSpinBox;
+  m_split->setObjectName("validationSplit");
+  m_split->setRange(0.0, 0.999999999999);
+  m_split->setSingleStep(0.05);
+  m_tips[m_split] =
+      tr("The last fraction of the rows is kept for validation, as Keras's validation_split "
+         "(taken before shuffling). Drawn hollow in the preview.");
+  m_standardize = new QCheckBox(tr("Standardize features"));
+  m_standardize->setObjectName("standardize");
+  m_tips[m_standardize] =
+      tr("Subtract each feature's mean and divide by its standard deviation, both computed on the "
+         "training rows (as sklearn's StandardScaler).");
+  m_splitError = makeFieldErrorLabel();
+  m_splitError->setObjectName("splitError");
+  auto* form = new QFormLayout(group);
+  form->addRow(tr("Validation split"), m_split);
+  form->addRow(m_splitError);
+  form->addRow(m_standardize);
+  return group;
+}
+
+QGroupBox* DataPanel::buildPreviewGroup() {
+  auto* group = m_previewGroup = new QGroupBox(tr("Preview"));
+  m_scatter = new DataScatter;
+  m_scatter->setObjectName("scatter");
+  auto* layout = new QVBoxLayout(group);
+  layout->addWidget(m_scatter);
+  return group;
+}
+
+void DataPanel::connectSignals() {
+  connect(m_generators, &QListWidget::currentRowChanged, this, &DataPanel::onGeneratorPicked);
+  connect(m_generators, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
+    if (m_generators->row(item) == kCsvRow && m_edited.csv.empty()) m_csv->browse();
+  });
+  const auto edit = [this](auto apply) {
+    return [this, apply](auto value) {
+      if (m_filling) return;
+      apply(value);
+      commitEdit();
+    };
+  };
+  connect(m_samples, &QSpinBox::valueChanged, this, edit([this](int v) { m_edited.samples = v; }));
+  connect(m_noise, &QDoubleSpinBox::valueChanged, this,
+          edit([this](double v) { m_edited.noise = v; }));
+  connect(m_features, &QSpinBox::valueChanged, this,
+          edit([this](int v) { m_edited.features = v; }));
+  connect(m_classes, &QSpinBox::valueChanged, this, edit([this](int v) { m_edited.classes = v; }));
+  connect(m_standardize, &QCheckBox::toggled, this,
+          edit([this](bool on) { m_edited.standardize = on; }));
+  connect(m_seed, &QLineEdit::textEdited, this, &DataPanel::onSeedEdited);
+  connect(m_newSeed, &QToolButton::clicked, this, [this] {
+    m_seed->setText(QString::number(QRandomGenerator::global()->bounded(1'000'000)));
+    onSeedEdited(m_seed->text());
+  });
+  connect(m_split, &QDoubleSpinBox::valueChanged, this, [this](double v) {
+    if (m_filling) return;
+    m_validationSplit = v;
+    checkSplit();
+    showErrors();
+    m_previewTimer->start();
+    emit changed();
+  });
+  connect(m_csv, &CsvPreview::fileChosen, this, &DataPanel::loadCsvFile);
+  connect(m_csv, &CsvPreview::delimiterEdited, this, &DataPanel::onCsvDelimiterEdited);
+  connect(m_csv, &CsvPreview::rolesEdited, this, &DataPanel::onCsvRolesEdited);
+  connect(m_previewTimer, &QTimer::timeout, this, &DataPanel::refreshPreview);
+}
+
+// The list shows every item without a scroll bar: as many rows as its width needs.
+bool DataPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_generators && event->type() == QEvent::Resize) {
+    const QSize grid = m_generators->gridSize();
+    const int width = static_cast<QResizeEvent*>(event)->size().width();
+    const int columns = std::max(1, (width - 2 * m_generators->frameWidth()) / grid.width());
+    const int rows = (m_generators->count() + columns - 1) / columns;
+    const int height = rows * grid.height() + 2 * m_generators->frameWidth() + 4;
+    if (m_generators->height() != height) m_generators->setFixedHeight(height);
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
+void DataPanel::setSpec(const DataSpec& spec) {
+  m_spec = spec;
+  m_edited = spec;
+  m_lastCsv = spec.csv.empty() ? DataSpec{} : spec;
+  m_loaded = false;
+  m_data = Dataset{};
+  m_classCount = 0;
+  fillWidgets();
+  reload();
+}
+
+void DataPanel::fillWidgets() {
+  m_filling = true;
+  int row = kCsvRow;
+  if (!csvMode()) {
+    const GeneratorInfo* g = findGenerator(m_edited.generator);
+    row = g != nullptr ? static_cast<int>(g - kGenerators) : -1;
+  }
+  m_generators->setCurrentRow(row);
+  m_samples->setValue(static_cast<int>(std::clamp<int64_t>(m_edited.samples, 1, 10'000'000)));
+  m_seed->setText(QString::number(m_edited.seed));
+  m_classes->setValue(static_cast<int>(std::clamp<int64_t>(m_edited.classes, 2, 1000)));
+  m_standardize->setChecked(m_edited.standardize);
+  if (csvMode()) {
+    showCsvFile();
+  } else {
+    m_csv->clearFile();
+  }
+  updateFieldStates();
+  m_filling = false;
+}
+
+void DataPanel::updateFieldStates() {
+  const bool csv = csvMode();
+  m_generatorGroup->setVisible(!csv);
+  m_csvGroup->setVisible(csv);
+  const std::string& g = m_edited.generator;
+  const GeneratorInfo* info = findGenerator(g);
+  const bool noise = info != nullptr && info->noise != nullptr;
+  const bool features = usesFeatures(g);
+  {
+    const QSignalBlocker block(m_noise);
+    m_noise->setRange(0.0, isPlayground(g) ? 0.5 : 10.0);
+    m_noise->setValue(m_edited.noise);
+  }
+  m_tips[m_noise] =
+      noise ? tr(info->noise) : tr("The %1 set has no noise setting.").arg(tr(g.c_str()));
+  {
+    const QSignalBlocker block(m_features);
+    m_features->setValue(features ? static_cast<int>(m_edited.features) : fixedFeatures(g));
+  }
+  const QString label = tr(info != nullptr ? info->label : g.c_str());
+  m_tips[m_features] = features                ? tr("How many features (columns of x) the set has.")
+                       : fixedFeatures(g) == 1 ? tr("The %1 set always has 1 feature.").arg(label)
+                                               : tr("The %1 set always has 2 features.").arg(label);
+  m_generatorForm->setRowVisible(m_classes, g == "blobs");
+  const bool editable = !m_readOnly;
+  m_generators->setEnabled(editable);
+  m_samples->setEnabled(editable);
+  m_noise->setEnabled(editable && noise);
+  m_seed->setReadOnly(!editable);
+  m_newSeed->setEnabled(editable);
+  m_features->setEnabled(editable && features);
+  m_classes->setEnabled(editable);
+  m_split->setEnabled(editable);
+  m_standardize->setEnabled(editable);
+  m_csv->setReadOnly(m_readOnly);
+  showErrors();
+}
+
+void DataPanel::onGeneratorPicked(int row) {
+  if (m_filling || row < 0) return;
+  if (row == kCsvRow) {
+    if (csvMode()) return;
+    m_edited.generator.clear();
+    m_edited.csv = m_lastCsv.csv;
+    m_edited.target = m_lastCsv.target;
+    m_edited.features_columns = m_lastCsv.features_columns;
+    m_edited.delimiter = m_lastCsv.delimiter;
+    if (m_edited.csv.empty()) {
+      m_csv->clearFile();
+    } else {
+      showCsvFile();
+    }
+  } else {
+    if (csvMode()) m_lastCsv = m_edited;
+    m_edited.generator = kGenerators[row].name;
+    m_edited.csv.clear();
+    m_edited.target.clear();
+    m_edited.features_columns.clear();
+    m_edited.delimiter = ',';
+    if (isPlayground(m_edited.generator)) m_edited.noise = std::min(m_edited.noise, 0.5);
+  }
+  updateFieldStates();
+  commitEdit();
+}
+
+void DataPanel::onSeedEdited(const QString&) {
+  if (m_filling) return;
+  commitEdit();  // reload() reads the seed's text
+}
+
+void DataPanel::onCsvDelimiterEdited() {
+  m_edited.delimiter = m_csv->delimiter();
+  showCsvFile();
+  commitEdit();
+}
+
+void DataPanel::onCsvRolesEdited() {
+  m_edited.target = m_csv->targets();
+  m_edited.features_columns = m_csv->features();
+  commitEdit();
+}
+
+bool DataPanel::loadCsvFile(const QString& path) {
+  if (m_readOnly) return false;
+  const QString file = QDir::isAbsolutePath(path) || m_baseDir.isEmpty()
+                           ? QFileInfo(path).absoluteFilePath()
+                           : QDir(m_baseDir).absoluteFilePath(path);
+  m_edited.generator.clear();
+  m_edited.csv = pathForSpec(QDir::cleanPath(file)).toStdString();
+  m_edited.delimiter = CsvPreview::guessDelimiter(file);
+  m_csv->showFile(file, QString::fromStdString(m_edited.csv), m_edited.delimiter);
+  // The roles carry over by name; features no longer all present become "every other column".
+  m_edited.target = m_csv->targetsOrDefault(m_edited.target);
+  const std::vector<std::string> features = m_edited.features_columns;
+  m_csv->setRoles(m_edited.target, features);
+  m_edited.features_columns = m_csv->features();
+  if (m_edited.features_columns.size() != features.size()) {
+    m_edited.features_columns.clear();
+    m_csv->setRoles(m_edited.target, {});
+  }
+  {
+    const QSignalBlocker block(m_generators);
+    m_generators->setCurrentRow(kCsvRow);
+  }
+  updateFieldStates();
+  const bool ok = reload();
+  emit changed();
+  return ok;
+}
+
+void DataPanel::commitEdit() {
+  reload();
+  emit changed();
+}
+
+bool DataPanel::reload() {
+  m_loadError.clear();
+  m_loadPlace.clear();
+  try {
+    if (csvMode()) {
+      if (m_edited.csv.empty()) {
+        throw InputError(
+            "data.csv", tr("choose a CSV file (Browse…, or drop one on the window)").toStdString());
+      }
+      m_data = read_csv_dataset(m_edited, m_baseDir.toStdString());
+    } else {
+      const std::string seed = m_seed->text().toStdString();
+      uint64_t value = 0;
+      const auto [end, ec] = std::from_chars(seed.data(), seed.data() + seed.size(), value);
+      if (seed.empty() || ec != std::errc() || end != seed.data() + seed.size()) {
+        throw InputError("data.seed", "must be an integer from 0 to 18446744073709551615");
+      }
+      m_edited.seed = value;
+      m_data = generate_dataset(m_edited);
+    }
+    m_spec = m_edited;
+    m_loaded = true;
+    m_classCount = classCountOf(m_spec, m_data);
+  } catch (const InputError& e) {
+    m_loadError = QString::fromStdString(e.what());
+    m_loadPlace = QString::fromStdString(e.place());
+  } catch (const std::exception& e) {  // e.g. std::bad_alloc for an enormous set
+    m_loadError = tr("The data could not be made: %1").arg(QString::fromLocal8Bit(e.what()));
+  }
+  checkSplit();
+  showErrors();
+  m_previewTimer->start();
+  return m_loadError.isEmpty();
+}
+
+void DataPanel::showCsvFile() {
+  m_csv->showFile(resolvedCsv(m_edited.csv), QString::fromStdString(m_edited.csv),
+                  m_edited.delimiter);
+  m_csv->setRoles(m_edited.target, m_edited.features_columns);
+}
+
+void DataPanel::checkSplit() {
+  m_splitErrorText.clear();
+  if (!m_loaded) return;
+  try {
+    validation_split_at(m_data.size(), m_validationSplit);
+  } catch (const InputError& e) {
+    m_splitErrorText = QString::fromStdString(e.what());
+  }
+}
+
+void DataPanel::showErrors() {
+  for (auto it = m_tips.cbegin(); it != m_tips.cend(); ++it) it.key()->setToolTip(it.value());
+  const bool csv = csvMode();
+  m_generatorError->setText(csv ? QString() : m_loadError);
+  m_generatorError->setVisible(!csv && !m_loadError.isEmpty());
+  m_csv->setError(csv ? m_loadError : QString(), m_loadPlace);
+  m_previewGroup->setTitle(m_loaded && !m_loadError.isEmpty()
+                               ? tr("Preview: the last data that loaded")
+                               : tr("Preview"));
+  const QHash<QString, QWidget*> fields = {{"data.samples", m_samples},
+                                           {"data.noise", m_noise},
+                                           {"data.seed", m_seed},
+                                           {"data.features", m_features},
+                                           {"data.classes", m_classes}};
+  if (QWidget* field = fields.value(m_loadPlace)) field->setToolTip(m_loadError);
+  m_splitError->setText(m_splitErrorText);
+  m_splitError->setVisible(!m_splitErrorText.isEmpty());
+  if (!m_splitErrorText.isEmpty()) m_split->setToolTip(m_splitErrorText);
+}
+
+QString DataPanel::errorText() const {
+  QStringList errors;
+  if (!m_loadError.isEmpty()) errors << m_loadError;
+  if (!m_splitErrorText.isEmpty()) errors << m_splitErrorText;
+  return errors.join('\n');
+}
+
+int DataPanel::featureCount() const { return m_loaded ? static_cast<int>(m_data.x.cols()) : 0; }
+
+void DataPanel::setValidationSplit(double fraction) {
+  m_validationSplit = fraction;
+  {
+    const QSignalBlocker block(m_split);
+    m_split->setValue(fraction);
+  }
+  checkSplit();
+  showErrors();
+  m_previewTimer->start();
+}
+
+void DataPanel::setBaseDir(const QString& dir) {
+  if (dir == m_baseDir) return;
+  // A first base folder resolves the relative paths; a later one means the experiment moved but
+  // its data did not: relative paths are rewritten to name the same files.
+  DataSpec* const specs[] = {&m_spec, &m_edited, &m_lastCsv};
+  QStringList files;
+  for (const DataSpec* s : specs) files << resolvedCsv(s->csv);
+  const bool rebase = !m_baseDir.isEmpty();
+  m_baseDir = dir;
+  for (int i = 0; i < 3; ++i) {
+    const bool relative = QDir::isRelativePath(QString::fromStdString(specs[i]->csv));
+    if (rebase && relative && !specs[i]->csv.empty())
+      specs[i]->csv = pathForSpec(files[i]).toStdString();
+  }
+  m_csv->setStartDir(dir);
+  if (csvMode() && !m_edited.csv.empty()) {
+    showCsvFile();
+    reload();
+  }
+}
+
+void DataPanel::setReadOnly(bool readOnly) {
+  m_readOnly = readOnly;
+  updateFieldStates();
+}
+
+bool DataPanel::csvMode() const { return !m_edited.csv.empty() || m_edited.generator.empty(); }
+
+QString DataPanel::resolvedCsv(const std::string& path) const {
+  const QString p = QString::fromStdString(path);
+  if (QDir::isAbsolutePath(p) || m_baseDir.isEmpty()) return QFileInfo(p).absoluteFilePath();
+  return QDir::cleanPath(QDir(m_baseDir).absoluteFilePath(p));
+}
+
+QString DataPanel::pathForSpec(const QString& absolutePath) const {
+  if (m_baseDir.isEmpty()) return absolutePath;
+  const QString relative = QDir(m_baseDir).relativeFilePath(absolutePath);
+  if (QDir::isAbsolutePath(relative) || relative == ".." || relative.startsWith("../")) {
+    return absolutePath;
+  }
+  return relative;
+}
+
+void DataPanel::refreshPreview() {
+  if (!m_loaded) {
+    m_scatter->clear();
+    return;
+  }
+  Dataset shown = m_data;
+  const Index n = shown.size();
+  Index train = n;
+  // The rows fit() trains on (trainingSamples: Keras's split point, without validation_split_at's
+  // errors, which checkSplit has shown).
+  if (m_splitErrorText.isEmpty()) train = training_rows(n, m_validationSplit);
+  if (m_spec.standardize && train > 0) Standardizer::fit(shown.x.topRows(train)).apply(shown.x);
+  m_scatter->setData(shown, m_classCount, train);
+}
+
+}  // namespace fitbench

@@ -1,0 +1,69 @@
+// The Devices panel: device type, how many simulated CPU devices, each device's relative speed,
+// and the interconnect (latency, bandwidth, all-reduce algorithm). Edits a DevicesSpec. Widget;
+// UI thread only.
+#pragma once
+
+#include <QLabel>
+#include <QWidget>
+
+#include "core/distribution/spec/distribution_spec.h"
+
+class QComboBox;
+class QDoubleSpinBox;
+class QSpinBox;
+class QTableWidget;
+
+namespace fitbench {
+
+class DevicesPanel : public QWidget {
+  Q_OBJECT
+ public:
+  explicit DevicesPanel(QWidget* parent = nullptr);
+
+  // `defaultCount` is what the count resolves to when the spec leaves it unset (the environment's
+  // FITBENCH_CPU_DEVICES / XLA_FLAGS, else 1); it is shown, and written back only once edited.
+  // `environmentError` is why the environment's count could not be read (fitbench-cli's
+  // sentence): an error while the count is left to the environment.
+  void setSpec(const DevicesSpec& spec, int defaultCount, const QString& environmentError = {});
+  // The count from the command line (--devices N), as fitbench-cli takes it: the file's speeds
+  // stay, and a speed list of another length is an error until the count or a speed is edited.
+  void overrideCount(int count);
+  DevicesSpec spec() const;
+  int deviceCount() const;
+  void setReadOnly(bool readOnly);
+  // Why the devices cannot run as set (a gpu or tpu type, a file's count beyond what the window
+  // simulates, a file's speed list that does not fit the count), or empty.
+  QString errorText() const {
+    return m_typeError->text().isEmpty() ? m_error : m_typeError->text();
+  }
+
+ signals:
+  void changed();
+
+ private:
+  void connectSignals();
+  void rebuildDeviceRows(int count);
+  void updateNote();
+  void showTypeError();
+  // m_error for the count in m_count: beyond the window's devices, or the file's speeds not one
+  // per device (fitbench-cli's sentence); shown beside the count.
+  void checkCount(int wanted);
+
+  QComboBox* m_type = nullptr;
+  QSpinBox* m_count = nullptr;
+  QTableWidget* m_table = nullptr;
+  QDoubleSpinBox* m_latency = nullptr;
+  QDoubleSpinBox* m_bandwidth = nullptr;
+  QComboBox* m_allreduce = nullptr;
+  QLabel* m_note = nullptr;
+  QLabel* m_typeError = nullptr;   // a type fitbench cannot simulate, beside the type
+  QLabel* m_countError = nullptr;  // a count the window cannot run, beside the count
+  QString m_error;                 // the count's
+  bool m_countSet = false;         // the spec (or the user) gave a count
+  bool m_filling = false;          // setSpec is filling the widgets: no changed()
+  std::vector<double> m_speeds;    // kept when the count shrinks and grows again
+  size_t m_fileSpeeds = 0;         // entries in the file's speed list until one is edited
+  QString m_environmentError;      // a bad FITBENCH_CPU_DEVICES / XLA_FLAGS, until a count is set
+};
+
+}  // namespace fitbench

@@ -1,0 +1,435 @@
+#include "ui/panels/layer_editor.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSpinBox>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <limits>
+
+namespace fitbench {
+
+namespace {
+
+constexpr int kMaxUnits = 1 << 20;
+constexpr int kMaxSeed = std::numeric_limits<int>::max();
+
+QString errorColor(bool error) {
+  return error ? QStringLiteral("#c62828") : QStringLiteral("#e65100");
+}
+
+// A label for messages under a field: wrapped, coloured by setIssues.
+QLabel* makeIssueLabel(QWidget* parent) {
+  auto* label = new QLabel(parent);
+  label->setWordWrap(true);
+  label->setTextFormat(Qt::PlainText);
+  return label;
+}
+
+// "Fixed [x] [ 42 ]": an optional seed.
+QWidget* makeSeedRow(QWidget* parent, QCheckBox** check, QSpinBox** spin) {
+  auto* row = new QWidget(parent);
+  auto* layout = new QHBoxLayout(row);
+  layout->setContentsMargins(0, 0, 0, 0);
+  *check = new QCheckBox(QObject::tr("Fixed"), row);
+  *spin = new QSpinBox(row);
+  (*spin)->setRange(0, kMaxSeed);
+  layout->addWidget(*check);
+  layout->addWidget(*spin, 1);
+  return row;
+}
+
+NumberSpinBox* makeNumber(QWidget* parent, double lo, double hi) {
+  auto* spin = new NumberSpinBox(parent);
+  spin->setRange(lo, hi);
+  return spin;
+}
+
+bool isRandomInitializer(const std::string& name) { return name != "zeros" && name != "ones"; }
+
+}  // namespace
+
+QStringList activationNames() {
+  return {QStringLiteral("linear"),   QStringLiteral("relu"),    QStringLiteral("sigmoid"),
+          QStringLiteral("tanh"),     QStringLiteral("softmax"), QStringLiteral("elu"),
+          QStringLiteral("selu"),     QStringLiteral("gelu"),    QStringLiteral("leaky_relu"),
+          QStringLiteral("softplus"), QStringLiteral("silu")};
+}
+
+QStringList initializerNames() {
+  return {QStringLiteral("glorot_uniform"), QStringLiteral("glorot_normal"),
+          QStringLiteral("he_uniform"),     QStringLiteral("he_normal"),
+          QStringLiteral("lecun_uniform"),  QStringLiteral("lecun_normal"),
+          QStringLiteral("random_normal"),  QStringLiteral("random_uniform"),
+          QStringLiteral("zeros"),          QStringLiteral("ones")};
+}
+
+LayerEditor::LayerEditor(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  m_hint = new QLabel(tr("Select a layer to edit it. The input's feature count comes from the "
+                         "data."),
+                      this);
+  m_hint->setWordWrap(true);
+  m_hint->setStyleSheet(QStringLiteral("color: palette(mid);"));
+  layout->addWidget(m_hint);
+  buildLayerBox();
+  layout->addWidget(m_layerBox);
+  buildInitializerBox(m_kernelInit, tr("Kernel initializer"), QStringLiteral("kernel_initializer"));
+  layout->addWidget(m_kernelInit.box);
+  buildInitializerBox(m_biasInit, tr("Bias initializer"), QStringLiteral("bias_initializer"));
+  layout->addWidget(m_biasInit.box);
+  buildRegularizerBox();
+  layout->addWidget(m_regularizerBox);
+  for (const QString& field : {QStringLiteral("name"), QStringLiteral("units"),
+                               QStringLiteral("activation"), QStringLiteral("rate")}) {
+    m_defaultTips.insert(field, fieldWidget(field)->toolTip());
+  }
+  connectSignals();
+  clearLayer();
+}
+
+void LayerEditor::buildLayerBox() {
+  m_layerBox = new QGroupBox(this);
+  m_layerForm = new QFormLayout(m_layerBox);
+  m_name = new QLineEdit(m_layerBox);
+  m_name->setObjectName(QStringLiteral("name"));
+  m_name->setToolTip(
+      tr("The layer's name in the summary and in weight paths. Empty: Keras's "
+         "automatic name (dense, dense_1, ...)."));
+  m_layerForm->addRow(tr("Name"), m_name);
+  m_nameIssue = makeIssueLabel(m_layerBox);
+  m_layerForm->addRow(QString(), m_nameIssue);
+  m_units = new QSpinBox(m_layerBox);
+  m_units->setObjectName(QStringLiteral("units"));
+  m_units->setRange(0, kMaxUnits);
+  m_units->setToolTip(tr("How many outputs (neurons) the layer has."));
+  m_layerForm->addRow(tr("Units"), m_units);
+  m_unitsIssue = makeIssueLabel(m_layerBox);
+  m_layerForm->addRow(QString(), m_unitsIssue);
+  m_activation = new QComboBox(m_layerBox);
+  m_activation->setObjectName(QStringLiteral("activation"));
+  m_activation->addItems(activationNames());
+  m_activation->setToolTip(tr("The function applied to each output; linear applies none."));
+  m_layerForm->addRow(tr("Activation"), m_activation);
+  m_activationIssue = makeIssueLabel(m_layerBox);
+  m_layerForm->addRow(QString(), m_activationIssue);
+  m_useBias = new QCheckBox(tr("Use bias"), m_layerBox);
+  m_useBias->setObjectName(QStringLiteral("use_bias"));
+  m_useBias->setToolTip(tr("Add a learned bias to each unit."));
+  m_layerForm->addRow(QString(), m_useBias);
+  m_trainable = new QCheckBox(tr("Trainable"), m_layerBox);
+  m_trainable->setObjectName(QStringLiteral("trainable"));
+  m_trainable->setToolTip(
+      tr("fit() updates the layer's weights; unticked, they keep their "
+         "initial values (non-trainable params in the summary)."));
+  m_layerForm->addRow(QString(), m_trainable);
+  m_rate = makeNumber(m_layerBox, 0.0, 1.0);
+  m_rate->setObjectName(QStringLiteral("rate"));
+  m_rate->setToolTip(
+      tr("The fraction of inputs set to zero at each training step (the others "
+         "are scaled by 1 / (1 - rate)); at least 0 and below 1."));
+  m_layerForm->addRow(tr("Rate"), m_rate);
+  m_rateIssue = makeIssueLabel(m_layerBox);
+  m_layerForm->addRow(QString(), m_rateIssue);
+  QWidget* seedRow = makeSeedRow(m_layerBox, &m_seedSet, &m_seed);
+  m_seedSet->setObjectName(QStringLiteral("seed_set"));
+  m_seed->setObjectName(QStringLiteral("seed"));
+  seedRow->setToolTip(
+      tr("Fixed: the dropout mask comes from this seed. Otherwise it is drawn "
+         "from the global seed."));
+  m_layerForm->addRow(tr("Seed"), seedRow);
+  m_advanced = new QToolButton(m_layerBox);
+  m_advanced->setObjectName(QStringLiteral("advanced"));
+  m_advanced->setCheckable(true);
+  m_advanced->setAutoRaise(true);
+  m_advanced->setArrowType(Qt::RightArrow);
+  m_advanced->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  m_advanced->setToolTip(tr("How the weights start and the penalties on them."));
+  m_layerForm->addRow(m_advanced);
+}
+
+void LayerEditor::buildInitializerBox(InitializerRows& rows, const QString& title,
+                                      const QString& prefix) {
+  rows.box = new QGroupBox(title, this);
+  rows.box->setObjectName(prefix);
+  rows.form = new QFormLayout(rows.box);
+  rows.name = new QComboBox(rows.box);
+  rows.name->addItems(initializerNames());
+  rows.form->addRow(tr("Initializer"), rows.name);
+  rows.mean = makeNumber(rows.box, -1e6, 1e6);
+  rows.form->addRow(tr("Mean"), rows.mean);
+  rows.stddev = makeNumber(rows.box, 0.0, 1e6);
+  rows.form->addRow(tr("Std dev"), rows.stddev);
+  rows.minval = makeNumber(rows.box, -1e6, 1e6);
+  rows.form->addRow(tr("Minimum"), rows.minval);
+  rows.maxval = makeNumber(rows.box, -1e6, 1e6);
+  rows.form->addRow(tr("Maximum"), rows.maxval);
+  QWidget* seedRow = makeSeedRow(rows.box, &rows.seedSet, &rows.seed);
+  seedRow->setToolTip(
+      tr("Fixed: the initial values come from this seed. Otherwise the seed is "
+         "drawn from the global seed."));
+  rows.form->addRow(tr("Seed"), seedRow);
+  rows.name->setObjectName(prefix + QStringLiteral("_name"));
+  rows.mean->setObjectName(prefix + QStringLiteral("_mean"));
+  rows.stddev->setObjectName(prefix + QStringLiteral("_stddev"));
+  rows.minval->setObjectName(prefix + QStringLiteral("_minval"));
+  rows.maxval->setObjectName(prefix + QStringLiteral("_maxval"));
+  rows.seedSet->setObjectName(prefix + QStringLiteral("_seed_set"));
+  rows.seed->setObjectName(prefix + QStringLiteral("_seed"));
+}
+
+void LayerEditor::buildRegularizerBox() {
+  m_regularizerBox = new QGroupBox(tr("Regularizers"), this);
+  m_regularizerBox->setToolTip(
+      tr("Penalties added to the loss: L1 sums |w|, L2 sums w² of the "
+         "weights, each times its factor; 0 = none."));
+  m_regularizerForm = new QFormLayout(m_regularizerBox);
+  m_kernelL1 = makeNumber(m_regularizerBox, 0.0, 100.0);
+  m_kernelL1->setObjectName(QStringLiteral("kernel_l1"));
+  m_regularizerForm->addRow(tr("Kernel L1"), m_kernelL1);
+  m_kernelL2 = makeNumber(m_regularizerBox, 0.0, 100.0);
+  m_kernelL2->setObjectName(QStringLiteral("kernel_l2"));
+  m_regularizerForm->addRow(tr("Kernel L2"), m_kernelL2);
+  m_biasL1 = makeNumber(m_regularizerBox, 0.0, 100.0);
+  m_biasL1->setObjectName(QStringLiteral("bias_l1"));
+  m_regularizerForm->addRow(tr("Bias L1"), m_biasL1);
+  m_biasL2 = makeNumber(m_regularizerBox, 0.0, 100.0);
+  m_biasL2->setObjectName(QStringLiteral("bias_l2"));
+  m_regularizerForm->addRow(tr("Bias L2"), m_biasL2);
+}
+
+void LayerEditor::connectSignals() {
+  connect(m_name, &QLineEdit::textEdited, this, [this](const QString& text) {
+    m_layer.name = text.trimmed().toStdString();
+    edited();
+  });
+  connect(m_units, &QSpinBox::valueChanged, this, [this](int v) {
+    m_layer.units = v;
+    edited();
+  });
+  connect(m_activation, &QComboBox::currentTextChanged, this, [this](const QString& text) {
+    m_layer.activation = text.toStdString();
+    edited();
+  });
+  connect(m_advanced, &QToolButton::toggled, this, [this](bool on) {
+    m_advanced->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
+    updateVisibility();
+  });
+  connect(m_useBias, &QCheckBox::toggled, this, [this](bool on) {
+    m_layer.use_bias = on;
+    updateVisibility();
+    edited();
+  });
+  connect(m_trainable, &QCheckBox::toggled, this, [this](bool on) {
+    m_layer.trainable = on;
+    edited();
+  });
+  connect(m_rate, &QDoubleSpinBox::valueChanged, this, [this](double v) {
+    m_layer.rate = v;
+    edited();
+  });
+  connect(m_seedSet, &QCheckBox::toggled, this, [this](bool on) {
+    m_seed->setEnabled(on);
+    m_layer.seed = on ? std::optional<uint64_t>(m_seed->value()) : std::nullopt;
+    edited();
+  });
+  connect(m_seed, &QSpinBox::valueChanged, this, [this](int v) {
+    if (m_seedSet->isChecked()) m_layer.seed = static_cast<uint64_t>(v);
+    edited();
+  });
+  connectInitializer(m_kernelInit, &LayerSpec::kernel_initializer);
+  connectInitializer(m_biasInit, &LayerSpec::bias_initializer);
+  const auto regularizer = [this](NumberSpinBox* spin, RegularizerSpec LayerSpec::*member,
+                                  double RegularizerSpec::*field) {
+    connect(spin, &QDoubleSpinBox::valueChanged, this, [this, member, field](double v) {
+      (m_layer.*member).*field = v;
+      edited();
+    });
+  };
+  regularizer(m_kernelL1, &LayerSpec::kernel_regularizer, &RegularizerSpec::l1);
+  regularizer(m_kernelL2, &LayerSpec::kernel_regularizer, &RegularizerSpec::l2);
+  regularizer(m_biasL1, &LayerSpec::bias_regularizer, &RegularizerSpec::l1);
+  regularizer(m_biasL2, &LayerSpec::bias_regularizer, &RegularizerSpec::l2);
+}
+
+void LayerEditor::connectInitializer(InitializerRows& rows, InitializerSpec LayerSpec::*member) {
+  connect(rows.name, &QComboBox::currentTextChanged, this, [this, member](const QString& text) {
+    (m_layer.*member).name = text.toStdString();
+    updateVisibility();
+    edited();
+  });
+  const auto number = [this, member](NumberSpinBox* spin, double InitializerSpec::*field) {
+    connect(spin, &QDoubleSpinBox::valueChanged, this, [this, member, field](double v) {
+      (m_layer.*member).*field = v;
+      edited();
+    });
+  };
+  number(rows.mean, &InitializerSpec::mean);
+  number(rows.stddev, &InitializerSpec::stddev);
+  number(rows.minval, &InitializerSpec::minval);
+  number(rows.maxval, &InitializerSpec::maxval);
+  QCheckBox* seedSet = rows.seedSet;
+  QSpinBox* seed = rows.seed;
+  connect(seedSet, &QCheckBox::toggled, this, [this, member, seedSet, seed](bool on) {
+    seed->setEnabled(on);
+    (m_layer.*member).seed = on ? std::optional<uint64_t>(seed->value()) : std::nullopt;
+    edited();
+  });
+  connect(seed, &QSpinBox::valueChanged, this, [this, member, seedSet](int v) {
+    if (seedSet->isChecked()) (m_layer.*member).seed = static_cast<uint64_t>(v);
+    edited();
+  });
+}
+
+void LayerEditor::edited() {
+  if (m_filling) return;
+  updateVisibility();
+  emit layerEdited();
+}
+
+void LayerEditor::fillInitializer(InitializerRows& rows, const InitializerSpec& spec) {
+  const QString name = QString::fromStdString(spec.name);
+  if (rows.name->findText(name) < 0) rows.name->addItem(name);
+  rows.name->setCurrentText(name);
+  rows.mean->setValue(spec.mean);
+  rows.stddev->setValue(spec.stddev);
+  rows.minval->setValue(spec.minval);
+  rows.maxval->setValue(spec.maxval);
+  rows.seedSet->setChecked(spec.seed.has_value());
+  rows.seed->setValue(static_cast<int>(std::min<uint64_t>(spec.seed.value_or(0), kMaxSeed)));
+  rows.seed->setEnabled(spec.seed.has_value());
+}
+
+void LayerEditor::setLayer(const LayerSpec& layer, const QString& autoName) {
+  m_filling = true;
+  m_layer = layer;
+  m_hasLayer = true;
+  m_layerBox->setTitle(tr("%1 layer").arg(QString::fromStdString(layer.class_name)));
+  m_name->setText(QString::fromStdString(layer.name));
+  setAutoName(autoName);
+  m_units->setValue(static_cast<int>(std::clamp<int64_t>(layer.units, 0, kMaxUnits)));
+  const QString activation = QString::fromStdString(layer.activation);
+  if (m_activation->findText(activation) < 0) m_activation->addItem(activation);
+  m_activation->setCurrentText(activation);
+  m_useBias->setChecked(layer.use_bias);
+  m_trainable->setChecked(layer.trainable);
+  m_rate->setValue(layer.rate);
+  m_seedSet->setChecked(layer.seed.has_value());
+  m_seed->setValue(static_cast<int>(std::min<uint64_t>(layer.seed.value_or(0), kMaxSeed)));
+  m_seed->setEnabled(layer.seed.has_value());
+  fillInitializer(m_kernelInit, layer.kernel_initializer);
+  fillInitializer(m_biasInit, layer.bias_initializer);
+  m_kernelL1->setValue(layer.kernel_regularizer.l1);
+  m_kernelL2->setValue(layer.kernel_regularizer.l2);
+  m_biasL1->setValue(layer.bias_regularizer.l1);
+  m_biasL2->setValue(layer.bias_regularizer.l2);
+  setIssues({});
+  updateVisibility();
+  m_filling = false;
+}
+
+void LayerEditor::setAutoName(const QString& autoName) {
+  m_name->setPlaceholderText(tr("%1 (automatic)").arg(autoName));
+}
+
+void LayerEditor::clearLayer() {
+  m_hasLayer = false;
+  m_layer = LayerSpec{};
+  updateVisibility();
+}
+
+void LayerEditor::updateVisibility() {
+  const std::string& c = m_layer.class_name;
+  const bool dense = m_hasLayer && c == "Dense";
+  const bool dropout = m_hasLayer && c == "Dropout";
+  m_hint->setVisible(!m_hasLayer);
+  m_layerBox->setVisible(m_hasLayer);
+  m_layerForm->setRowVisible(m_units, dense);
+  m_layerForm->setRowVisible(m_activation, dense || c == "Activation");
+  m_layerForm->setRowVisible(m_useBias, dense);
+  m_layerForm->setRowVisible(m_trainable, dense);
+  m_layerForm->setRowVisible(m_rate, dropout);
+  m_layerForm->setRowVisible(m_seed->parentWidget(), dropout);
+  const bool advanced = dense && m_advanced->isChecked();
+  m_layerForm->setRowVisible(m_advanced, dense);
+  const bool customized =
+      m_layer.kernel_initializer.name != "glorot_uniform" || m_layer.kernel_initializer.seed ||
+      m_layer.bias_initializer.name != "zeros" || m_layer.bias_initializer.seed ||
+      m_layer.kernel_regularizer.active() || m_layer.bias_regularizer.active();
+  m_advanced->setText(customized ? tr("Initializers and regularizers (customized)")
+                                 : tr("Initializers and regularizers"));
+  m_kernelInit.box->setVisible(advanced);
+  m_biasInit.box->setVisible(advanced && m_layer.use_bias);
+  m_regularizerBox->setVisible(advanced);
+  m_regularizerForm->setRowVisible(m_biasL1, m_layer.use_bias);
+  m_regularizerForm->setRowVisible(m_biasL2, m_layer.use_bias);
+  const auto initializerRows = [](InitializerRows& rows, const InitializerSpec& spec) {
+    const bool normal = spec.name == "random_normal";
+    const bool uniform = spec.name == "random_uniform";
+    rows.form->setRowVisible(rows.mean, normal);
+    rows.form->setRowVisible(rows.stddev, normal);
+    rows.form->setRowVisible(rows.minval, uniform);
+    rows.form->setRowVisible(rows.maxval, uniform);
+    rows.form->setRowVisible(rows.seed->parentWidget(), isRandomInitializer(spec.name));
+  };
+  initializerRows(m_kernelInit, m_layer.kernel_initializer);
+  initializerRows(m_biasInit, m_layer.bias_initializer);
+  // An issue label shows only while it has text and its field is shown.
+  for (QLabel* label : {m_nameIssue, m_unitsIssue, m_activationIssue, m_rateIssue}) {
+    bool fieldShown = m_hasLayer;
+    if (label == m_unitsIssue) fieldShown = dense;
+    if (label == m_rateIssue) fieldShown = dropout;
+    if (label == m_activationIssue) fieldShown = dense || c == "Activation";
+    m_layerForm->setRowVisible(label, fieldShown && !label->text().isEmpty());
+  }
+}
+
+QLabel* LayerEditor::issueLabelFor(const QString& field) const {
+  if (field == QLatin1String("units")) return m_unitsIssue;
+  if (field == QLatin1String("rate")) return m_rateIssue;
+  if (field == QLatin1String("activation")) return m_activationIssue;
+  if (field == QLatin1String("name")) return m_nameIssue;
+  return nullptr;
+}
+
+QWidget* LayerEditor::fieldWidget(const QString& field) const {
+  if (field == QLatin1String("units")) return m_units;
+  if (field == QLatin1String("rate")) return m_rate;
+  if (field == QLatin1String("activation")) return m_activation;
+  if (field == QLatin1String("name")) return m_name;
+  return nullptr;
+}
+
+void LayerEditor::setIssues(const QVector<LayerIssue>& issues) {
+  for (auto it = m_defaultTips.cbegin(); it != m_defaultTips.cend(); ++it) {
+    const QString& field = it.key();
+    QStringList texts;
+    bool error = false;
+    for (const LayerIssue& issue : issues) {
+      if (issue.field != field) continue;
+      texts << issue.text;
+      error = error || issue.error;
+    }
+    QLabel* label = issueLabelFor(field);
+    label->setText(texts.join(QLatin1Char('\n')));
+    label->setStyleSheet(QStringLiteral("color: %1;").arg(errorColor(error)));
+    fieldWidget(field)->setToolTip(texts.isEmpty() ? it.value() : texts.join(QLatin1Char('\n')));
+  }
+  updateVisibility();
+}
+
+void LayerEditor::setReadOnly(bool readOnly) {
+  m_name->setReadOnly(readOnly);
+  for (QAbstractSpinBox* spin : findChildren<QAbstractSpinBox*>()) spin->setReadOnly(readOnly);
+  for (QComboBox* combo : findChildren<QComboBox*>()) combo->setEnabled(!readOnly);
+  for (QCheckBox* check : findChildren<QCheckBox*>()) check->setEnabled(!readOnly);
+}
+
+}  // namespace fitbench

@@ -1,0 +1,677 @@
+#include "ui/panels/model_panel.h"
+
+#include <QEvent>
+#include <QFontDatabase>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QMenu>
+#include <QPixmap>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QStyle>
+#include <QTextDocument>
+#include <QTimer>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "core/training/summary_format.h"
+#include "ui/panels/layer_editor.h"
+
+namespace fitbench {
+
+namespace {
+
+constexpr int kMinSummaryLine = 40;
+
+QString number(double v) { return QString::number(v, 'g', 6); }
+
+// Keras's automatic name prefix per class, as core/nn/network.cpp assigns them.
+std::string snakeName(const std::string& className) {
+  if (className == "Dense") return "dense";
+  if (className == "Dropout") return "dropout";
+  if (className == "Activation") return "activation";
+  return "input_layer";
+}
+
+bool isCrossentropy(const std::string& loss) {
+  return loss.find("crossentropy") != std::string::npos;
+}
+
+// What validateModel looks at besides the layers.
+struct ModelContext {
+  int inputUnits = 0;  // 0: unknown
+  bool hasTargets = false;
+  int targetColumns = 0;
+  int classes = 0;
+  LossSpec loss;
+};
+
+// The checks the Model panel shows as the user edits: each sentence says what is wrong and what
+// would fix it. Errors stop a run (fit() would throw or cannot learn); warnings do not.
+QVector<ModelIssue> validateModel(const std::vector<LayerSpec>& layers, const QStringList& names,
+                                  const ModelContext& ctx) {
+  QVector<ModelIssue> issues;
+  const auto label = [&](int i) { return QObject::tr("Layer %1 (%2)").arg(i + 1).arg(names[i]); };
+  // A layer's sentence starts with its label; the editor shows it without the label.
+  const auto add = [&](int layer, const QString& field, const QString& text, bool error) {
+    QString detail = text;
+    if (layer >= 0 && detail.startsWith(label(layer) + QLatin1String(": "))) {
+      detail.remove(0, label(layer).size() + 2);
+      // "Units must ..." but "binary_crossentropy needs ...": identifiers keep their case.
+      if (!detail.section(QLatin1Char(' '), 0, 0).contains(QLatin1Char('_')))
+        detail[0] = detail[0].toUpper();
+    }
+    issues.push_back({layer, field, text, detail, error});
+  };
+  int lastDense = -1;
+  std::map<QString, int> explicitNames;
+  const std::vector<size_t> oneUnitSoftmax =
+      single_unit_softmax_layers(ModelSpec{.layers = layers}, ctx.inputUnits);
+  for (int i = 0; i < static_cast<int>(layers.size()); ++i) {
+    const LayerSpec& l = layers[i];
+    if (!l.name.empty()) {
+      const QString name = QString::fromStdString(l.name);
+      auto [it, inserted] = explicitNames.emplace(name, i);
+      if (!inserted) {
+        add(i, QStringLiteral("name"),
+            QObject::tr("%1: the name \"%2\" is already used by layer %3; layer names must be "
+                        "unique.")
+                .arg(label(i), name)
+                .arg(it->second + 1),
+            true);
+      }
+    }
+    if (l.class_name == "Dense") {
+      lastDense = i;
+      if (l.units < 1) {
+        add(i, QStringLiteral("units"),
+            QObject::tr("%1: units must be at least 1 (got %2).").arg(label(i)).arg(l.units), true);
+      }
+    } else if (l.class_name == "Dropout") {
+      if (!(l.rate >= 0.0 && l.rate < 1.0)) {
+        add(i, QStringLiteral("rate"),
+            QObject::tr("%1: the dropout rate must be at least 0 and below 1 (got %2).")
+                .arg(label(i), number(l.rate)),
+            true);
+      }
+    }
+    if (std::find(oneUnitSoftmax.begin(), oneUnitSoftmax.end(), size_t(i)) !=
+        oneUnitSoftmax.end()) {
+      // Its output is the constant 1: with no Dense after it the model cannot learn at all (an
+      // error); a Dense after it still learns a constant, the layers before it nothing.
+      const bool denseAfter =
+          std::any_of(layers.begin() + i + 1, layers.end(),
+                      [](const LayerSpec& later) { return later.class_name == "Dense"; });
+      add(i, QStringLiteral("activation"),
+          denseAfter ? QObject::tr("%1: softmax over a single unit always outputs 1, so the "
+                                   "layers before it cannot learn; use another activation.")
+                           .arg(label(i))
+                     : QObject::tr("%1: softmax over a single unit always outputs 1, so nothing "
+                                   "can be learned; use sigmoid for one output.")
+                           .arg(label(i)),
+          !denseAfter);
+    }
+  }
+  if (lastDense < 0) {
+    add(-1, QString(),
+        QObject::tr("Add at least one Dense layer: without one the model has no weights to "
+                    "train."),
+        true);
+    return issues;
+  }
+  if (!ctx.hasTargets) return issues;
+
+  // The output width is the last Dense layer's; the final activation is the last non-linear one
+  // after it (Dropout and linear Activation layers pass values through).
+  const int64_t outputs = layers[lastDense].units;
+  std::string finalActivation = layers[lastDense].activation;
+  int finalLayer = lastDense;
+  for (int i = static_cast<int>(layers.size()) - 1; i > lastDense; --i) {
+    if (layers[i].class_name == "Activation" && layers[i].activation != "linear") {
+      finalActivation = layers[i].activation;
+      finalLayer = i;
+      break;
+    }
+  }
+  const std::string& loss = ctx.loss.name;
+  const QString lossName = QString::fromStdString(loss);
+  const QString outputLabel = label(lastDense);
+  int64_t wanted = 0;
+  QString why;
+  if (loss == "binary_crossentropy") {
+    wanted = ctx.targetColumns > 0 ? ctx.targetColumns : 1;
+    why = wanted == 1 ? QObject::tr("1 output unit (the probability of class 1)")
+                      : QObject::tr("one output unit per target column (%1)").arg(wanted);
+  } else if (loss == "categorical_crossentropy") {
+    wanted = ctx.classes > 0 ? ctx.classes : ctx.targetColumns;
+    why = QObject::tr("one output unit per class (%1)").arg(wanted);
+  } else if (loss == "sparse_categorical_crossentropy") {
+    wanted = ctx.classes;
+    why = QObject::tr("one output unit per class (%1)").arg(wanted);
+    if (ctx.targetColumns > 1) {
+      add(-1, QString(),
+          QObject::tr("sparse_categorical_crossentropy needs one integer class label per sample "
+                      "(1 target column), but the data has %1 target columns; use "
+                      "categorical_crossentropy for one-hot targets.")
+              .arg(ctx.targetColumns),
+          true);
+    }
+  } else {
+    wanted = ctx.targetColumns;
+    why = QObject::tr("one output unit per target column (%1)").arg(wanted);
+  }
+  // Sparse labels index the output units: more units than classes is valid Keras (the spare
+  // units' classes never occur and learn probability 0), fewer leaves labels without a unit.
+  const bool sparse = loss == "sparse_categorical_crossentropy";
+  if (sparse && wanted > 0 && outputs > wanted) {
+    add(lastDense, QStringLiteral("units"),
+        QObject::tr("%1: the data has %2 classes (labels 0 to %3), so %4 of this layer's %5 "
+                    "output units stand for classes no sample has; they learn probability 0.")
+            .arg(outputLabel)
+            .arg(wanted)
+            .arg(wanted - 1)
+            .arg(outputs - wanted)
+            .arg(outputs),
+        false);
+  } else if (wanted > 0 && outputs >= 1 && outputs != wanted) {
+    add(lastDense, QStringLiteral("units"),
+        QObject::tr("%1: %2 needs %3, but this last Dense layer has %4.")
+            .arg(outputLabel, lossName, why,
+                 outputs == 1 ? QObject::tr("1 unit") : QObject::tr("%1 units").arg(outputs)),
+        true);
+  }
+  if (isCrossentropy(loss)) {
+    const bool binary = loss == "binary_crossentropy";
+    const std::string squash = binary ? "sigmoid" : "softmax";
+    const QString finalLabel = label(finalLayer);
+    if (ctx.loss.from_logits && (finalActivation == "sigmoid" || finalActivation == "softmax")) {
+      add(finalLayer, QStringLiteral("activation"),
+          QObject::tr("%1: the last activation is %2 and the loss has from_logits, so the loss "
+                      "applies %3 on top of it: use a linear last layer with from_logits, or turn "
+                      "from_logits off.")
+              .arg(finalLabel, QString::fromStdString(finalActivation),
+                   QString::fromStdString(squash)),
+          false);
+    } else if (!ctx.loss.from_logits && finalActivation != squash &&
+               !(finalActivation == "softmax" && outputs == 1)) {
+      const QString activation = QString::fromStdString(finalActivation);
+      const QString wanted = QString::fromStdString(squash);
+      QString text;
+      if (finalActivation == "linear")  // logits: either fix is right
+        text = QObject::tr(
+                   "%1: the last layer is linear (it outputs logits), but %2 without "
+                   "from_logits expects probabilities: give it a %3 activation, or turn "
+                   "from_logits on.")
+                   .arg(finalLabel, lossName, wanted);
+      else if (finalActivation == "sigmoid" || finalActivation == "softmax")
+        // Probabilities already, of the other kind: from_logits would be wrong.
+        text = binary ? QObject::tr(
+                            "%1: softmax makes the units' probabilities add up to 1, but "
+                            "%2 treats each unit as its own yes/no label: use sigmoid.")
+                            .arg(finalLabel, lossName)
+                      : QObject::tr(
+                            "%1: sigmoid gives each unit its own probability, but %2 "
+                            "expects the classes' probabilities to add up to 1: use "
+                            "softmax.")
+                            .arg(finalLabel, lossName);
+      else
+        text = QObject::tr(
+                   "%1: the last activation is %2, whose outputs are not probabilities, "
+                   "but %3 without from_logits expects them: give the last layer a %4 "
+                   "activation (or a linear one, with from_logits on).")
+                   .arg(finalLabel, activation, lossName, wanted);
+      add(finalLayer, QStringLiteral("activation"), text, false);
+    }
+  }
+  return issues;
+}
+
+}  // namespace
+
+ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
+  auto* layout = new QVBoxLayout(this);
+
+  auto* layersBox = new QGroupBox(tr("Layers"), this);
+  auto* layersLayout = new QVBoxLayout(layersBox);
+  m_list = new QListWidget(layersBox);
+  m_list->setDragDropMode(QAbstractItemView::InternalMove);
+  m_list->setDefaultDropAction(Qt::MoveAction);
+  m_list->setSelectionMode(QAbstractItemView::SingleSelection);
+  m_list->setIconSize(QSize(16, 16));
+  m_list->setToolTip(tr("The model's layers from input to output; drag a layer to move it."));
+  layersLayout->addWidget(m_list);
+
+  auto* buttons = new QHBoxLayout;
+  m_add = new QPushButton(tr("Add"), layersBox);
+  m_add->setToolTip(tr("Add a layer after the selected one."));
+  auto* menu = new QMenu(m_add);
+  for (const QString& name :
+       {QStringLiteral("Dense"), QStringLiteral("Dropout"), QStringLiteral("Activation")}) {
+    menu->addAction(name)->setData(name);
+  }
+  m_add->setMenu(menu);
+  m_remove = new QPushButton(style()->standardIcon(QStyle::SP_TrashIcon), tr("Remove"), layersBox);
+  // Arrows only, so the row fits a narrow dock; the tooltips and accessible names say it.
+  m_up = new QPushButton(style()->standardIcon(QStyle::SP_ArrowUp), QString(), layersBox);
+  m_down = new QPushButton(style()->standardIcon(QStyle::SP_ArrowDown), QString(), layersBox);
+  m_up->setAccessibleName(tr("Move up"));
+  m_down->setAccessibleName(tr("Move down"));
+  m_remove->setToolTip(tr("Remove the selected layer."));
+  m_up->setToolTip(tr("Move the selected layer towards the input."));
+  m_down->setToolTip(tr("Move the selected layer towards the output."));
+  buttons->addWidget(m_add);
+  buttons->addWidget(m_remove);
+  buttons->addWidget(m_up);
+  buttons->addWidget(m_down);
+  buttons->addStretch(1);
+  layersLayout->addLayout(buttons);
+
+  m_issuesLabel = new QLabel(layersBox);
+  m_issuesLabel->setWordWrap(true);
+  m_issuesLabel->setTextFormat(Qt::RichText);
+  layersLayout->addWidget(m_issuesLabel);
+  layout->addWidget(layersBox);
+
+  m_editor = new LayerEditor(this);
+  layout->addWidget(m_editor);
+
+  auto* summaryBox = new QGroupBox(tr("Summary"), this);
+  auto* summaryLayout = new QVBoxLayout(summaryBox);
+  m_summary = new QPlainTextEdit(summaryBox);
+  m_summary->setReadOnly(true);
+  m_summary->setLineWrapMode(QPlainTextEdit::NoWrap);
+  m_summary->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  m_summary->setToolTip(tr("model.summary() as Keras prints it, updated on every edit."));
+  m_summary->installEventFilter(this);
+  summaryLayout->addWidget(m_summary);
+  layout->addWidget(summaryBox, 1);
+
+  connectSignals();
+  rebuildList(-1);
+}
+
+void ModelPanel::connectSignals() {
+  connect(m_list, &QListWidget::itemSelectionChanged, this, &ModelPanel::onSelectionChanged);
+  // A drag moves rows inside the list; the spec follows once the drop has finished.
+  connect(m_list->model(), &QAbstractItemModel::rowsMoved, this, &ModelPanel::syncOrderFromList,
+          Qt::QueuedConnection);
+  connect(m_add->menu(), &QMenu::triggered, this,
+          [this](QAction* action) { addLayer(action->data().toString()); });
+  connect(m_remove, &QPushButton::clicked, this, &ModelPanel::removeSelectedLayer);
+  connect(m_up, &QPushButton::clicked, this, [this] { moveSelectedLayer(-1); });
+  connect(m_down, &QPushButton::clicked, this, [this] { moveSelectedLayer(1); });
+  connect(m_editor, &LayerEditor::layerEdited, this, &ModelPanel::onLayerEdited);
+}
+
+void ModelPanel::setSpec(const ModelSpec& spec) {
+  m_spec = spec;
+  m_input.reset();
+  if (!m_spec.layers.empty() && m_spec.layers.front().class_name == "InputLayer") {
+    m_input = m_spec.layers.front();
+    m_spec.layers.erase(m_spec.layers.begin());
+  }
+  rebuildList(m_spec.layers.empty() ? -1 : 0);
+}
+
+ModelSpec ModelPanel::spec() const {
+  ModelSpec out = m_spec;
+  if (m_input) {
+    LayerSpec input = *m_input;
+    if (m_inputFeatures > 0) input.shape = {m_inputFeatures};
+    out.layers.insert(out.layers.begin(), input);
+  }
+  return out;
+}
+
+void ModelPanel::markSaved() {
+  // What was saved is the data's width: the file no longer declares another.
+  if (m_input && m_inputFeatures > 0) m_input->shape = {m_inputFeatures};
+  refresh();
+}
+
+void ModelPanel::setInputFeatures(int features) {
+  m_inputFeatures = std::max(features, 0);
+  refresh();
+}
+
+void ModelPanel::setTargetInfo(int targetColumns, int classes, const LossSpec& loss) {
+  m_hasTargetInfo = true;
+  m_targetColumns = std::max(targetColumns, 0);
+  m_classes = std::max(classes, 0);
+  m_loss = loss;
+  refresh();
+}
+
+void ModelPanel::setReadOnly(bool readOnly) {
+  m_readOnly = readOnly;
+  m_list->setDragDropMode(readOnly ? QAbstractItemView::NoDragDrop
+                                   : QAbstractItemView::InternalMove);
+  m_editor->setReadOnly(readOnly);
+  updateButtons();
+}
+
+QString ModelPanel::errorText() const {
+  for (const ModelIssue& issue : m_issues) {
+    if (issue.error) return issue.text;
+  }
+  return {};
+}
+
+QString ModelPanel::summaryText() const { return m_summary->toPlainText(); }
+
+int ModelPanel::inputUnits() const {
+  if (m_inputFeatures > 0) return m_inputFeatures;
+  if (m_input && m_input->shape.size() == 1 && m_input->shape[0] > 0)
+    return static_cast<int>(m_input->shape[0]);
+  return 0;
+}
+
+QStringList ModelPanel::layerNames() const {
+  // core/nn/network.cpp: explicit names are reserved first; an unnamed layer takes its class's
+  // next free name (dense, dense_1, dense_2, ...).
+  std::set<std::string> used;
+  for (const LayerSpec& l : m_spec.layers) {
+    if (!l.name.empty()) used.insert(l.name);
+  }
+  std::map<std::string, int> counters;
+  QStringList names;
+  for (const LayerSpec& l : m_spec.layers) {
+    std::string name = l.name;
+    if (name.empty()) {
+      const std::string base = snakeName(l.class_name);
+      for (;;) {
+        int& n = counters[base];
+        std::string candidate = n == 0 ? base : base + "_" + std::to_string(n);
+        ++n;
+        if (used.insert(candidate).second) {
+          name = candidate;
+          break;
+        }
+      }
+    }
+    names << QString::fromStdString(name);
+  }
+  return names;
+}
+
+QString ModelPanel::rowText(int index) const {
+  const LayerSpec& l = m_spec.layers[index];
+  const QString activation = QString::fromStdString(l.activation);
+  QString text = QString::fromStdString(l.class_name);
+  if (l.class_name == "Dense") text = QStringLiteral("Dense(%1, %2)").arg(l.units).arg(activation);
+  if (l.class_name == "Dropout") text = QStringLiteral("Dropout(%1)").arg(number(l.rate));
+  if (l.class_name == "Activation") text = QStringLiteral("Activation(%1)").arg(activation);
+  // A name the file or the user gave (layout-map rules match it); automatic ones are in the
+  // tooltip and the summary.
+  if (!l.name.empty()) text += QStringLiteral(" · ") + QString::fromStdString(l.name);
+  return text;
+}
+
+void ModelPanel::rebuildList(int selectIndex) {
+  m_rebuilding = true;
+  m_list->clear();
+  auto* input = new QListWidgetItem(m_list);
+  input->setFlags(Qt::ItemIsEnabled);
+  input->setForeground(palette().brush(QPalette::Disabled, QPalette::Text));
+  input->setToolTip(tr("The input layer's shape comes from the data's feature columns."));
+  for (int i = 0; i < static_cast<int>(m_spec.layers.size()); ++i) {
+    auto* item = new QListWidgetItem(m_list);
+    item->setData(Qt::UserRole, i);
+    item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsDragEnabled);
+  }
+  m_rebuilding = false;
+  refresh();
+  // Tall enough for every layer (4 to 12 rows); longer models scroll.
+  int rowHeight = std::max(m_list->fontMetrics().height(), m_list->iconSize().height()) + 4;
+  for (int row = 0; row < m_list->count(); ++row)
+    rowHeight = std::max(rowHeight, m_list->sizeHintForRow(row));
+  m_list->setFixedHeight(std::clamp(m_list->count(), 4, 12) * rowHeight + 2 * m_list->frameWidth() +
+                         4);
+  selectLayer(selectIndex);
+  onSelectionChanged();
+}
+
+void ModelPanel::selectLayer(int index) {
+  if (index < 0 || index >= static_cast<int>(m_spec.layers.size())) {
+    m_list->clearSelection();
+    return;
+  }
+  m_list->setCurrentRow(index + 1, QItemSelectionModel::ClearAndSelect);
+}
+
+int ModelPanel::selectedLayer() const {
+  const QList<QListWidgetItem*> selected = m_list->selectedItems();
+  if (selected.isEmpty()) return -1;
+  const int row = m_list->row(selected.front());
+  return row >= 1 ? row - 1 : -1;
+}
+
+void ModelPanel::onSelectionChanged() {
+  if (m_rebuilding) return;
+  const int index = selectedLayer();
+  if (index < 0) {
+    m_editor->clearLayer();
+  } else {
+    m_editor->setLayer(m_spec.layers[index], layerNames()[index]);
+    QVector<LayerIssue> issues;
+    for (const ModelIssue& issue : m_issues) {
+      if (issue.layer == index) issues.push_back({issue.field, issue.detail, issue.error});
+    }
+    m_editor->setIssues(issues);
+  }
+  updateButtons();
+}
+
+void ModelPanel::onLayerEdited() {
+  const int index = selectedLayer();
+  if (index < 0) return;
+  m_spec.layers[index] = m_editor->layer();
+  refresh();
+  emit changed();
+}
+
+void ModelPanel::addLayer(const QString& className) {
+  LayerSpec layer;
+  layer.class_name = className.toStdString();
+  if (className == QLatin1String("Dense")) {
+    layer.units = 8;
+    layer.activation = "relu";
+  } else if (className == QLatin1String("Dropout")) {
+    layer.rate = 0.2;
+  } else if (className == QLatin1String("Activation")) {
+    layer.activation = "relu";
+  } else {
+    return;
+  }
+  const int selected = selectedLayer();
+  const int at = selected < 0 ? static_cast<int>(m_spec.layers.size()) : selected + 1;
+  m_spec.layers.insert(m_spec.layers.begin() + at, layer);
+  rebuildList(at);
+  emit changed();
+}
+
+void ModelPanel::removeSelectedLayer() {
+  const int index = selectedLayer();
+  if (index < 0 || m_readOnly) return;
+  m_spec.layers.erase(m_spec.layers.begin() + index);
+  rebuildList(std::min(index, static_cast<int>(m_spec.layers.size()) - 1));
+  emit changed();
+}
+
+void ModelPanel::moveSelectedLayer(int delta) {
+  const int index = selectedLayer();
+  const int to = index + delta;
+  if (index < 0 || to < 0 || to >= static_cast<int>(m_spec.layers.size()) || m_readOnly) return;
+  std::swap(m_spec.layers[index], m_spec.layers[to]);
+  rebuildList(to);
+  emit changed();
+}
+
+void ModelPanel::syncOrderFromList() {
+  if (m_rebuilding) return;
+  std::vector<LayerSpec> layers;
+  const int selectedOld = [&] {
+    const QList<QListWidgetItem*> selected = m_list->selectedItems();
+    return selected.isEmpty() ? -1 : selected.front()->data(Qt::UserRole).toInt();
+  }();
+  int selectedNew = -1;
+  for (int row = 0; row < m_list->count(); ++row) {
+    const QVariant index = m_list->item(row)->data(Qt::UserRole);
+    if (!index.isValid()) continue;  // the Input row
+    if (index.toInt() == selectedOld) selectedNew = static_cast<int>(layers.size());
+    layers.push_back(m_spec.layers[index.toInt()]);
+  }
+  if (layers.size() != m_spec.layers.size()) return;
+  bool same = true;
+  for (int row = 0, i = 0; row < m_list->count(); ++row) {
+    const QVariant index = m_list->item(row)->data(Qt::UserRole);
+    if (!index.isValid()) continue;
+    same = same && index.toInt() == i++;
+  }
+  const bool inputFirst = !m_list->item(0)->data(Qt::UserRole).isValid();
+  if (same && inputFirst) return;
+  m_spec.layers = std::move(layers);
+  rebuildList(selectedNew);
+  if (!same) emit changed();
+}
+
+void ModelPanel::refresh() {
+  if (m_rebuilding || m_list->count() != static_cast<int>(m_spec.layers.size()) + 1) return;
+  const QStringList names = layerNames();
+  m_issues = validateModel(m_spec.layers, names,
+                           {inputUnits(), m_hasTargetInfo, m_targetColumns, m_classes, m_loss});
+  // The window's input follows the data; a file that declares another width is run (and saved)
+  // with the data's, which is said, since fitbench-cli refuses the file as it is.
+  if (m_input && !m_input->shape.empty() && m_inputFeatures > 0 &&
+      m_input->shape != std::vector<int64_t>{m_inputFeatures}) {
+    QStringList dims{QStringLiteral("null")};
+    for (int64_t d : m_input->shape) dims << QString::number(d);
+    const QString text =
+        tr("Input: the file's InputLayer has batch_shape [%1], but the data has %2; the window "
+           "trains on the data's width and saves batch_shape [null, %3] (fitbench-cli refuses "
+           "the file until then).")
+            .arg(dims.join(QStringLiteral(", ")),
+                 m_inputFeatures == 1 ? tr("1 feature column")
+                                      : tr("%1 feature columns").arg(m_inputFeatures))
+            .arg(m_inputFeatures);
+    m_issues.push_front({-1, QString(), text, text, false});
+  }
+
+  const int features = inputUnits();
+  m_list->item(0)->setText(features == 1  ? tr("Input (1 feature)")
+                           : features > 1 ? tr("Input (%1 features)").arg(features)
+                                          : tr("Input (features from the data)"));
+  // Rows without a message get a blank icon so that every row's text starts at the same place.
+  QPixmap blankPixmap(m_list->iconSize());
+  blankPixmap.fill(Qt::transparent);
+  const QIcon blank(blankPixmap);
+  m_list->item(0)->setIcon(blank);
+  for (int i = 0; i < static_cast<int>(m_spec.layers.size()); ++i) {
+    QListWidgetItem* item = m_list->item(i + 1);
+    item->setText(rowText(i));
+    bool error = false;
+    bool warning = false;
+    QStringList texts{names[i]};
+    for (const ModelIssue& issue : m_issues) {
+      if (issue.layer != i) continue;
+      (issue.error ? error : warning) = true;
+      texts << issue.text;
+    }
+    item->setToolTip(texts.join(QLatin1Char('\n')));
+    item->setIcon(error     ? style()->standardIcon(QStyle::SP_MessageBoxCritical)
+                  : warning ? style()->standardIcon(QStyle::SP_MessageBoxWarning)
+                            : blank);
+  }
+
+  QStringList lines;
+  for (const ModelIssue& issue : m_issues) {
+    lines << QStringLiteral("<div style=\"color:%1\">%2%3</div>")
+                 .arg(issue.error ? QStringLiteral("#c62828") : QStringLiteral("#e65100"),
+                      issue.error ? QString() : tr("Warning: "), issue.text.toHtmlEscaped());
+  }
+  m_issuesLabel->setText(lines.join(QString()));
+  m_issuesLabel->setVisible(!lines.isEmpty());
+
+  const int selected = selectedLayer();
+  if (selected >= 0 && m_editor->hasLayer()) {
+    m_editor->setAutoName(names[selected]);
+    QVector<LayerIssue> issues;
+    for (const ModelIssue& issue : m_issues) {
+      if (issue.layer == selected) issues.push_back({issue.field, issue.detail, issue.error});
+    }
+    m_editor->setIssues(issues);
+  }
+  updateSummary();
+}
+
+void ModelPanel::updateButtons() {
+  const int index = selectedLayer();
+  const int count = static_cast<int>(m_spec.layers.size());
+  m_add->setEnabled(!m_readOnly);
+  m_remove->setEnabled(!m_readOnly && index >= 0);
+  m_up->setEnabled(!m_readOnly && index > 0);
+  m_down->setEnabled(!m_readOnly && index >= 0 && index + 1 < count);
+}
+
+void ModelPanel::updateSummary() {
+  const int64_t in = inputUnits();
+  const QString name = QString::fromStdString(m_spec.name.empty() ? "sequential" : m_spec.name);
+  if (in <= 0) {
+    setSummaryText(tr("Model: \"%1\"\nThe summary appears once the data's feature count is "
+                      "known.")
+                       .arg(name));
+    return;
+  }
+  // Keras counts Dense params as in * units (kernel) + units (bias); the other layers have none
+  // (keras/src/layers/core/dense.py build).
+  const QStringList names = layerNames();
+  std::vector<SummaryRow> rows;
+  int64_t trainable = 0;
+  int64_t nonTrainable = 0;
+  int64_t width = in;
+  for (int i = 0; i < static_cast<int>(m_spec.layers.size()); ++i) {
+    const LayerSpec& l = m_spec.layers[i];
+    SummaryRow row;
+    row.name = names[i].toStdString();
+    row.class_name = l.class_name;
+    if (l.class_name == "Dense") {
+      row.params = width * l.units + (l.use_bias ? l.units : 0);
+      width = l.units;
+      (l.trainable ? trainable : nonTrainable) += row.params;
+    }
+    row.output_shape = {std::nullopt, width};
+    rows.push_back(std::move(row));
+  }
+  const int lineLength = m_summaryWidth > 0 ? m_summaryWidth : kSummaryLineLength;
+  setSummaryText(QString::fromStdString(format_summary(name.toStdString(), rows, trainable,
+                                                       nonTrainable, std::nullopt, 4, lineLength)));
+}
+
+void ModelPanel::setSummaryText(const QString& text) {
+  m_summary->setPlainText(text);
+  // Show the whole table (up to 40 lines); the panel's scroll area scrolls past it.
+  const int lines = std::min(static_cast<int>(text.count(QLatin1Char('\n'))) + 1, 40);
+  m_summary->setMinimumHeight(lines * m_summary->fontMetrics().lineSpacing() +
+                              2 * m_summary->frameWidth() +
+                              2 * static_cast<int>(m_summary->document()->documentMargin()) + 4);
+}
+
+bool ModelPanel::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_summary && event->type() == QEvent::Resize) {
+    // Fit the table to the text area, as Keras fits it to the terminal, within Keras's bounds.
+    const int charWidth = std::max(1, m_summary->fontMetrics().horizontalAdvance(QLatin1Char('M')));
+    const int columns = (m_summary->viewport()->width() - 8) / charWidth;
+    const int width = std::clamp(columns, kMinSummaryLine, kSummaryLineLength);
+    if (width != m_summaryWidth) {
+      m_summaryWidth = width;
+      QTimer::singleShot(0, this, &ModelPanel::updateSummary);
+    }
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
+}  // namespace fitbench

@@ -1,0 +1,534 @@
+#include "ui/window/main_window.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPainter>
+#include <QPlainTextEdit>
+#include <QProgressBar>
+#include <QScrollArea>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QStyle>
+#include <QTabWidget>
+#include <QTextBrowser>
+#include <QTextDocument>
+#include <QTimer>
+#include <QToolBar>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+
+#include "core/base/error.h"
+#include "core/distribution/spec/devices.h"
+#include "ui/charts/metric_chart.h"
+#include "ui/common/about_view.h"
+#include "ui/common/glossary.h"
+#include "ui/common/text_style.h"
+#include "ui/panels/data_panel.h"
+#include "ui/panels/devices_panel.h"
+#include "ui/panels/model_panel.h"
+#include "ui/panels/strategy_panel.h"
+#include "ui/panels/training_panel.h"
+#include "ui/rehearsal/decision_view.h"
+#include "ui/window/training_session.h"
+
+namespace fitbench {
+
+namespace {
+
+// One line of text, elided at the right to the width it gets.
+class ElidedLabel : public QLabel {
+ public:
+  QSize minimumSizeHint() const override { return {0, QLabel::minimumSizeHint().height()}; }
+  QSize sizeHint() const override { return {0, QLabel::sizeHint().height()}; }
+
+ protected:
+  void paintEvent(QPaintEvent*) override {
+    QPainter painter(this);
+    painter.setPen(palette().color(QPalette::WindowText));
+    const QRect r = contentsRect();
+    painter.drawText(r, Qt::AlignLeft | Qt::AlignVCenter | Qt::TextSingleLine,
+                     fontMetrics().elidedText(text(), Qt::ElideRight, r.width()));
+  }
+};
+
+QWidget* scrolled(QWidget* panel) {
+  auto* area = new QScrollArea;
+  area->setWidget(panel);
+  area->setWidgetResizable(true);
+  area->setFrameShape(QFrame::NoFrame);
+  return area;
+}
+
+}  // namespace
+
+ExperimentSpec default_experiment() {
+  ExperimentSpec spec;
+  spec.name = "Untitled";
+  spec.description =
+      "A new experiment: two hidden `tanh` layers on TensorFlow Playground's **circle** set. "
+      "Change the data, the model or the devices on the left, then press **Run**.";
+  spec.seed = 7;
+  spec.data.generator = "circle";
+  spec.data.samples = 400;
+  spec.data.noise = 0.1;
+  spec.data.features = 2;
+  LayerSpec hidden;
+  hidden.class_name = "Dense";
+  hidden.units = 8;
+  hidden.activation = "tanh";
+  LayerSpec out;
+  out.class_name = "Dense";
+  out.units = 1;
+  out.activation = "sigmoid";
+  spec.model.layers = {hidden, hidden, out};
+  spec.compile.optimizer.class_name = "Adam";
+  spec.compile.optimizer.learning_rate = 0.03;
+  spec.compile.loss.name = "binary_crossentropy";
+  spec.compile.metrics = {"accuracy"};
+  spec.fit.epochs = 30;
+  spec.fit.batch_size = 16;
+  spec.fit.validation_split = 0.2;
+  spec.fit.verbose = 2;
+  return spec;
+}
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  setObjectName(QStringLiteral("MainWindow"));
+  setAcceptDrops(true);
+  setDockNestingEnabled(true);
+  m_session = new TrainingSession(this);
+  buildPanels();
+  buildCentre();
+  buildActions();
+  buildMenus();
+  m_feedTimer = new QTimer(this);
+  m_feedTimer->setInterval(33);  // at most ~30 redraws per second
+  connectSignals();
+  loadSpec(default_experiment(), QString());
+  m_defaultState = saveState();
+  restoreSettings();
+  updateActions();
+}
+
+MainWindow::~MainWindow() { m_session->shutdown(); }
+
+void MainWindow::showEvent(QShowEvent* event) {
+  QMainWindow::showEvent(event);
+  // Automation (screenshots, --quit) always shows the default layout, not the user's.
+  if (property("batch").toBool() && !m_defaultLayoutPending) {
+    restoreState(m_defaultState);
+    m_defaultLayoutPending = true;
+  }
+  if (m_defaultLayoutPending) {
+    // The first show without a saved layout: the docks' default sizes (they need a laid-out
+    // window to apply).
+    m_defaultLayoutPending = false;
+    auto* about = findChild<QDockWidget*>(QStringLiteral("AboutDock"));
+    auto* decision = findChild<QDockWidget*>(QStringLiteral("DecisionDock"));
+    auto* log = findChild<QDockWidget*>(QStringLiteral("LogDock"));
+    resizeDocks({about}, {420}, Qt::Horizontal);
+    resizeDocks({about, decision}, {190, 520}, Qt::Vertical);
+    // 250 px for the log and timeline; less on a short screen (240 at 720 px, a projector: the
+    // timeline's four lanes of a 2 x 2 mesh still fit), so that the charts keep room.
+    resizeDocks({log}, {std::clamp(height() - 480, 240, 250)}, Qt::Vertical);
+  }
+  QTimer::singleShot(0, this, &MainWindow::fitAboutDock);  // once the docks are laid out
+}
+
+void MainWindow::fitAboutDock() {
+  auto* about = findChild<QDockWidget*>(QStringLiteral("AboutDock"));
+  QDockWidget* decision = findChild<QDockWidget*>(QStringLiteral("DecisionDock"));
+  if (!about || !decision || !isVisible() || !about->isVisible() || about->isFloating()) return;
+  // The dock below: the decision boundary, or the tab in front of it (Batch split, ...; the
+  // tabs behind keep a place off the window).
+  QList<QDockWidget*> tabs = tabifiedDockWidgets(decision);
+  tabs.prepend(decision);
+  decision = nullptr;
+  for (QDockWidget* tab : tabs)
+    if (tab->isVisible() && !tab->isFloating() && tab->y() > about->y()) decision = tab;
+  if (!decision || dockWidgetArea(about) != dockWidgetArea(decision)) return;
+  const int width = m_about->viewport()->width();
+  if (width < 50) return;
+  std::unique_ptr<QTextDocument> doc(m_about->document()->clone());
+  doc->setTextWidth(width);
+  const int chrome = about->height() - m_about->viewport()->height();  // title bar and frame
+  const int total = about->height() + decision->height();
+  // Up to the larger of half the column and what leaves the boundary 340 px.
+  const int want = std::min(static_cast<int>(std::ceil(doc->size().height())) + chrome + 2,
+                            std::max(total / 2, total - 340));
+  if (want <= about->height()) return;
+  resizeDocks({about, decision}, {want, total - want}, Qt::Vertical);
+}
+
+void MainWindow::buildPanels() {
+  m_dataPanel = new DataPanel;
+  m_modelPanel = new ModelPanel;
+  m_trainingPanel = new TrainingPanel;
+  m_devicesPanel = new DevicesPanel;
+  m_strategyPanel = new StrategyPanel;
+
+  auto* devicesPage = new QWidget;
+  auto* devicesLayout = new QVBoxLayout(devicesPage);
+  devicesLayout->setContentsMargins(0, 0, 0, 0);
+  devicesLayout->addWidget(m_devicesPanel);
+  devicesLayout->addWidget(m_strategyPanel);
+  devicesLayout->addStretch(1);
+
+  m_tabs = new QTabWidget;
+  m_tabs->setObjectName(QStringLiteral("experimentTabs"));
+  m_tabs->setDocumentMode(true);
+  m_tabs->addTab(scrolled(m_dataPanel), tr("Data"));
+  m_tabs->addTab(scrolled(m_modelPanel), tr("Model"));
+  m_tabs->addTab(scrolled(m_trainingPanel), tr("Training"));
+  m_tabs->addTab(scrolled(devicesPage), tr("Devices"));
+  m_tabs->setTabToolTip(3, glossary::device());
+
+  auto* dock = new QDockWidget(tr("Experiment"), this);
+  dock->setObjectName(QStringLiteral("ExperimentDock"));
+  dock->setWidget(m_tabs);
+  dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+  dock->setMinimumWidth(380);
+  addDockWidget(Qt::LeftDockWidgetArea, dock);
+
+  m_about = new AboutView;
+  m_about->setObjectName(QStringLiteral("about"));
+  m_about->setOpenExternalLinks(true);
+  auto* aboutDock = new QDockWidget(tr("About this experiment"), this);
+  aboutDock->setObjectName(QStringLiteral("AboutDock"));
+  aboutDock->setWidget(m_about);
+  addDockWidget(Qt::RightDockWidgetArea, aboutDock);
+
+  m_decisionView = new DecisionView;
+  m_decisionView->setMinimumSize(240, 240);
+  m_decisionView->setToolTip(
+      tr("What the model predicts over the input plane, redrawn as it trains (every epoch), "
+         "with the training points on top."));
+  auto* decisionDock = new QDockWidget(tr("Decision boundary"), this);
+  decisionDock->setObjectName(QStringLiteral("DecisionDock"));
+  decisionDock->setWidget(m_decisionView);
+  splitDockWidget(aboutDock, decisionDock, Qt::Vertical);
+
+  m_log = new QPlainTextEdit;
+  m_log->setReadOnly(true);
+  m_log->setMaximumBlockCount(20000);
+  m_log->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  m_log->setLineWrapMode(QPlainTextEdit::NoWrap);
+  auto* logDock = new QDockWidget(tr("Log"), this);
+  logDock->setObjectName(QStringLiteral("LogDock"));
+  logDock->setWidget(m_log);
+  addDockWidget(Qt::BottomDockWidgetArea, logDock);
+  buildViews(decisionDock, logDock);
+}
+
+void MainWindow::buildCentre() {
+  m_lossChart = new MetricChart(QStringLiteral("loss"));
+  m_metricChart = new MetricChart(QStringLiteral("accuracy"));
+  auto* splitter = new QSplitter(Qt::Vertical);
+  splitter->addWidget(m_lossChart);
+  splitter->addWidget(m_metricChart);
+  setCentralWidget(splitter);
+
+  m_progress = new QProgressBar;
+  m_progress->setRange(0, 1000);
+  m_progress->setValue(0);
+  m_progress->setTextVisible(true);
+  m_progress->setFormat(tr("Ready"));
+  m_progress->setMinimumWidth(280);
+  m_progress->setMaximumWidth(420);  // the rest is the messages' room
+  m_statusDevices = new QLabel;
+  m_statusDevices->setContentsMargins(12, 0, 0, 0);  // apart from an elided message
+  m_statusRate = new QLabel;
+  // The devices and strategy stay in sight on the right, beside the progress; a message (e.g.
+  // "Opened ...", showStatus) takes the training rate's place on the left for a while, as
+  // QStatusBar's own temporary messages do, but elided to its room: QStatusBar would cut a long
+  // one off under the devices label.
+  m_statusMessage = new ElidedLabel;
+  m_statusMessage->hide();
+  m_statusTimer = new QTimer(this);
+  m_statusTimer->setSingleShot(true);
+  connect(m_statusTimer, &QTimer::timeout, this, [this] {
+    m_statusMessage->hide();
+    m_statusMessage->clear();
+    m_statusRate->show();
+  });
+  statusBar()->addWidget(m_statusMessage, 1);
+  statusBar()->addWidget(m_statusRate, 1);
+  statusBar()->addPermanentWidget(m_statusDevices);
+  statusBar()->addPermanentWidget(m_progress);
+}
+
+void MainWindow::buildActions() {
+  auto make = [this](const QString& text, QStyle::StandardPixmap icon, const QKeySequence& key,
+                     const QString& tip) {
+    auto* act = new QAction(style()->standardIcon(icon), text, this);
+    if (!key.isEmpty()) act->setShortcut(key);
+    act->setToolTip(
+        key.isEmpty() ? tip
+                      : QStringLiteral("%1 (%2)").arg(tip, key.toString(QKeySequence::NativeText)));
+    act->setStatusTip(tip);
+    return act;
+  };
+  m_newAct = make(tr("&New"), QStyle::SP_FileIcon, QKeySequence::New, tr("A new experiment"));
+  m_openAct = make(tr("&Open…"), QStyle::SP_DialogOpenButton, QKeySequence::Open,
+                   tr("Open an experiment file"));
+  m_saveAct =
+      make(tr("&Save"), QStyle::SP_DialogSaveButton, QKeySequence::Save, tr("Save the experiment"));
+  m_saveAsAct = make(tr("Save &As…"), QStyle::SP_DialogSaveButton, QKeySequence::SaveAs,
+                     tr("Save the experiment to a new file"));
+  m_runAct = make(tr("&Run"), QStyle::SP_MediaPlay, QKeySequence(Qt::CTRL | Qt::Key_R),
+                  tr("Train the model with fit()"));
+  m_pauseAct = make(tr("&Pause"), QStyle::SP_MediaPause, QKeySequence(Qt::CTRL | Qt::Key_P),
+                    tr("Pause or resume training between two batches"));
+  m_stepAct = make(tr("S&tep"), QStyle::SP_MediaSkipForward, QKeySequence(Qt::Key_F10),
+                   tr("Train one batch, then hold"));
+  m_stopAct = make(tr("St&op"), QStyle::SP_MediaStop, QKeySequence(Qt::CTRL | Qt::Key_Period),
+                   tr("Stop training after the current batch"));
+  m_resetAct =
+      make(tr("Re&set"), QStyle::SP_BrowserReload, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R),
+           tr("Forget the trained weights and the current run's curves; the next run "
+              "starts from freshly initialized weights"));
+  m_clearRunsAct = make(tr("&Clear previous runs"), QStyle::SP_DialogResetButton, {},
+                        tr("Remove the faded curves of earlier runs from the charts"));
+
+  auto* bar = addToolBar(tr("Run"));
+  bar->setObjectName(QStringLiteral("RunToolBar"));
+  bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  bar->addAction(m_openAct);
+  bar->addAction(m_saveAct);
+  bar->addSeparator();
+  for (QAction* a : {m_runAct, m_pauseAct, m_stepAct, m_stopAct, m_resetAct}) bar->addAction(a);
+  bar->addSeparator();
+  bar->addAction(m_clearRunsAct);
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(m_newAct);
+  file->addAction(m_openAct);
+  m_recentMenu = file->addMenu(tr("Open &Recent"));
+  m_examplesMenu = file->addMenu(tr("&Examples"));
+  file->addSeparator();
+  file->addAction(m_saveAct);
+  file->addAction(m_saveAsAct);
+  file->addSeparator();
+  QMenu* exports = file->addMenu(tr("&Export"));
+  m_exportActs << exports->addAction(tr("History as CSV…"), this, [this] { exportHistory(true); });
+  m_exportActs << exports->addAction(tr("History as JSON…"), this,
+                                     [this] { exportHistory(false); });
+  m_exportActs << exports->addAction(tr("Trained model…"), this, [this] { exportModel(); });
+  exports->addSeparator();
+  exports->addAction(tr("Loss chart (PNG or SVG)…"), this, [this] { exportChart(m_lossChart); });
+  exports->addAction(tr("Metric chart (PNG or SVG)…"), this,
+                     [this] { exportChart(m_metricChart); });
+  file->addSeparator();
+  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
+
+  QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
+  for (QAction* a : {m_runAct, m_pauseAct, m_stepAct, m_stopAct, m_resetAct}) runMenu->addAction(a);
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  view->addAction(m_clearRunsAct);
+  view->addSeparator();
+  for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&About fitbench"), this, [this] {
+    QMessageBox::about(
+        this, tr("About fitbench"),
+        tr("<b>fitbench</b> %1<br>A workbench for rehearsing Keras-style distributed training "
+           "on simulated CPU devices.")
+            .arg(QApplication::applicationVersion()));
+  });
+  updateExamplesMenu();
+}
+
+void MainWindow::connectSignals() {
+  connect(m_newAct, &QAction::triggered, this, &MainWindow::newExperiment);
+  connect(m_openAct, &QAction::triggered, this, &MainWindow::openDialog);
+  connect(m_saveAct, &QAction::triggered, this, &MainWindow::save);
+  connect(m_saveAsAct, &QAction::triggered, this, &MainWindow::saveAsDialog);
+  connect(m_runAct, &QAction::triggered, this, &MainWindow::run);
+  connect(m_pauseAct, &QAction::triggered, this, &MainWindow::togglePause);
+  connect(m_stepAct, &QAction::triggered, this, &MainWindow::step);
+  connect(m_stopAct, &QAction::triggered, this, &MainWindow::stop);
+  connect(m_resetAct, &QAction::triggered, this, &MainWindow::reset);
+  connect(m_clearRunsAct, &QAction::triggered, this, [this] {
+    m_lossChart->clearOverlays();
+    m_metricChart->clearOverlays();
+  });
+
+  connect(m_dataPanel, &DataPanel::changed, this, &MainWindow::onPanelChanged);
+  connect(m_modelPanel, &ModelPanel::changed, this, &MainWindow::onPanelChanged);
+  connect(m_trainingPanel, &TrainingPanel::changed, this, &MainWindow::onPanelChanged);
+  connect(m_devicesPanel, &DevicesPanel::changed, this, &MainWindow::onPanelChanged);
+  connect(m_strategyPanel, &StrategyPanel::changed, this, &MainWindow::onPanelChanged);
+
+  connect(m_feedTimer, &QTimer::timeout, this, &MainWindow::drainFeed);
+  connect(m_session, &TrainingSession::started, this, &MainWindow::onStarted);
+  connect(m_session, &TrainingSession::finished, this, &MainWindow::onFinished);
+  connect(m_session, &TrainingSession::errorOccurred, this, &MainWindow::onError);
+  connect(m_session, &TrainingSession::pausedChanged, this, [this] { updateActions(); });
+}
+
+void MainWindow::loadSpec(const ExperimentSpec& given, const QString& filePath) {
+  ExperimentSpec spec = given;
+  // Reading a file resolves data.csv to an absolute path; a file beside the experiment (or below
+  // it) is shown and saved relative to it again, so the experiment stays portable.
+  if (!spec.data.csv.empty() && !filePath.isEmpty()) {
+    const QDir dir = QFileInfo(filePath).absoluteDir();
+    const QString csv = QString::fromStdString(spec.data.csv);
+    const QString relative = dir.relativeFilePath(csv);
+    if (QDir::isAbsolutePath(csv) && !relative.startsWith(QStringLiteral("..")))
+      spec.data.csv = relative.toStdString();
+  }
+  m_filling = true;
+  m_base = spec;
+  m_filePath = filePath;
+  const QString dir = filePath.isEmpty() ? QDir::currentPath() : QFileInfo(filePath).absolutePath();
+  m_dataPanel->setBaseDir(dir);
+  m_dataPanel->setSpec(spec.data);
+  m_dataPanel->setValidationSplit(spec.fit.validation_split);
+  m_modelPanel->setSpec(spec.model);
+  m_trainingPanel->setSpec(spec.compile, spec.fit, spec.seed);
+  int envCount = 1;
+  QString envError;  // fitbench-cli's error too, when the count is left to the environment
+  try {
+    envCount = environment_device_count().value_or(1);
+  } catch (const InputError& e) {
+    envError = QString::fromStdString(e.what());
+  }
+  m_devicesPanel->setSpec(spec.devices, envCount, envError);
+  m_strategyPanel->setSpec(spec.distribution);
+  m_filling = false;
+  m_savedJson = experiment_to_json(currentSpec()).dump();
+  m_about->setDescription(
+      QString::fromStdString(spec.name.empty() ? std::string("Untitled") : spec.name),
+      QString::fromStdString(spec.description));
+  m_metricKey = TrainingWorker::chartMetricKey(spec);
+  if (isVisible()) QTimer::singleShot(0, this, &MainWindow::fitAboutDock);
+  updateContext();
+  updateTitle();
+  updateActions();
+}
+
+ExperimentSpec MainWindow::currentSpec() const {
+  ExperimentSpec spec = m_base;
+  spec.data = m_dataPanel->spec();
+  spec.model = m_modelPanel->spec();
+  spec.compile = m_trainingPanel->compileOptions();
+  spec.fit = m_trainingPanel->fitOptions();
+  spec.fit.validation_split = m_dataPanel->validationSplit();
+  spec.seed = m_trainingPanel->seed();
+  spec.devices = m_devicesPanel->spec();
+  spec.distribution = m_strategyPanel->spec();
+  return spec;
+}
+
+bool MainWindow::isModified() const {
+  return experiment_to_json(currentSpec()).dump() != m_savedJson;
+}
+
+void MainWindow::setDeviceOverride(int devices) {
+  m_devicesPanel->overrideCount(devices);
+  onPanelChanged();
+}
+
+void MainWindow::setRunOutputs(const QString& historyFile, const QString& traceFile) {
+  m_historyFile = historyFile;
+  m_traceFile = traceFile;
+}
+
+int MainWindow::resolvedDevices() const { return m_devicesPanel->deviceCount(); }
+
+void MainWindow::onPanelChanged() {
+  if (m_filling) return;
+  updateContext();
+  updateTitle();
+  updateActions();
+}
+
+void MainWindow::updateContext() {
+  // The model's input follows the data first, so that the spec below (and the views it sets up)
+  // has the data's width, not the previous experiment's.
+  m_modelPanel->setInputFeatures(m_dataPanel->featureCount());
+  const ExperimentSpec spec = currentSpec();
+  // Generators give one target column (a label or a value); a CSV file its target columns.
+  const int targetColumns =
+      spec.data.csv.empty() ? 1 : std::max<int>(1, int(spec.data.target.size()));
+  m_modelPanel->setTargetInfo(targetColumns, m_dataPanel->classCount(), spec.compile.loss);
+  m_trainingPanel->setValidationSplit(m_dataPanel->validationSplit());
+  m_strategyPanel->setModelContext(spec.model, m_dataPanel->featureCount(),
+                                   m_devicesPanel->deviceCount());
+  const QString devices = m_devicesPanel->deviceCount() == 1
+                              ? tr("1 device")
+                              : tr("%1 devices").arg(m_devicesPanel->deviceCount());
+  const QString strategy = spec.distribution.class_name.empty()
+                               ? tr("single device")
+                               : QString::fromStdString(spec.distribution.class_name);
+  m_statusDevices->setText(QStringLiteral("%1 (%2) · %3")
+                               .arg(devices, QString::fromStdString(spec.devices.type), strategy));
+  updateViews(spec);
+  updateTabMarks();
+  const QString key = TrainingWorker::chartMetricKey(spec);
+  m_metricChart->setEnabled(!key.isEmpty());
+  if (!key.isEmpty()) m_metricChart->setMetricName(key);
+}
+
+void MainWindow::updateTabMarks() {
+  // A tab whose settings stop a run carries a mark and says why in its tooltip, so that an opened
+  // file's problem is in sight before Run (which brings the tab forward and logs it).
+  const QString errors[] = {m_dataPanel->errorText(), m_modelPanel->errorText(),
+                            m_trainingPanel->errorText(),
+                            m_devicesPanel->errorText().isEmpty() ? m_strategyPanel->errorText()
+                                                                  : m_devicesPanel->errorText()};
+  for (int tab = 0; tab < 4; ++tab) {
+    const QString& error = errors[tab];
+    m_tabs->setTabIcon(
+        tab, error.isEmpty() ? QIcon() : style()->standardIcon(QStyle::SP_MessageBoxCritical));
+    QString tip = tab == 3 ? glossary::device() : QString();
+    if (!error.isEmpty())
+      tip = tr("Cannot run: %1").arg(error) + (tip.isEmpty() ? QString() : "\n\n" + tip);
+    m_tabs->setTabToolTip(tab, tip);
+  }
+}
+
+void MainWindow::updateTitle() {
+  const QString name = m_filePath.isEmpty() ? tr("Untitled") : QFileInfo(m_filePath).fileName();
+  setWindowTitle(QStringLiteral("%1[*] — fitbench").arg(name));
+  setWindowModified(isModified());
+}
+
+void MainWindow::updateActions() {
+  const bool running = m_running;
+  const bool paused = m_session->isPaused();
+  m_runAct->setEnabled(!running);
+  m_pauseAct->setEnabled(running);
+  m_pauseAct->setText(paused ? tr("Resume") : tr("Pause"));
+  m_pauseAct->setIcon(style()->standardIcon(paused ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
+  m_stepAct->setEnabled(!running || paused);
+  m_stopAct->setEnabled(running);
+  m_resetAct->setEnabled(!running);
+  for (QAction* a : {m_newAct, m_openAct}) a->setEnabled(!running);
+  m_recentMenu->setEnabled(!running);
+  m_examplesMenu->setEnabled(!running);
+  for (QAction* a : m_exportActs) a->setEnabled(!running && m_lastResult != nullptr);
+}
+
+void MainWindow::setEditing(bool editable) {
+  m_dataPanel->setReadOnly(!editable);
+  m_modelPanel->setReadOnly(!editable);
+  m_trainingPanel->setReadOnly(!editable);
+  m_devicesPanel->setReadOnly(!editable);
+  m_strategyPanel->setReadOnly(!editable);
+}
+
+}  // namespace fitbench

@@ -1,0 +1,225 @@
+// The workbench window: the experiment's panels (data, model, training, devices, strategy) in a
+// left dock, live loss and metric charts in the centre, the Keras log below, the experiment's
+// explanation on the right; File/Run/View menus, a toolbar, progress and status. Owns the
+// TrainingSession. Its runs (Run .. Reset, the feed's UI tick, a run's end) are in
+// main_window_run.cpp, its files in main_window_files.cpp, the rehearsal views in
+// main_window_views.cpp. UI thread only.
+#pragma once
+
+#include <QElapsedTimer>
+#include <QMainWindow>
+#include <QPointer>
+#include <memory>
+#include <optional>
+
+#include "core/io/experiment.h"
+#include "ui/window/training_worker.h"
+
+class QAction;
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QPlainTextEdit;
+class QProgressBar;
+class QTabWidget;
+class QTimer;
+
+namespace fitbench {
+
+class AboutView;
+class BatchSplitView;
+class CollectivesView;
+class DataPanel;
+class DecisionView;
+class DeviceTimelineView;
+class DevicesPanel;
+class MetricChart;
+class ModelPanel;
+class StrategyPanel;
+class TrainingPanel;
+class TrainingSession;
+
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  explicit MainWindow(QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  // Opens an experiment file; on failure shows the error (unless `quiet`) and returns false
+  // with the message in `error`, keeping the current experiment.
+  bool openFile(const QString& path, QString* error = nullptr, bool quiet = false);
+  bool saveTo(const QString& path);
+  // Replaces the experiment with `spec` (File > New uses the default one).
+  void loadSpec(const ExperimentSpec& spec, const QString& filePath);
+  // The experiment as the widgets describe it now.
+  ExperimentSpec currentSpec() const;
+  bool isModified() const;
+  QString filePath() const { return m_filePath; }
+  // --devices N on the command line: overrides the panel for every run.
+  void setDeviceOverride(int devices);
+  // Files every run writes when it ends, as fitbench-cli's --history and --trace ("" for none).
+  void setRunOutputs(const QString& historyFile, const QString& traceFile);
+  // Restores the last session's experiment when nothing else is opened.
+  void restoreLastSession();
+
+  // The views --show can bring to the front, and doing so (unknown names are ignored).
+  static QStringList viewNames();
+  void showView(const QString& name);
+
+  // Why Run would refuse the experiment as set up (the first panel's error; `tab` gets that
+  // panel's Experiment tab), or empty.
+  QString setupError(int* tab = nullptr) const;
+  // Run controls (also the toolbar's actions).
+  void run();
+  void stop();
+  void togglePause();
+  void step();
+  void reset();
+
+  TrainingSession* session() const { return m_session; }
+  MetricChart* lossChart() const { return m_lossChart; }
+  MetricChart* metricChart() const { return m_metricChart; }
+  DataPanel* dataPanel() const { return m_dataPanel; }
+  ModelPanel* modelPanel() const { return m_modelPanel; }
+  TrainingPanel* trainingPanel() const { return m_trainingPanel; }
+  DevicesPanel* devicesPanel() const { return m_devicesPanel; }
+  StrategyPanel* strategyPanel() const { return m_strategyPanel; }
+  DecisionView* decisionView() const { return m_decisionView; }
+  DeviceTimelineView* timelineView() const { return m_timeline; }
+  BatchSplitView* batchSplitView() const { return m_batchSplit; }
+  CollectivesView* collectivesView() const { return m_collectives; }
+  QPlainTextEdit* logView() const { return m_log; }
+  const RunResult* lastResult() const { return m_lastResult.get(); }
+  // Why the last run could not start or failed (a panel's error, an error from the engine), or
+  // empty when it ran.
+  const QString& lastRunError() const { return m_lastRunError; }
+  // The UI thread's longest gap between two feed ticks during the last run (ms).
+  double longestStallMs() const { return m_longestStallMs; }
+  // The longest time one feed tick's own work (charts, log, progress) took in the last run (ms).
+  double longestTickMs() const { return m_longestTickMs; }
+
+ signals:
+  // A run ended: ok is false when it failed with an error.
+  void runEnded(bool ok);
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+  void showEvent(QShowEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+
+ private:
+  void buildPanels();
+  // The device timeline, batch split and collectives views (main_window_views.cpp).
+  void buildViews(QDockWidget* besideRight, QDockWidget* besideBottom);
+  void updateViews(const ExperimentSpec& spec);
+  // Grows the About dock (taking the height from the decision boundary below it) until the
+  // experiment's description fits, up to half the column or what leaves that view 340 px (the
+  // larger); never shrinks it.
+  void fitAboutDock();
+  void viewsRunStarted(const QStringList& names, const QString& distribution);
+  void viewsTakeSteps(const std::vector<StepTrace>& steps);
+  void viewsRunEnded();
+  void buildCentre();
+  void buildActions();
+  void buildMenus();
+  void connectSignals();
+  void restoreSettings();
+  void saveSettings();
+
+  void newExperiment();
+  void openDialog();
+  bool save();
+  bool saveAsDialog();
+  bool maybeSave();
+  void addRecentFile(const QString& path);
+  void updateRecentMenu();
+  void updateExamplesMenu();
+  void exportHistory(bool csv);
+  void exportChart(MetricChart* chart);
+  void exportModel();
+
+  void onPanelChanged();
+  void updateContext();
+  void updateTabMarks();
+  void updateTitle();
+  void updateActions();
+  void drainFeed();
+  void onStarted(int devices, const QStringList& names, const QString& distribution);
+  void onFinished(std::shared_ptr<RunResult> result);
+  void onError(const QString& message);
+  void setEditing(bool editable);
+  void appendLog(const QString& text, const QString& color = {});
+  // A status bar message for `milliseconds`, elided to the room left of the devices label and
+  // the progress bar, the whole text in its tooltip.
+  void showStatus(const QString& text, int milliseconds);
+  int resolvedDevices() const;
+  QString runLabel(int devices, const QString& distribution) const;
+
+  TrainingSession* m_session = nullptr;
+  DataPanel* m_dataPanel = nullptr;
+  ModelPanel* m_modelPanel = nullptr;
+  TrainingPanel* m_trainingPanel = nullptr;
+  DevicesPanel* m_devicesPanel = nullptr;
+  StrategyPanel* m_strategyPanel = nullptr;
+  QTabWidget* m_tabs = nullptr;
+  MetricChart* m_lossChart = nullptr;
+  MetricChart* m_metricChart = nullptr;
+  QPlainTextEdit* m_log = nullptr;
+  AboutView* m_about = nullptr;
+  DecisionView* m_decisionView = nullptr;
+  DeviceTimelineView* m_timeline = nullptr;
+  QDockWidget* m_timelineDock = nullptr;
+  BatchSplitView* m_batchSplit = nullptr;
+  CollectivesView* m_collectives = nullptr;
+  QProgressBar* m_progress = nullptr;
+  QLabel* m_statusDevices = nullptr;
+  QLabel* m_statusRate = nullptr;
+  QLabel* m_statusMessage = nullptr;  // showStatus's text, in the rate's place while it shows
+  QTimer* m_statusTimer = nullptr;
+  QTimer* m_feedTimer = nullptr;
+  QMenu* m_recentMenu = nullptr;
+  QMenu* m_examplesMenu = nullptr;
+
+  QAction* m_newAct = nullptr;
+  QAction* m_openAct = nullptr;
+  QAction* m_saveAct = nullptr;
+  QAction* m_saveAsAct = nullptr;
+  QAction* m_runAct = nullptr;
+  QAction* m_pauseAct = nullptr;
+  QAction* m_stepAct = nullptr;
+  QAction* m_stopAct = nullptr;
+  QAction* m_resetAct = nullptr;
+  QAction* m_clearRunsAct = nullptr;
+  QList<QAction*> m_exportActs;
+
+  ExperimentSpec m_base;    // the fields no panel shows (name, description, verbose, ...)
+  QString m_filePath;       // "" for an untitled experiment
+  std::string m_savedJson;  // the experiment as last opened or saved
+  bool m_filling = false;   // loadSpec is filling the panels
+  bool m_defaultLayoutPending = true;
+  QByteArray m_defaultState;  // the docks as built, before the saved layout  // no saved dock
+                              // layout: size the docks on the first show
+  std::shared_ptr<RunResult> m_lastResult;
+  QString m_lastRunError;
+  QString m_historyFile, m_traceFile;  // setRunOutputs
+  QString m_metricKey;                 // the log key the metric chart follows
+  std::string m_viewsKey;              // the experiment the rehearsal views were last set up for
+  QString m_runDistribution;  // the running (or last) run's strategy, as started() names it
+  int m_runCount = 0;
+  bool m_running = false;
+  bool m_warnedNaN = false;  // the NaN-loss message was shown for this run
+  int m_nanEpoch = 0;        // the 1-based epoch whose loss first was not finite
+  // Rates for the status bar.
+  double m_rateTime = 0.0;
+  int64_t m_rateSteps = 0, m_rateSamples = 0;
+  double m_longestStallMs = 0.0;
+  double m_longestTickMs = 0.0;
+  qint64 m_lastTickNs = 0;
+  QElapsedTimer m_tickClock;
+};
+
+// The experiment File > New starts from: the seed example's model on a Playground data set.
+ExperimentSpec default_experiment();
+
+}  // namespace fitbench

@@ -1,0 +1,307 @@
+// MainWindow's files: New / Open / Save / Save As, recent files, examples, drag and drop, the
+// unsaved-changes prompt, exports, and the settings restored at the next start.
+#include <QCloseEvent>
+#include <QDir>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenu>
+#include <QMessageBox>
+#include <QMimeData>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTimer>
+
+#include "core/base/error.h"
+#include "core/io/history_file.h"
+#include "core/io/json_file.h"
+#include "ui/charts/metric_chart.h"
+#include "ui/panels/data_panel.h"
+#include "ui/panels/model_panel.h"
+#include "ui/window/main_window.h"
+#include "ui/window/training_session.h"
+
+namespace fitbench {
+
+// The dock layout's version for saveState / restoreState: raised when the set of docks changes.
+constexpr int kLayoutVersion = 2;
+
+namespace {
+constexpr int kMaxRecent = 8;
+const char* const kFilter = "fitbench experiments (*.json);;All files (*)";
+}  // namespace
+
+void MainWindow::newExperiment() {
+  if (m_running || !maybeSave()) return;
+  loadSpec(default_experiment(), QString());
+}
+
+void MainWindow::openDialog() {
+  if (m_running || !maybeSave()) return;
+  const QString dir = m_filePath.isEmpty() ? QStringLiteral(FITBENCH_EXAMPLES_DIR)
+                                           : QFileInfo(m_filePath).absolutePath();
+  const QString path = QFileDialog::getOpenFileName(this, tr("Open experiment"), dir, tr(kFilter));
+  if (!path.isEmpty()) openFile(path);
+}
+
+bool MainWindow::openFile(const QString& path, QString* error, bool quiet) {
+  try {
+    const ExperimentSpec spec = read_experiment(path.toStdString());
+    loadSpec(spec, QFileInfo(path).absoluteFilePath());
+    addRecentFile(QFileInfo(path).absoluteFilePath());
+    int tab = 0;
+    const QString problem = setupError(&tab);
+    showStatus(problem.isEmpty()
+                   ? tr("Opened %1").arg(QDir::toNativeSeparators(path))
+                   : tr("Opened %1; to run it, fix the %2 tab: %3")
+                         .arg(QDir::toNativeSeparators(path), m_tabs->tabText(tab), problem),
+               problem.isEmpty() ? 5000 : 15000);
+    if (!problem.isEmpty())
+      appendLog(tr("To run %1, fix the %2 tab: %3")
+                    .arg(QFileInfo(path).fileName(), m_tabs->tabText(tab), problem),
+                QStringLiteral("#b00020"));
+    return true;
+  } catch (const InputError& e) {
+    const QString message = QString::fromStdString(e.what());
+    if (error) *error = message;
+    appendLog(tr("Could not open: %1").arg(message), QStringLiteral("#b00020"));
+    if (!quiet) QMessageBox::warning(this, tr("Could not open the experiment"), message);
+    return false;
+  }
+}
+
+bool MainWindow::save() {
+  if (m_filePath.isEmpty()) return saveAsDialog();
+  return saveTo(m_filePath);
+}
+
+bool MainWindow::saveAsDialog() {
+  QString dir = m_filePath.isEmpty() ? QDir::homePath() : m_filePath;
+  // Examples are read-only teaching material: suggest the home folder for a copy.
+  if (dir.startsWith(QStringLiteral(FITBENCH_EXAMPLES_DIR)))
+    dir = QDir::home().filePath(QFileInfo(m_filePath).fileName());
+  QString path = QFileDialog::getSaveFileName(this, tr("Save experiment"), dir, tr(kFilter));
+  if (path.isEmpty()) return false;
+  if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".json");
+  return saveTo(path);
+}
+
+bool MainWindow::saveTo(const QString& path) {
+  const QString oldDir =
+      m_filePath.isEmpty() ? QDir::currentPath() : QFileInfo(m_filePath).absolutePath();
+  try {
+    // The data panel rewrites a relative CSV path for the new folder, so that it still names the
+    // same file.
+    const QString newDir = QFileInfo(path).absolutePath();
+    m_dataPanel->setBaseDir(newDir);
+    const ExperimentSpec spec = currentSpec();
+    write_experiment(spec, path.toStdString());
+    const QString abs = QFileInfo(path).absoluteFilePath();
+    m_base = spec;
+    m_filePath = abs;
+    m_modelPanel->markSaved();
+    m_savedJson = experiment_to_json(currentSpec()).dump();
+    addRecentFile(abs);
+    updateTitle();
+    showStatus(tr("Saved %1").arg(QDir::toNativeSeparators(abs)), 5000);
+    return true;
+  } catch (const InputError& e) {
+    m_dataPanel->setBaseDir(oldDir);
+    const QString message = QString::fromStdString(e.what());
+    appendLog(tr("Could not save: %1").arg(message), QStringLiteral("#b00020"));
+    if (!property("batch").toBool()) QMessageBox::warning(this, tr("Could not save"), message);
+    return false;
+  }
+}
+
+bool MainWindow::maybeSave() {
+  if (!isModified()) return true;
+  const auto answer = QMessageBox::warning(
+      this, tr("Unsaved changes"),
+      tr("The experiment has changes that are not saved. Save them first?"),
+      QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+  if (answer == QMessageBox::Save) return save();
+  return answer == QMessageBox::Discard;
+}
+
+void MainWindow::addRecentFile(const QString& path) {
+  QSettings settings;
+  QStringList files = settings.value(QStringLiteral("recentFiles")).toStringList();
+  files.removeAll(path);
+  files.prepend(path);
+  while (files.size() > kMaxRecent) files.removeLast();
+  settings.setValue(QStringLiteral("recentFiles"), files);
+  updateRecentMenu();
+}
+
+void MainWindow::updateRecentMenu() {
+  m_recentMenu->clear();
+  const QStringList files = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+  for (const QString& f : files) {
+    m_recentMenu
+        ->addAction(QFileInfo(f).fileName(), this,
+                    [this, f] {
+                      if (!m_running && maybeSave()) openFile(f);
+                    })
+        ->setToolTip(f);
+  }
+  m_recentMenu->setToolTipsVisible(true);
+  if (files.isEmpty()) m_recentMenu->addAction(tr("(none yet)"))->setEnabled(false);
+}
+
+void MainWindow::updateExamplesMenu() {
+  m_examplesMenu->clear();
+  const QDir dir(QStringLiteral(FITBENCH_EXAMPLES_DIR));
+  for (const QFileInfo& info :
+       dir.entryInfoList({QStringLiteral("*.json")}, QDir::Files, QDir::Name)) {
+    QString title = info.completeBaseName();
+    try {
+      const std::string name = read_experiment(info.absoluteFilePath().toStdString()).name;
+      if (!name.empty()) title = QString::fromStdString(name);
+    } catch (const InputError&) {
+      // Listed by its file name; opening it shows the error.
+    }
+    const QString path = info.absoluteFilePath();
+    m_examplesMenu->addAction(title, this, [this, path] {
+      if (!m_running && maybeSave()) openFile(path);
+    });
+  }
+  if (m_examplesMenu->isEmpty())
+    m_examplesMenu->addAction(tr("(no examples found in %1)").arg(dir.path()))->setEnabled(false);
+}
+
+void MainWindow::exportHistory(bool csv) {
+  if (!m_lastResult) return;
+  const QString suffix = csv ? QStringLiteral("csv") : QStringLiteral("json");
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Export history"), QDir::home().filePath(QStringLiteral("history.") + suffix),
+      csv ? tr("CSV (*.csv)") : tr("JSON (*.json)"));
+  if (path.isEmpty()) return;
+  try {
+    json_io::write_file_atomically(path.toStdString(), history_text(m_lastResult->history, csv));
+    showStatus(tr("Wrote %1").arg(path), 5000);
+  } catch (const InputError& e) {
+    QMessageBox::warning(this, tr("Could not export"), QString::fromStdString(e.what()));
+  }
+}
+
+void MainWindow::exportChart(MetricChart* chart) {
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Export chart"), QDir::home().filePath(QStringLiteral("chart.png")),
+      tr("PNG image (*.png);;SVG drawing (*.svg)"));
+  if (path.isEmpty()) return;
+  QString error;
+  if (!chart->exportImage(path, &error))
+    QMessageBox::warning(this, tr("Could not export"), error);
+  else
+    showStatus(tr("Wrote %1").arg(path), 5000);
+}
+
+void MainWindow::exportModel() {
+  if (!m_lastResult) return;
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Export trained model"), QDir::home().filePath(QStringLiteral("model.json")),
+      tr("fitbench model (*.json)"));
+  if (path.isEmpty()) return;
+  try {
+    write_model_file(m_lastResult->model, path.toStdString());
+    showStatus(tr("Wrote %1").arg(path), 5000);
+  } catch (const InputError& e) {
+    QMessageBox::warning(this, tr("Could not export"), QString::fromStdString(e.what()));
+  }
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (!property("batch").toBool() && !maybeSave()) {
+    event->ignore();
+    return;
+  }
+  // Training stops within one batch; the thread is joined before the window goes.
+  m_session->shutdown();
+  m_feedTimer->stop();
+  saveSettings();
+  event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (m_running || !event->mimeData()->hasUrls()) return;
+  for (const QUrl& url : event->mimeData()->urls()) {
+    const QString suffix = QFileInfo(url.toLocalFile()).suffix().toLower();
+    if (suffix == "json" || suffix == "csv") {
+      event->acceptProposedAction();
+      return;
+    }
+  }
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  if (m_running) return;
+  for (const QUrl& url : event->mimeData()->urls()) {
+    const QString path = url.toLocalFile();
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix == "json") {
+      if (maybeSave()) openFile(path);
+      event->acceptProposedAction();
+      return;
+    }
+    if (suffix == "csv") {
+      m_tabs->setCurrentIndex(0);
+      m_dataPanel->loadCsvFile(path);
+      event->acceptProposedAction();
+      return;
+    }
+  }
+}
+
+void MainWindow::restoreSettings() {
+  QSettings settings;
+  restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+  // A layout saved with another set of docks (kLayoutVersion) is not restored.
+  m_defaultLayoutPending =
+      !restoreState(settings.value(QStringLiteral("window/state")).toByteArray(), kLayoutVersion);
+  updateRecentMenu();
+}
+
+void MainWindow::saveSettings() {
+  QSettings settings;
+  settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+  settings.setValue(QStringLiteral("window/state"), saveState(kLayoutVersion));
+  settings.setValue(QStringLiteral("session/file"), m_filePath);
+  // The settings as the window had them, saved or not, so the next start continues from them.
+  settings.setValue(QStringLiteral("session/experiment"),
+                    QString::fromStdString(experiment_to_json(currentSpec()).dump()));
+}
+
+void MainWindow::restoreLastSession() {
+  QSettings settings;
+  const QString file = settings.value(QStringLiteral("session/file")).toString();
+  const QString text = settings.value(QStringLiteral("session/experiment")).toString();
+  if (text.isEmpty()) return;
+  try {
+    const QString base = file.isEmpty() ? QDir::currentPath() : QFileInfo(file).absolutePath();
+    const ExperimentSpec spec = parse_experiment(nlohmann::json::parse(text.toStdString()),
+                                                 "the last session", base.toStdString());
+    if (!file.isEmpty() && QFileInfo::exists(file)) {
+      // Compare with the file so that unsaved edits still show as unsaved.
+      QString error;
+      if (openFile(file, &error, true)) {
+        const std::string saved = m_savedJson;
+        loadSpec(spec, m_filePath);
+        m_savedJson = saved;
+        updateTitle();
+        return;
+      }
+    }
+    // Untitled: unsaved unless it equals the default experiment.
+    loadSpec(default_experiment(), QString());
+    const std::string defaults = m_savedJson;
+    loadSpec(spec, QString());
+    m_savedJson = defaults;
+    updateTitle();
+  } catch (const std::exception&) {
+    // A damaged session entry is ignored; the window starts with the default experiment.
+  }
+}
+
+}  // namespace fitbench

@@ -1,0 +1,185 @@
+// MainWindow's device-rehearsal views: the device timeline (bottom, beside the log), and the batch
+// split and collectives views (right, beside the decision boundary); what each is told before,
+// during and after a run.
+
+#include <QDockWidget>
+#include <QScrollArea>
+#include <numeric>
+
+#include "core/base/error.h"
+#include "core/distribution/layout/layout_map.h"
+#include "core/distribution/spec/strategies.h"
+#include "core/io/experiment.h"
+#include "ui/panels/data_panel.h"
+#include "ui/rehearsal/batch_split_view.h"
+#include "ui/rehearsal/collectives_view.h"
+#include "ui/rehearsal/decision_grid.h"
+#include "ui/rehearsal/decision_view.h"
+#include "ui/rehearsal/device_timeline_view.h"
+#include "ui/window/main_window.h"
+
+namespace fitbench {
+
+void MainWindow::buildViews(QDockWidget* besideRight, QDockWidget* besideBottom) {
+  m_timeline = new DeviceTimelineView;
+  m_timelineDock = new QDockWidget(tr("Device timeline"), this);
+  m_timelineDock->setObjectName(QStringLiteral("TimelineDock"));
+  m_timelineDock->setWidget(m_timeline);
+  addDockWidget(Qt::BottomDockWidgetArea, m_timelineDock);
+  tabifyDockWidget(besideBottom, m_timelineDock);
+  besideBottom->raise();
+
+  m_batchSplit = new BatchSplitView;
+  auto* splitScroll = new QScrollArea;
+  splitScroll->setWidgetResizable(true);
+  splitScroll->setFrameShape(QFrame::NoFrame);
+  splitScroll->setWidget(m_batchSplit);
+  auto* splitDock = new QDockWidget(tr("Batch split"), this);
+  splitDock->setObjectName(QStringLiteral("BatchSplitDock"));
+  splitDock->setWidget(splitScroll);
+  addDockWidget(Qt::RightDockWidgetArea, splitDock);
+  tabifyDockWidget(besideRight, splitDock);
+
+  m_collectives = new CollectivesView;
+  auto* collectivesScroll = new QScrollArea;
+  collectivesScroll->setWidgetResizable(true);
+  collectivesScroll->setFrameShape(QFrame::NoFrame);
+  collectivesScroll->setWidget(m_collectives);
+  auto* collectivesDock = new QDockWidget(tr("Collectives"), this);
+  collectivesDock->setObjectName(QStringLiteral("CollectivesDock"));
+  collectivesDock->setWidget(collectivesScroll);
+  addDockWidget(Qt::RightDockWidgetArea, collectivesDock);
+  tabifyDockWidget(splitDock, collectivesDock);
+  besideRight->raise();
+}
+
+void MainWindow::updateViews(const ExperimentSpec& spec) {
+  const int devices = resolvedDevices();
+  // Only when what the views draw changed: the last run's split and measurements stay up while
+  // the user looks at them (the window calls this on every edit, and when a run ends).
+  // (With the data's feature count: model_variables() below checks the model against it.)
+  const std::string key = experiment_to_json(spec).dump() + "/" + std::to_string(devices) + "/" +
+                          std::to_string(m_dataPanel->featureCount());
+  if (key == m_viewsKey) return;
+  m_viewsKey = key;
+  const bool distributed = !spec.distribution.class_name.empty();
+  QStringList names;
+  BatchSplitPlan plan;
+  for (int d = 0; d < (distributed ? devices : 1); ++d) {
+    names << QStringLiteral("cpu:%1").arg(d);
+    plan.devices.push_back("cpu:" + std::to_string(d));
+  }
+  plan.strategy = spec.distribution.class_name;
+  plan.batchSize = spec.fit.batch_size;
+  plan.trainingSamples = spec.data.csv.empty()
+                             ? batchsplit::trainingSamples(spec.data.samples,
+                                                           spec.fit.validation_split)
+                             : 0;  // a CSV file's row count is known only once it is read
+  int64_t parameters = 0;
+  try {
+    const std::vector<VariableInfo> variables =
+        model_variables(spec.model, m_dataPanel->featureCount());
+    // The gradient all-reduce carries the trainable variables: Dense layers' kernels and
+    // biases, in model order, skipping layers marked trainable: false.
+    size_t next = 0;
+    for (const LayerSpec& layer : spec.model.layers) {
+      if (layer.class_name != "Dense") continue;
+      const size_t count = layer.use_bias ? 2 : 1;
+      for (size_t i = 0; i < count && next < variables.size(); ++i, ++next) {
+        const Shape& shape = variables[next].shape;
+        if (layer.trainable)
+          parameters +=
+              std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<int64_t>());
+      }
+    }
+    if (spec.distribution.class_name == kModelParallel) {
+      plan.meshShape = spec.distribution.mesh_shape;
+      plan.axisNames = spec.distribution.axis_names;
+      plan.batchDimName = spec.distribution.batch_dim_name;
+      const LayoutCheck check = check_layout_map(variables, spec.distribution, devices);
+      plan.variables = check.variables;
+      plan.errors = check.errors;
+    }
+  } catch (const InputError&) {
+    // An invalid model: its panel says why; the views show the batch split without weights.
+  }
+  m_batchSplit->setPlan(plan);
+  CollectiveAlgorithm algorithm = CollectiveAlgorithm::kRing;
+  try {
+    algorithm = parse_algorithm(spec.devices.allreduce, "devices.allreduce");
+  } catch (const InputError&) {
+  }
+  m_collectives->setSetup(names, algorithm, parameters,
+                          LinkModel{spec.devices.link_latency_us, spec.devices.link_gbps});
+  QStringList mesh;
+  if (spec.distribution.class_name == kModelParallel)
+    for (const int axis : spec.distribution.mesh_shape) mesh << QString::number(axis);
+  if (spec.distribution.class_name == kModelParallel && mesh.isEmpty())
+    mesh << QStringLiteral("1") << QString::number(devices);  // no mesh given: 1 x N
+  m_collectives->setModelParallelMesh(mesh.join(QStringLiteral(" \u00d7 ")));
+  m_timeline->setReadyDevices(distributed ? devices : 0);
+  // Before a run, the prediction view says already whether it can draw this setup; its title
+  // follows the task (a boundary for classification, predictions for regression).
+  int64_t outputs = 0;
+  for (const LayerSpec& layer : spec.model.layers)
+    if (layer.class_name == "Dense") outputs = layer.units;
+  const DecisionPlan decision =
+      planDecisionGrid(m_dataPanel->featureCount(), outputs, spec.compile.loss);
+  m_decisionView->setSetupReason(m_dataPanel->featureCount() > 0 ? decision.reason : QString());
+  if (auto* dock = findChild<QDockWidget*>(QStringLiteral("DecisionDock")))
+    dock->setWindowTitle(decision.classifier ? tr("Decision boundary") : tr("Predictions"));
+}
+
+void MainWindow::viewsRunStarted(const QStringList& names, const QString& distribution) {
+  m_runDistribution = distribution;
+  m_timeline->clear(names);
+  m_timeline->setLive(true);
+  // A distributed run is what the timeline is for; a one-device run has nothing to draw there.
+  if (!distribution.isEmpty())
+    m_timelineDock->raise();
+  else if (auto* log = findChild<QDockWidget*>(QStringLiteral("LogDock")))
+    log->raise();
+}
+
+void MainWindow::viewsTakeSteps(const std::vector<StepTrace>& steps) {
+  if (steps.empty()) return;
+  m_timeline->appendSteps(steps);
+  m_batchSplit->showStep(steps.back());
+  // The collectives view teaches the gradient all-reduce of DataParallel; ModelParallel's steps
+  // also hold activation collectives within mesh rows and columns.
+  if (m_runDistribution == QLatin1StringView(kDataParallel.data(), kDataParallel.size()))
+    m_collectives->showMeasured(steps.back());
+}
+
+void MainWindow::viewsRunEnded() { m_timeline->setLive(false); }
+
+namespace {
+// --show names and the docks they raise.
+const std::pair<const char*, const char*> kViews[] = {
+    {"timeline", "TimelineDock"},      {"log", "LogDock"},
+    {"batch-split", "BatchSplitDock"}, {"collectives", "CollectivesDock"},
+    {"boundary", "DecisionDock"},      {"about", "AboutDock"}};
+// --show names of the Experiment dock's tabs, in tab order.
+const char* const kTabs[] = {"data", "model", "training", "devices"};
+}  // namespace
+
+QStringList MainWindow::viewNames() {
+  QStringList names;
+  for (const auto& [name, dock] : kViews) names << QString::fromLatin1(name);
+  for (const char* tab : kTabs) names << QString::fromLatin1(tab);
+  return names;
+}
+
+void MainWindow::showView(const QString& name) {
+  for (int i = 0; i < int(std::size(kTabs)) && i < m_tabs->count(); ++i)
+    if (name == QLatin1String(kTabs[i])) m_tabs->setCurrentIndex(i);
+  for (const auto& [view, dock] : kViews) {
+    if (name != QLatin1String(view)) continue;
+    if (auto* d = findChild<QDockWidget*>(QString::fromLatin1(dock))) {
+      d->show();
+      d->raise();
+    }
+  }
+}
+
+}  // namespace fitbench
