@@ -10,6 +10,8 @@
 #include "core/base/error.h"
 #include "core/io/json_reader.h"
 #include "core/io/keras_json.h"
+#include "core/losses/loss_registry.h"
+#include "core/optimizers/optimizer_registry.h"
 
 namespace fitbench {
 
@@ -25,25 +27,9 @@ using json_io::ObjectReader;
 
 namespace {
 
-const std::vector<std::string> kOptimizers = {"SGD", "Adam", "AdamW", "RMSprop", "Adagrad"};
-const std::vector<std::string> kSchedules = {"ExponentialDecay", "CosineDecay",
-                                             "PiecewiseConstantDecay"};
-
-struct LossName {
-  const char* name;  // LossSpec.name, Keras's function name
-  const char* class_name;
-};
-const std::vector<LossName> kLosses = {
-    {"binary_crossentropy", "BinaryCrossentropy"},
-    {"categorical_crossentropy", "CategoricalCrossentropy"},
-    {"sparse_categorical_crossentropy", "SparseCategoricalCrossentropy"},
-    {"mean_squared_error", "MeanSquaredError"},
-    {"mean_absolute_error", "MeanAbsoluteError"},
-    {"huber", "Huber"}};
-
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-  return s;
+std::string optimizer_choices() {
+  return "; expected one of: " +
+         join_names(optimizers(), [](const OptimizerInfo& o) { return o.class_name; });
 }
 
 // keras/src/utils/naming.py to_snake_case: "BinaryAccuracy" -> "binary_accuracy", "AUC" -> "auc".
@@ -84,29 +70,19 @@ OptimizerSpec parse_optimizer(const Json& v, const std::string& path) {
   } else {
     fail_expected(path, "an optimizer name or {\"class_name\": ..., \"config\": {...}}", v);
   }
-  auto it = std::find_if(kOptimizers.begin(), kOptimizers.end(),
-                         [&](const std::string& o) { return lower(o) == lower(class_name); });
-  if (it == kOptimizers.end()) {
-    fail_unsupported(class_place, Json(class_name), "; expected one of: " + join(kOptimizers));
-  }
-  spec.class_name = *it;
-  std::vector<std::string> keys = {"name",
-                                   "learning_rate",
-                                   "weight_decay",
-                                   "clipnorm",
-                                   "global_clipnorm",
-                                   "clipvalue",
-                                   "use_ema",
-                                   "ema_momentum",
-                                   "ema_overwrite_frequency",
-                                   "loss_scale_factor",
-                                   "gradient_accumulation_steps"};
-  const std::string& c = spec.class_name;
-  if (c == "SGD") keys.insert(keys.end(), {"momentum", "nesterov"});
-  if (c == "Adam" || c == "AdamW")
-    keys.insert(keys.end(), {"beta_1", "beta_2", "epsilon", "amsgrad"});
-  if (c == "RMSprop") keys.insert(keys.end(), {"rho", "momentum", "epsilon", "centered"});
-  if (c == "Adagrad") keys.insert(keys.end(), {"initial_accumulator_value", "epsilon"});
+  // Compared in lower case, as Keras's deserialization of optimizers does.
+  std::string lower = class_name;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  const OptimizerInfo* info = find_optimizer(lower);
+  if (info == nullptr) fail_unsupported(class_place, Json(class_name), optimizer_choices());
+  spec.class_name = std::string(info->class_name);
+  // The common fields, Keras's other base-optimizer arguments, then the rule's own fields.
+  std::vector<std::string> keys = {"name"};
+  for (const FieldInfo& f : common_optimizer_fields()) keys.emplace_back(f.key);
+  keys.insert(keys.end(), {"use_ema", "ema_momentum", "ema_overwrite_frequency",
+                           "loss_scale_factor", "gradient_accumulation_steps"});
+  for (const OptimizerField& f : info->fields) keys.emplace_back(f.info.key);
   ObjectReader r(*config, key_path(path, "config"), keys);
 
   if (const Json* name = r.get_non_null("name")) json_io::to_string(*name, r.path_of("name"));
@@ -165,23 +141,12 @@ Json optimizer_to_json(const OptimizerSpec& spec) {
   } else if (spec.learning_rate) {
     config["learning_rate"] = *spec.learning_rate;
   }
-  const std::string& c = spec.class_name;
-  if (c == "SGD") {
-    config["momentum"] = spec.momentum;
-    config["nesterov"] = spec.nesterov;
-  } else if (c == "Adam" || c == "AdamW") {
-    config["beta_1"] = spec.beta_1;
-    config["beta_2"] = spec.beta_2;
-    config["epsilon"] = spec.epsilon;
-    config["amsgrad"] = spec.amsgrad;
-  } else if (c == "RMSprop") {
-    config["rho"] = spec.rho;
-    config["momentum"] = spec.momentum;
-    config["epsilon"] = spec.epsilon;
-    config["centered"] = spec.centered;
-  } else if (c == "Adagrad") {
-    config["initial_accumulator_value"] = spec.initial_accumulator_value;
-    config["epsilon"] = spec.epsilon;
+  if (const OptimizerInfo* info = find_optimizer(spec.class_name)) {
+    for (const OptimizerField& f : info->fields) {
+      const std::string key(f.info.key);
+      if (f.number != nullptr) config[key] = spec.*f.number;
+      if (f.flag != nullptr) config[key] = spec.*f.flag;
+    }
   }
   if (spec.weight_decay) config["weight_decay"] = *spec.weight_decay;
   if (spec.clipnorm) config["clipnorm"] = *spec.clipnorm;
@@ -194,29 +159,17 @@ Json optimizer_to_json(const OptimizerSpec& spec) {
   return doc;
 }
 
-const LossName* find_loss(const std::string& id) {
-  std::string name = id;
-  if (id == "bce" || id == "BCE") name = "binary_crossentropy";
-  if (id == "mse" || id == "MSE") name = "mean_squared_error";
-  if (id == "mae" || id == "MAE") name = "mean_absolute_error";
-  for (const auto& loss : kLosses) {
-    if (name == loss.name || name == loss.class_name) return &loss;
-  }
-  return nullptr;
-}
-
 std::string loss_choices() {
-  std::vector<std::string> names;
-  for (const auto& loss : kLosses) names.push_back(loss.name);
-  return "; expected one of: " + join(names);
+  return "; expected one of: " +
+         join_names(loss_classes(), [](const LossInfo& l) { return l.name; });
 }
 
 LossSpec parse_loss(const Json& v, const std::string& path) {
   LossSpec spec;
   if (v.is_string()) {
-    const LossName* loss = find_loss(v.get<std::string>());
+    const LossInfo* loss = find_loss(v.get<std::string>());
     if (loss == nullptr) fail_unsupported(path, v, loss_choices());
-    spec.name = loss->name;
+    spec.name = std::string(loss->name);
     return spec;
   }
   if (!v.is_object()) {
@@ -224,10 +177,10 @@ LossSpec parse_loss(const Json& v, const std::string& path) {
   }
   const Json* config = nullptr;
   const std::string class_name = json_io::read_keras_object(v, path, &config);
-  const LossName* loss = find_loss(class_name);
+  const LossInfo* loss = find_loss(class_name);
   if (loss == nullptr)
     fail_unsupported(key_path(path, "class_name"), v.at("class_name"), loss_choices());
-  spec.name = loss->name;
+  spec.name = std::string(loss->name);
   std::vector<std::string> keys = {"name", "reduction", "dtype"};
   const bool crossentropy = spec.name.find("crossentropy") != std::string::npos;
   if (crossentropy) keys.insert(keys.end(), {"from_logits", "axis"});
@@ -249,7 +202,7 @@ LossSpec parse_loss(const Json& v, const std::string& path) {
 }
 
 Json loss_to_json(const LossSpec& spec) {
-  const LossName* loss = find_loss(spec.name);
+  const LossInfo* loss = find_loss(spec.name);
   const bool crossentropy = spec.name.find("crossentropy") != std::string::npos;
   const bool plain =
       !(crossentropy && spec.from_logits) && !(spec.name == "huber" && spec.delta != 1.0);
@@ -259,7 +212,7 @@ Json loss_to_json(const LossSpec& spec) {
   if (spec.name == "huber") config["delta"] = spec.delta;
   Json doc = Json::object();
   doc["module"] = "keras.losses";
-  doc["class_name"] = loss->class_name;
+  doc["class_name"] = std::string(loss->class_name);
   doc["config"] = std::move(config);
   return doc;
 }
@@ -320,9 +273,11 @@ ScheduleSpec parse_schedule(const Json& doc, const std::string& path) {
   const Json* config = nullptr;
   ScheduleSpec spec;
   spec.class_name = json_io::read_keras_object(doc, path, &config);
-  if (std::find(kSchedules.begin(), kSchedules.end(), spec.class_name) == kSchedules.end()) {
+  if (find_schedule(spec.class_name) == nullptr) {
     fail_unsupported(key_path(path, "class_name"), doc.at("class_name"),
-                     "; expected one of: " + join(kSchedules));
+                     "; expected one of: " + join_names(schedules(), [](const ScheduleInfo& i) {
+                       return i.class_name;
+                     }));
   }
   const std::string cpath = key_path(path, "config");
   const Bounds positive{.lo = 0.0, .lo_open = true};
@@ -355,10 +310,8 @@ ScheduleSpec parse_schedule(const Json& doc, const std::string& path) {
     if (const Json* name = r.get_non_null("name")) json_io::to_string(*name, r.path_of("name"));
     return spec;
   }
-  std::vector<std::string> keys = {"initial_learning_rate", "decay_steps", "name"};
-  if (spec.class_name == "ExponentialDecay") keys.insert(keys.end(), {"decay_rate", "staircase"});
-  if (spec.class_name == "CosineDecay")
-    keys.insert(keys.end(), {"alpha", "warmup_target", "warmup_steps"});
+  std::vector<std::string> keys;
+  for (const FieldInfo& f : find_schedule(spec.class_name)->fields) keys.emplace_back(f.key);
   ObjectReader r(*config, cpath, keys);
   if (const Json* name = r.get_non_null("name")) json_io::to_string(*name, r.path_of("name"));
   spec.initial_learning_rate =

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/base/error.h"
+#include "core/distribution/collectives/collective_algorithms.h"
 #include "core/distribution/layout/layout_map.h"
 #include "core/io/json_file.h"
 #include "core/io/json_reader.h"
@@ -173,9 +174,10 @@ DevicesSpec parse_devices(const Json& doc, const std::string& path) {
   if (devices.link_gbps > 0.0 && devices.link_gbps < kMinLinkGbps)
     fail_expected(r.path_of("link_gbps"), "0 (unlimited) or a bandwidth in GB/s from 0.01 to 10000",
                   *r.get("link_gbps"));
-  devices.allreduce = r.string("allreduce", "ring", "\"ring\" or \"naive\"");
-  if (devices.allreduce != "ring" && devices.allreduce != "naive")
-    fail_expected(r.path_of("allreduce"), "\"ring\" or \"naive\"", *r.get("allreduce"));
+  const std::string choices = collective_algorithm_choices();
+  devices.allreduce = r.string("allreduce", DevicesSpec{}.allreduce, choices);
+  if (find_collective_algorithm(devices.allreduce) == nullptr)
+    fail_expected(r.path_of("allreduce"), choices, *r.get("allreduce"));
   return devices;
 }
 

@@ -6,6 +6,7 @@
 
 #include "core/io/json_reader.h"
 #include "core/io/keras_json.h"
+#include "core/training/callback_registry.h"
 
 namespace fitbench {
 
@@ -18,10 +19,6 @@ using json_io::key_path;
 using json_io::ObjectReader;
 
 namespace {
-
-const std::vector<std::string> kCallbacks = {
-    "EarlyStopping",     "ModelCheckpoint",       "CSVLogger",
-    "ReduceLROnPlateau", "LearningRateScheduler", "TerminateOnNaN"};
 
 std::string read_mode(const ObjectReader& r) {
   const std::string mode = r.string("mode", "auto", "\"auto\", \"min\" or \"max\"");
@@ -43,32 +40,17 @@ CallbackSpec parse_callback(const Json& v, const std::string& path) {
   const Json* config = nullptr;
   CallbackSpec cb;
   cb.class_name = json_io::read_keras_object(v, path, &config);
-  if (std::find(kCallbacks.begin(), kCallbacks.end(), cb.class_name) == kCallbacks.end()) {
-    fail_unsupported(key_path(path, "class_name"), v.at("class_name"),
-                     "; expected one of: " + join(kCallbacks));
+  const CallbackInfo* info = find_callback_class(cb.class_name);
+  if (info == nullptr) {
+    fail_unsupported(
+        key_path(path, "class_name"), v.at("class_name"),
+        "; expected one of: " +
+            join_names(callback_classes(), [](const CallbackInfo& i) { return i.class_name; }));
   }
   const std::string cpath = key_path(path, "config");
   const std::string& c = cb.class_name;
   std::vector<std::string> keys;
-  if (c == "EarlyStopping") {
-    keys = {"monitor",
-            "min_delta",
-            "patience",
-            "verbose",
-            "mode",
-            "baseline",
-            "restore_best_weights",
-            "start_from_epoch"};
-  } else if (c == "ModelCheckpoint") {
-    keys = {"filepath",          "monitor", "verbose",   "save_best_only",
-            "save_weights_only", "mode",    "save_freq", "initial_value_threshold"};
-  } else if (c == "CSVLogger") {
-    keys = {"filename", "separator", "append"};
-  } else if (c == "ReduceLROnPlateau") {
-    keys = {"monitor", "factor", "patience", "verbose", "mode", "min_delta", "cooldown", "min_lr"};
-  } else if (c == "LearningRateScheduler") {
-    keys = {"schedule", "verbose"};
-  }
+  for (const FieldInfo& f : info->fields) keys.emplace_back(f.key);
   ObjectReader r(*config, cpath, keys);
   // EarlyStopping and ReduceLROnPlateau print Keras's messages with verbose 1; ModelCheckpoint
   // and LearningRateScheduler print none (kept for the file's sake).

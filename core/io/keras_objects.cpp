@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "core/io/json_reader.h"
+#include "core/nn/activation_registry.h"
+#include "core/nn/initializer_registry.h"
 
 namespace fitbench {
 
@@ -20,40 +22,22 @@ using json_io::ObjectReader;
 
 namespace {
 
-const std::vector<std::string> kActivations = {"linear",     "relu",     "sigmoid", "tanh",
-                                               "softmax",    "elu",      "selu",    "gelu",
-                                               "leaky_relu", "softplus", "silu",    "swish"};
-
-struct InitializerName {
-  const char* snake;
-  const char* class_name;
-};
-const std::vector<InitializerName> kInitializers = {{"glorot_uniform", "GlorotUniform"},
-                                                    {"glorot_normal", "GlorotNormal"},
-                                                    {"he_uniform", "HeUniform"},
-                                                    {"he_normal", "HeNormal"},
-                                                    {"lecun_uniform", "LecunUniform"},
-                                                    {"lecun_normal", "LecunNormal"},
-                                                    {"random_normal", "RandomNormal"},
-                                                    {"random_uniform", "RandomUniform"},
-                                                    {"zeros", "Zeros"},
-                                                    {"ones", "Ones"}};
-
 std::optional<std::string> initializer_snake_name(const std::string& id) {
-  if (id == "uniform") return "random_uniform";
-  if (id == "normal") return "random_normal";
-  if (id == "one") return "ones";
-  if (id == "zero") return "zeros";
-  for (const auto& n : kInitializers) {
-    if (id == n.snake || id == n.class_name) return n.snake;
-  }
-  return std::nullopt;
+  const InitializerInfo* info = find_initializer(id);
+  if (info == nullptr) return std::nullopt;
+  return std::string(info->name);
 }
 
 std::string initializer_choices() {
-  std::vector<std::string> names;
-  for (const auto& n : kInitializers) names.push_back(n.class_name);
-  return "; expected one of: " + join(names);
+  return "; expected one of: " +
+         join_names(initializers(), [](const InitializerInfo& i) { return i.class_name; });
+}
+
+// The config keys of an initializer: its registry fields.
+std::vector<std::string> initializer_keys(const InitializerInfo& info) {
+  std::vector<std::string> keys;
+  for (const FieldInfo& f : info.fields) keys.emplace_back(f.key);
+  return keys;
 }
 
 }  // namespace
@@ -61,11 +45,12 @@ std::string initializer_choices() {
 std::string parse_activation(const Json& v, const std::string& path) {
   if (v.is_null()) return "linear";
   const std::string name = json_io::to_string(v, path, "an activation name such as \"relu\"");
-  if (std::find(kActivations.begin(), kActivations.end(), name) == kActivations.end()) {
-    fail_unsupported(path, v, "; expected one of: " + join(kActivations));
+  const ActivationInfo* info = find_activation(name);
+  if (info == nullptr) {
+    fail_unsupported(path, v, "; expected one of: " + std::string(activation_names()));
   }
   // keras.activations.swish and silu are the same function; Keras serializes it as "silu".
-  return name == "swish" ? "silu" : name;
+  return activation_name(info->value);
 }
 
 InitializerSpec parse_initializer(const Json& v, const std::string& path) {
@@ -87,15 +72,16 @@ InitializerSpec parse_initializer(const Json& v, const std::string& path) {
   spec.name = *name;
   const std::string cpath = key_path(path, "config");
   const std::string seed_expected = "null or a non-negative integer";
-  if (spec.name == "zeros" || spec.name == "ones") {
+  const InitializerInfo& info = *find_initializer(spec.name);
+  if (info.fields.empty()) {
     ObjectReader r(*config, cpath, {});
   } else if (spec.name == "random_normal") {
-    ObjectReader r(*config, cpath, {"mean", "stddev", "seed"});
+    ObjectReader r(*config, cpath, initializer_keys(info));
     spec.mean = r.number("mean", spec.mean, "a number");
     spec.stddev = r.number("stddev", spec.stddev, "a number >= 0", {.lo = 0.0});
     spec.seed = r.optional_uint64("seed", seed_expected);
   } else if (spec.name == "random_uniform") {
-    ObjectReader r(*config, cpath, {"minval", "maxval", "seed"});
+    ObjectReader r(*config, cpath, initializer_keys(info));
     spec.minval = r.number("minval", spec.minval, "a number");
     spec.maxval = r.number("maxval", spec.maxval, "a number");
     if (spec.maxval < spec.minval) {
@@ -103,18 +89,16 @@ InitializerSpec parse_initializer(const Json& v, const std::string& path) {
     }
     spec.seed = r.optional_uint64("seed", seed_expected);
   } else {
-    ObjectReader r(*config, cpath, {"seed"});
+    ObjectReader r(*config, cpath, initializer_keys(info));
     spec.seed = r.optional_uint64("seed", seed_expected);
   }
   return spec;
 }
 
 Json initializer_to_json(const InitializerSpec& spec) {
-  const InitializerName* entry = nullptr;
-  for (const auto& n : kInitializers) {
-    if (spec.name == n.snake) entry = &n;
-  }
-  if (entry == nullptr) return Json(spec.name);  // unknown: written as given, rejected on reading
+  const InitializerInfo* entry = find_initializer(spec.name);
+  if (entry == nullptr || entry->name != spec.name)
+    return Json(spec.name);  // unknown: written as given, rejected on reading
   Json config = Json::object();
   const Json seed = spec.seed ? Json(*spec.seed) : Json(nullptr);
   if (spec.name == "random_normal") {
@@ -125,12 +109,12 @@ Json initializer_to_json(const InitializerSpec& spec) {
     config["minval"] = spec.minval;
     config["maxval"] = spec.maxval;
     config["seed"] = seed;
-  } else if (spec.name != "zeros" && spec.name != "ones") {
+  } else if (entry->random) {
     config["seed"] = seed;
   }
   Json doc = Json::object();
   doc["module"] = "keras.initializers";
-  doc["class_name"] = entry->class_name;
+  doc["class_name"] = std::string(entry->class_name);
   doc["config"] = std::move(config);
   return doc;
 }

@@ -9,6 +9,7 @@
 #include "core/io/json_reader.h"
 #include "core/io/keras_json.h"
 #include "core/io/keras_objects.h"
+#include "core/nn/layer_registry.h"
 
 namespace fitbench {
 
@@ -23,7 +24,6 @@ using json_io::ObjectReader;
 
 namespace {
 
-const std::vector<std::string> kLayerClasses = {"InputLayer", "Dense", "Activation", "Dropout"};
 // Keras's ways of giving a layer's input shape; the batch_ forms include the batch dimension.
 // Any layer may give one (only the first layer does so usefully); an InputLayer also takes
 // `shape`, as keras.Input(shape=...) does.
@@ -102,9 +102,11 @@ struct ParsedLayer {
 ParsedLayer parse_layer(const Json& v, const std::string& path) {
   const Json* config = nullptr;
   const std::string class_name = json_io::read_keras_object(v, path, &config, {"build_config"});
-  if (std::find(kLayerClasses.begin(), kLayerClasses.end(), class_name) == kLayerClasses.end()) {
+  if (find_layer_class(class_name) == nullptr) {
     fail_unsupported(key_path(path, "class_name"), v.at("class_name"),
-                     "; expected one of: " + join(kLayerClasses));
+                     "; expected one of: " + join_names(layer_classes(), [](const LayerInfo& l) {
+                       return l.class_name;
+                     }));
   }
   read_build_config(v, path);
   const std::string cpath = key_path(path, "config");

@@ -6,24 +6,33 @@
 #include <optional>
 
 #include "core/base/error.h"
+#include "core/field_info.h"
 #include "core/losses/loss_names.h"
+#include "core/losses/loss_registry.h"
 #include "core/metrics/accuracy_metrics.h"
 #include "core/metrics/confusion_metrics.h"
+#include "core/metrics/metric_registry.h"
 #include "core/metrics/regression_metrics.h"
 
 namespace fitbench {
 namespace {
 
-std::string lowercase(std::string s) {
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
+bool is_lower_case(std::string_view s) {
+  for (char c : s)
+    if (c >= 'A' && c <= 'Z') return false;
+  return true;
 }
 
-bool is_one_of(const std::string& name, std::initializer_list<const char*> names) {
-  for (const char* n : names) {
-    if (name == n) return true;
+// "accuracy, acc, binary_accuracy, ..., precision or recall": every name and lower-case alias.
+std::string metric_choices() {
+  std::vector<std::string_view> names;
+  for (const MetricInfo& m : metric_classes()) {
+    names.push_back(m.name);
+    for (std::string_view alias : m.aliases)
+      if (is_lower_case(alias)) names.push_back(alias);
   }
-  return false;
+  return join_names(
+      names, [](std::string_view n) { return n; }, " or ");
 }
 
 }  // namespace
@@ -36,67 +45,46 @@ std::unique_ptr<Metric> make_metric(const std::string& name, const LossSpec& los
   // fitbench's targets have one column per output unit, except for the sparse crossentropy's
   // (n, 1) class indices; Keras decides from these shapes (keras/src/trainers/compile_utils.py
   // is_binary_or_sparse_categorical).
-  const std::optional<std::string> loss_name = canonical_loss_name(loss.name);
-  const bool sparse_targets = loss_name && *loss_name == "sparse_categorical_crossentropy";
+  const LossInfo* loss_info = find_loss(loss.name);
+  const bool sparse_targets = loss_info != nullptr && loss_info->targets == LossTargets::kSparse;
   const int64_t target_columns = sparse_targets ? 1 : output_units;
 
   // compile_utils.get_metric: "accuracy"/"acc" in any case picks the accuracy from the shapes and
   // keeps the identifier as the log key; every other string keeps its identifier too.
-  const std::string lower = lowercase(name);
-  if (lower == "accuracy" || lower == "acc") {
+  const MetricInfo* info = find_metric(name);
+  if (info == nullptr)
+    throw InputError(place, "unknown metric \"" + name + "\"; expected " + metric_choices());
+  if (info->targets == MetricTargets::kSparse && target_columns != 1) {
+    throw InputError(place, name +
+                                " needs one integer class label per sample (the targets of "
+                                "sparse_categorical_crossentropy), but the targets have " +
+                                std::to_string(target_columns) + " columns");
+  }
+  if (info->targets == MetricTargets::kColumnPerUnit && target_columns != output_units) {
+    throw InputError(place, name + " needs one target column per output unit, but the " +
+                                std::to_string(output_units) +
+                                " outputs are trained on sparse class labels");
+  }
+  const std::string_view n = info->name;
+  if (n == "accuracy") {
     if (output_units == 1) return std::make_unique<metrics::BinaryAccuracy>(key);
     if (target_columns == 1) return std::make_unique<metrics::SparseCategoricalAccuracy>(key);
     return std::make_unique<metrics::CategoricalAccuracy>(key);
   }
-  if (is_one_of(name, {"binary_accuracy", "BinaryAccuracy"})) {
-    return std::make_unique<metrics::BinaryAccuracy>(key);
-  }
-  if (is_one_of(name, {"categorical_accuracy", "CategoricalAccuracy"})) {
-    return std::make_unique<metrics::CategoricalAccuracy>(key);
-  }
-  if (is_one_of(name, {"sparse_categorical_accuracy", "SparseCategoricalAccuracy"})) {
-    if (target_columns != 1) {
-      throw InputError(place, name +
-                                  " needs one integer class label per sample (the targets of "
-                                  "sparse_categorical_crossentropy), but the targets have " +
-                                  std::to_string(target_columns) + " columns");
-    }
+  if (n == "binary_accuracy") return std::make_unique<metrics::BinaryAccuracy>(key);
+  if (n == "categorical_accuracy") return std::make_unique<metrics::CategoricalAccuracy>(key);
+  if (n == "sparse_categorical_accuracy")
     return std::make_unique<metrics::SparseCategoricalAccuracy>(key);
-  }
-  if (is_one_of(name, {"mean_squared_error", "MeanSquaredError", "mse", "MSE"})) {
-    return std::make_unique<metrics::MeanSquaredError>(key);
-  }
-  if (is_one_of(name, {"mean_absolute_error", "MeanAbsoluteError", "mae", "MAE"})) {
-    return std::make_unique<metrics::MeanAbsoluteError>(key);
-  }
-  const bool precision = is_one_of(name, {"precision", "Precision"});
-  if (precision || is_one_of(name, {"recall", "Recall"})) {
-    if (target_columns != output_units) {
-      throw InputError(place, name + " needs one target column per output unit, but the " +
-                                  std::to_string(output_units) +
-                                  " outputs are trained on sparse class labels");
-    }
-    if (precision) return std::make_unique<metrics::Precision>(key);
-    return std::make_unique<metrics::Recall>(key);
-  }
-  throw InputError(place, "unknown metric \"" + name +
-                              "\"; expected accuracy, acc, binary_accuracy, "
-                              "categorical_accuracy, sparse_categorical_accuracy, "
-                              "mean_squared_error, mse, mean_absolute_error, mae, precision or "
-                              "recall");
+  if (n == "mean_squared_error") return std::make_unique<metrics::MeanSquaredError>(key);
+  if (n == "mean_absolute_error") return std::make_unique<metrics::MeanAbsoluteError>(key);
+  if (n == "precision") return std::make_unique<metrics::Precision>(key);
+  return std::make_unique<metrics::Recall>(key);
 }
 
 std::optional<bool> metric_improves_upward(const std::string& name) {
-  const std::string lower = lowercase(name);
-  if (lower == "accuracy" || lower == "acc" ||
-      is_one_of(name, {"binary_accuracy", "BinaryAccuracy", "categorical_accuracy",
-                       "CategoricalAccuracy", "sparse_categorical_accuracy",
-                       "SparseCategoricalAccuracy", "precision", "Precision", "recall", "Recall"}))
-    return true;
-  if (is_one_of(name, {"mean_squared_error", "MeanSquaredError", "mse", "MSE",
-                       "mean_absolute_error", "MeanAbsoluteError", "mae", "MAE"}))
-    return false;
-  return std::nullopt;
+  const MetricInfo* info = find_metric(name);
+  if (info == nullptr) return std::nullopt;
+  return info->improves_upward;
 }
 
 std::vector<std::string> metric_log_keys(const std::vector<std::string>& names) {

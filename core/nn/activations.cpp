@@ -3,6 +3,8 @@
 #include <cmath>
 
 #include "core/base/error.h"
+#include "core/field_info.h"
+#include "core/nn/activation_registry.h"
 
 namespace fitbench {
 namespace {
@@ -13,23 +15,19 @@ constexpr float kSeluScale = 1.0507009873554804934193349852946f;
 constexpr float kLeakySlope = 0.2f;  // keras.activations.leaky_relu's negative_slope
 constexpr float kEluAlpha = 1.0f;
 
-struct NamedActivation {
-  const char* name;
-  Activation value;
-};
-constexpr NamedActivation kNames[] = {
-    {"linear", Activation::kLinear},
-    {"relu", Activation::kRelu},
-    {"sigmoid", Activation::kSigmoid},
-    {"tanh", Activation::kTanh},
-    {"softmax", Activation::kSoftmax},
-    {"elu", Activation::kElu},
-    {"selu", Activation::kSelu},
-    {"gelu", Activation::kGelu},
-    {"leaky_relu", Activation::kLeakyRelu},
-    {"softplus", Activation::kSoftplus},
-    {"silu", Activation::kSilu},
-    {"swish", Activation::kSilu},
+constexpr ActivationInfo kActivations[] = {
+    {"linear", Activation::kLinear, "No activation: the layer's output is its input."},
+    {"relu", Activation::kRelu, "max(x, 0)."},
+    {"sigmoid", Activation::kSigmoid, "1 / (1 + exp(-x)): a probability per unit."},
+    {"tanh", Activation::kTanh, "Hyperbolic tangent, in (-1, 1)."},
+    {"softmax", Activation::kSoftmax, "Probabilities over the units that add up to 1."},
+    {"elu", Activation::kElu, "x for x > 0, exp(x) - 1 otherwise."},
+    {"selu", Activation::kSelu, "Scaled elu (Klambauer et al., 2017)."},
+    {"gelu", Activation::kGelu, "x times the normal distribution's CDF at x (exact form)."},
+    {"leaky_relu", Activation::kLeakyRelu, "x for x > 0, 0.2 x otherwise."},
+    {"softplus", Activation::kSoftplus, "log(1 + exp(x)), a smooth relu."},
+    {"silu", Activation::kSilu, "x * sigmoid(x) (also called swish)."},
+    {"swish", Activation::kSilu, "Another name of silu.", true},
 };
 
 inline float sigmoid(float x) {
@@ -41,22 +39,31 @@ inline float sigmoid(float x) {
 
 }  // namespace
 
+std::span<const ActivationInfo> activations() { return kActivations; }
+
+const ActivationInfo* find_activation(std::string_view name) {
+  for (const ActivationInfo& a : kActivations)
+    if (a.name == name) return &a;
+  return nullptr;
+}
+
 Activation parse_activation(const std::string& name, const std::string& place) {
   if (name.empty() || name == "None") return Activation::kLinear;
-  for (const auto& n : kNames)
-    if (name == n.name) return n.value;
+  if (const ActivationInfo* a = find_activation(name)) return a->value;
   throw InputError(place,
                    "unknown activation \"" + name + "\"; expected one of: " + activation_names());
 }
 
 std::string activation_name(Activation a) {
-  for (const auto& n : kNames)
-    if (n.value == a) return n.name;
+  for (const ActivationInfo& n : kActivations)
+    if (n.value == a) return std::string(n.name);
   return "linear";
 }
 
 const char* activation_names() {
-  return "linear, relu, sigmoid, tanh, softmax, elu, selu, gelu, leaky_relu, softplus, silu, swish";
+  static const std::string names =
+      join_names(kActivations, [](const ActivationInfo& a) { return a.name; });
+  return names.c_str();
 }
 
 void activation_forward(Activation a, ConstMatrixRef z, MatrixRef out) {

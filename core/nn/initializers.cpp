@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "core/base/error.h"
+#include "core/nn/initializer_registry.h"
 #include "core/python/keras_random.h"
 
 namespace fitbench {
@@ -39,23 +40,14 @@ void variance_scaling(double scale, Mode mode, bool uniform, const Shape& shape,
   }
 }
 
-bool known(const std::string& n) {
-  static const char* names[] = {
-      "glorot_uniform", "glorot_normal", "he_uniform",     "he_normal", "lecun_uniform",
-      "lecun_normal",   "random_normal", "random_uniform", "zeros",     "ones"};
-  for (const char* k : names)
-    if (n == k) return true;
-  return false;
-}
-
 }  // namespace
 
 void validate_initializer(const InitializerSpec& spec, const std::string& place) {
-  if (!known(spec.name))
-    throw InputError(place, "unknown initializer \"" + spec.name +
-                                "\"; expected one of: glorot_uniform, glorot_normal, he_uniform, "
-                                "he_normal, lecun_uniform, lecun_normal, random_normal, "
-                                "random_uniform, zeros, ones");
+  const InitializerInfo* info = find_initializer(spec.name);
+  if (info == nullptr || info->name != spec.name)
+    throw InputError(
+        place, "unknown initializer \"" + spec.name + "\"; expected one of: " +
+                   join_names(initializers(), [](const InitializerInfo& i) { return i.name; }));
   if (spec.name == "random_normal" && !(spec.stddev >= 0.0))
     throw InputError(place + ".stddev", "must be >= 0");
   if (spec.name == "random_uniform" && !(spec.minval <= spec.maxval))
@@ -63,7 +55,8 @@ void validate_initializer(const InitializerSpec& spec, const std::string& place)
 }
 
 bool is_random_initializer(const InitializerSpec& spec) {
-  return spec.name != "zeros" && spec.name != "ones";
+  const InitializerInfo* info = find_initializer(spec.name);
+  return info == nullptr || info->random;
 }
 
 void initialize(const InitializerSpec& spec, const Shape& shape, uint32_t seed, Matrix& value) {

@@ -8,15 +8,15 @@
 #include "core/nn/dense.h"
 #include "core/nn/dropout.h"
 #include "core/nn/initializers.h"
+#include "core/nn/layer_registry.h"
 
 namespace fitbench {
 namespace {
 
+// The class's automatic name prefix from the layer registry.
 std::string snake_name(const std::string& class_name) {
-  if (class_name == "Dense") return "dense";
-  if (class_name == "Dropout") return "dropout";
-  if (class_name == "Activation") return "activation";
-  return "input_layer";
+  const LayerInfo* info = find_layer_class(class_name);
+  return std::string(info != nullptr ? info->auto_name : "input_layer");
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "core/optimizers/adagrad.h"
 #include "core/optimizers/adam.h"
 #include "core/optimizers/learning_rate_schedule.h"
+#include "core/optimizers/optimizer_registry.h"
 #include "core/optimizers/rmsprop.h"
 #include "core/optimizers/sgd.h"
 
@@ -36,16 +37,6 @@ void require_beta(double x, const std::string& place, const char* field) {
 }
 void require_epsilon(double x, const std::string& place) {
   require(std::isfinite(x) && x > 0.0, place, "epsilon", "a positive number", x);
-}
-
-// Keras's optimizers.get() accepts the class name or its lower-case alias ("adam").
-std::string canonical_name(const std::string& name) {
-  for (const char* known : {"SGD", "Adam", "AdamW", "RMSprop", "Adagrad"}) {
-    std::string lower = known;
-    for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (name == known || name == lower) return known;
-  }
-  return "";
 }
 
 // base_optimizer.py __init__: at most one of clipnorm, clipvalue and global_clipnorm; the
@@ -77,11 +68,13 @@ void validate_common(const OptimizerSpec& spec, const std::string& place) {
 }  // namespace
 
 std::unique_ptr<Optimizer> make_optimizer(const OptimizerSpec& spec, const std::string& place) {
-  const std::string name = canonical_name(spec.class_name);
-  if (name.empty())
-    throw InputError(place + ".class_name",
-                     "unknown optimizer \"" + spec.class_name +
-                         "\"; expected one of SGD, Adam, AdamW, RMSprop, Adagrad");
+  const OptimizerInfo* info = find_optimizer(spec.class_name);
+  if (info == nullptr)
+    throw InputError(
+        place + ".class_name",
+        "unknown optimizer \"" + spec.class_name + "\"; expected one of " +
+            join_names(optimizers(), [](const OptimizerInfo& o) { return o.class_name; }));
+  const std::string_view name = info->class_name;
   validate_common(spec, place);
   if (name == "SGD") {
     require_unit_interval(spec.momentum, place, "momentum");

@@ -1,20 +1,9 @@
 // Sequential::summary(): the rows Keras prints, formatted by format_summary.
+#include "core/optimizers/optimizer_registry.h"
 #include "core/training/sequential.h"
 #include "core/training/summary_format.h"
 
 namespace fitbench {
-namespace {
-
-// Slot variables per model variable, as Keras's optimizers create them.
-int slots_per_variable(const OptimizerSpec& o) {
-  if (o.class_name == "SGD") return o.momentum > 0.0 ? 1 : 0;
-  if (o.class_name == "Adam" || o.class_name == "AdamW") return o.amsgrad ? 3 : 2;
-  if (o.class_name == "RMSprop") return 1 + (o.momentum > 0.0 ? 1 : 0) + (o.centered ? 1 : 0);
-  if (o.class_name == "Adagrad") return 1;
-  return 0;
-}
-
-}  // namespace
 
 std::string Sequential::summary() const {
   std::vector<SummaryRow> rows;
@@ -35,9 +24,11 @@ std::string Sequential::summary() const {
   }
   std::optional<int64_t> optimizer_params;
   if (optimizer_ && optimizer_built_) {
+    // Slot variables per model variable are the optimizer registry's answer.
     const OptimizerSpec& o = compile_options_.optimizer;
-    optimizer_params =
-        1 + (optimizer_->has_schedule() ? 0 : 1) + slots_per_variable(o) * count_params(true);
+    const OptimizerInfo* info = find_optimizer(o.class_name);
+    const int slots = info != nullptr ? info->slots_per_variable(o) : 0;
+    optimizer_params = 1 + (optimizer_->has_schedule() ? 0 : 1) + slots * count_params(true);
   }
   return format_summary(name(), rows, count_params(true), count_params(false), optimizer_params);
 }

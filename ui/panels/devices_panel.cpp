@@ -12,6 +12,7 @@
 #include <QThread>
 #include <QVBoxLayout>
 
+#include "core/distribution/collectives/collective_algorithms.h"
 #include "core/distribution/executors/distribution.h"
 #include "core/distribution/spec/devices.h"
 #include "ui/common/field_error.h"
@@ -95,8 +96,13 @@ DevicesPanel::DevicesPanel(QWidget* parent) : QWidget(parent) {
   m_bandwidth->setToolTip(tr("Bandwidth of each link in GB/s; 0 = unlimited (shared memory)."));
   linkForm->addRow(tr("Bandwidth (GB/s)"), m_bandwidth);
   m_allreduce = new QComboBox(linkBox);
-  m_allreduce->addItem(tr("ring"), QStringLiteral("ring"));
-  m_allreduce->addItem(tr("naive"), QStringLiteral("naive"));
+  for (const CollectiveAlgorithmInfo& a : collective_algorithms()) {
+    const QString name = QString::fromUtf8(a.name.data(), a.name.size());
+    m_allreduce->addItem(name, name);
+    m_allreduce->setItemData(m_allreduce->count() - 1,
+                             QString::fromUtf8(a.description.data(), a.description.size()),
+                             Qt::ToolTipRole);
+  }
   m_allreduce->setToolTip(glossary::allReduce());
   linkForm->addRow(tr("All-reduce"), m_allreduce);
   layout->addWidget(linkBox);

@@ -13,6 +13,10 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/nn/activation_registry.h"
+#include "core/nn/initializer_registry.h"
+#include "core/nn/layer_registry.h"
+
 namespace fitbench {
 
 namespace {
@@ -51,23 +55,37 @@ NumberSpinBox* makeNumber(QWidget* parent, double lo, double hi) {
   return spin;
 }
 
-bool isRandomInitializer(const std::string& name) { return name != "zeros" && name != "ones"; }
+QString toQString(std::string_view text) {
+  return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
+}
+
+// Whether the initializer named `name` has the config field `key` (mean, seed, ...).
+bool initializerHas(const std::string& name, std::string_view key) {
+  const InitializerInfo* info = find_initializer(name);
+  return info != nullptr && find_field(info->fields, key) != nullptr;
+}
+
+// The registry's default of a layer class's field (an initializer's name), "" when it has none.
+std::string defaultText(const std::string& className, std::string_view key) {
+  const LayerInfo* info = find_layer_class(className);
+  const FieldInfo* field = info != nullptr ? find_field(info->fields, key) : nullptr;
+  return field != nullptr ? std::string(field->text) : std::string();
+}
 
 }  // namespace
 
 QStringList activationNames() {
-  return {QStringLiteral("linear"),   QStringLiteral("relu"),    QStringLiteral("sigmoid"),
-          QStringLiteral("tanh"),     QStringLiteral("softmax"), QStringLiteral("elu"),
-          QStringLiteral("selu"),     QStringLiteral("gelu"),    QStringLiteral("leaky_relu"),
-          QStringLiteral("softplus"), QStringLiteral("silu")};
+  // The canonical names; an alias ("swish") is stored under its canonical name.
+  QStringList names;
+  for (const ActivationInfo& a : activations())
+    if (!a.alias) names << toQString(a.name);
+  return names;
 }
 
 QStringList initializerNames() {
-  return {QStringLiteral("glorot_uniform"), QStringLiteral("glorot_normal"),
-          QStringLiteral("he_uniform"),     QStringLiteral("he_normal"),
-          QStringLiteral("lecun_uniform"),  QStringLiteral("lecun_normal"),
-          QStringLiteral("random_normal"),  QStringLiteral("random_uniform"),
-          QStringLiteral("zeros"),          QStringLiteral("ones")};
+  QStringList names;
+  for (const InitializerInfo& i : initializers()) names << toQString(i.name);
+  return names;
 }
 
 LayerEditor::LayerEditor(QWidget* parent) : QWidget(parent) {
@@ -346,47 +364,55 @@ void LayerEditor::clearLayer() {
 }
 
 void LayerEditor::updateVisibility() {
+  // A row shows when the layer registry says the class has its field.
   const std::string& c = m_layer.class_name;
-  const bool dense = m_hasLayer && c == "Dense";
-  const bool dropout = m_hasLayer && c == "Dropout";
+  const auto has = [&](std::string_view key) { return m_hasLayer && layer_has_field(c, key); };
   m_hint->setVisible(!m_hasLayer);
   m_layerBox->setVisible(m_hasLayer);
-  m_layerForm->setRowVisible(m_units, dense);
-  m_layerForm->setRowVisible(m_activation, dense || c == "Activation");
-  m_layerForm->setRowVisible(m_useBias, dense);
-  m_layerForm->setRowVisible(m_trainable, dense);
-  m_layerForm->setRowVisible(m_rate, dropout);
-  m_layerForm->setRowVisible(m_seed->parentWidget(), dropout);
-  const bool advanced = dense && m_advanced->isChecked();
-  m_layerForm->setRowVisible(m_advanced, dense);
+  m_layerForm->setRowVisible(m_units, has("units"));
+  m_layerForm->setRowVisible(m_activation, has("activation"));
+  m_layerForm->setRowVisible(m_useBias, has("use_bias"));
+  m_layerForm->setRowVisible(m_trainable, has("trainable"));
+  m_layerForm->setRowVisible(m_rate, has("rate"));
+  m_layerForm->setRowVisible(m_seed->parentWidget(), has("seed"));
+  const bool kernelInit = has("kernel_initializer");
+  const bool biasInit = has("bias_initializer") && m_layer.use_bias;
+  const bool regularizers = has("kernel_regularizer") || has("bias_regularizer");
+  const bool anyAdvanced = kernelInit || has("bias_initializer") || regularizers;
+  const bool advanced = anyAdvanced && m_advanced->isChecked();
+  m_layerForm->setRowVisible(m_advanced, anyAdvanced);
   const bool customized =
-      m_layer.kernel_initializer.name != "glorot_uniform" || m_layer.kernel_initializer.seed ||
-      m_layer.bias_initializer.name != "zeros" || m_layer.bias_initializer.seed ||
-      m_layer.kernel_regularizer.active() || m_layer.bias_regularizer.active();
+      (kernelInit && m_layer.kernel_initializer.name != defaultText(c, "kernel_initializer")) ||
+      m_layer.kernel_initializer.seed ||
+      (has("bias_initializer") &&
+       m_layer.bias_initializer.name != defaultText(c, "bias_initializer")) ||
+      m_layer.bias_initializer.seed || m_layer.kernel_regularizer.active() ||
+      m_layer.bias_regularizer.active();
   m_advanced->setText(customized ? tr("Initializers and regularizers (customized)")
                                  : tr("Initializers and regularizers"));
-  m_kernelInit.box->setVisible(advanced);
-  m_biasInit.box->setVisible(advanced && m_layer.use_bias);
-  m_regularizerBox->setVisible(advanced);
-  m_regularizerForm->setRowVisible(m_biasL1, m_layer.use_bias);
-  m_regularizerForm->setRowVisible(m_biasL2, m_layer.use_bias);
+  m_kernelInit.box->setVisible(advanced && kernelInit);
+  m_biasInit.box->setVisible(advanced && biasInit);
+  m_regularizerBox->setVisible(advanced && regularizers);
+  m_regularizerForm->setRowVisible(m_kernelL1, has("kernel_regularizer"));
+  m_regularizerForm->setRowVisible(m_kernelL2, has("kernel_regularizer"));
+  m_regularizerForm->setRowVisible(m_biasL1, has("bias_regularizer") && m_layer.use_bias);
+  m_regularizerForm->setRowVisible(m_biasL2, has("bias_regularizer") && m_layer.use_bias);
+  // An initializer's rows show when the initializer registry says it takes their field.
   const auto initializerRows = [](InitializerRows& rows, const InitializerSpec& spec) {
-    const bool normal = spec.name == "random_normal";
-    const bool uniform = spec.name == "random_uniform";
-    rows.form->setRowVisible(rows.mean, normal);
-    rows.form->setRowVisible(rows.stddev, normal);
-    rows.form->setRowVisible(rows.minval, uniform);
-    rows.form->setRowVisible(rows.maxval, uniform);
-    rows.form->setRowVisible(rows.seed->parentWidget(), isRandomInitializer(spec.name));
+    rows.form->setRowVisible(rows.mean, initializerHas(spec.name, "mean"));
+    rows.form->setRowVisible(rows.stddev, initializerHas(spec.name, "stddev"));
+    rows.form->setRowVisible(rows.minval, initializerHas(spec.name, "minval"));
+    rows.form->setRowVisible(rows.maxval, initializerHas(spec.name, "maxval"));
+    rows.form->setRowVisible(rows.seed->parentWidget(), initializerHas(spec.name, "seed"));
   };
   initializerRows(m_kernelInit, m_layer.kernel_initializer);
   initializerRows(m_biasInit, m_layer.bias_initializer);
   // An issue label shows only while it has text and its field is shown.
   for (QLabel* label : {m_nameIssue, m_unitsIssue, m_activationIssue, m_rateIssue}) {
     bool fieldShown = m_hasLayer;
-    if (label == m_unitsIssue) fieldShown = dense;
-    if (label == m_rateIssue) fieldShown = dropout;
-    if (label == m_activationIssue) fieldShown = dense || c == "Activation";
+    if (label == m_unitsIssue) fieldShown = has("units");
+    if (label == m_rateIssue) fieldShown = has("rate");
+    if (label == m_activationIssue) fieldShown = has("activation");
     m_layerForm->setRowVisible(label, fieldShown && !label->text().isEmpty());
   }
 }

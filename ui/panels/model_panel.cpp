@@ -18,6 +18,9 @@
 #include <map>
 #include <set>
 
+#include "core/losses/loss_registry.h"
+#include "core/nn/activations.h"
+#include "core/nn/layer_registry.h"
 #include "core/training/summary_format.h"
 #include "ui/panels/layer_editor.h"
 
@@ -29,16 +32,37 @@ constexpr int kMinSummaryLine = 40;
 
 QString number(double v) { return QString::number(v, 'g', 6); }
 
-// Keras's automatic name prefix per class, as core/nn/network.cpp assigns them.
-std::string snakeName(const std::string& className) {
-  if (className == "Dense") return "dense";
-  if (className == "Dropout") return "dropout";
-  if (className == "Activation") return "activation";
-  return "input_layer";
+QString toQString(std::string_view text) {
+  return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
 }
 
-bool isCrossentropy(const std::string& loss) {
-  return loss.find("crossentropy") != std::string::npos;
+// Keras's automatic name prefix per class, from the layer registry (as core/nn/network.cpp).
+std::string snakeName(const std::string& className) {
+  const LayerInfo* info = find_layer_class(className);
+  return std::string(info != nullptr ? info->auto_name : "input_layer");
+}
+
+// The activations named by core's enum: the identity, and softmax.
+const std::string& linearName() {
+  static const std::string name = activation_name(Activation::kLinear);
+  return name;
+}
+const std::string& softmaxName() {
+  static const std::string name = activation_name(Activation::kSoftmax);
+  return name;
+}
+
+// Whether an activation outputs probabilities: one a loss expects without from_logits.
+bool givesProbabilities(const std::string& activation) {
+  for (const LossInfo& l : loss_classes())
+    if (!l.probabilities.empty() && l.probabilities == activation) return true;
+  return false;
+}
+
+// Whether the layer sets the output width (a Dense): its `units` are the next layer's inputs.
+bool setsWidth(const LayerSpec& l) {
+  const LayerInfo* info = find_layer_class(l.class_name);
+  return info != nullptr && info->outputs_units;
 }
 
 // What validateModel looks at besides the layers.
@@ -85,13 +109,14 @@ QVector<ModelIssue> validateModel(const std::vector<LayerSpec>& layers, const QS
             true);
       }
     }
-    if (l.class_name == "Dense") {
-      lastDense = i;
+    if (setsWidth(l)) lastDense = i;
+    if (layer_has_field(l.class_name, "units")) {
       if (l.units < 1) {
         add(i, QStringLiteral("units"),
             QObject::tr("%1: units must be at least 1 (got %2).").arg(label(i)).arg(l.units), true);
       }
-    } else if (l.class_name == "Dropout") {
+    }
+    if (layer_has_field(l.class_name, "rate")) {
       if (!(l.rate >= 0.0 && l.rate < 1.0)) {
         add(i, QStringLiteral("rate"),
             QObject::tr("%1: the dropout rate must be at least 0 and below 1 (got %2).")
@@ -103,9 +128,8 @@ QVector<ModelIssue> validateModel(const std::vector<LayerSpec>& layers, const QS
         oneUnitSoftmax.end()) {
       // Its output is the constant 1: with no Dense after it the model cannot learn at all (an
       // error); a Dense after it still learns a constant, the layers before it nothing.
-      const bool denseAfter =
-          std::any_of(layers.begin() + i + 1, layers.end(),
-                      [](const LayerSpec& later) { return later.class_name == "Dense"; });
+      const bool denseAfter = std::any_of(layers.begin() + i + 1, layers.end(),
+                                          [](const LayerSpec& later) { return setsWidth(later); });
       add(i, QStringLiteral("activation"),
           denseAfter ? QObject::tr("%1: softmax over a single unit always outputs 1, so the "
                                    "layers before it cannot learn; use another activation.")
@@ -131,7 +155,8 @@ QVector<ModelIssue> validateModel(const std::vector<LayerSpec>& layers, const QS
   std::string finalActivation = layers[lastDense].activation;
   int finalLayer = lastDense;
   for (int i = static_cast<int>(layers.size()) - 1; i > lastDense; --i) {
-    if (layers[i].class_name == "Activation" && layers[i].activation != "linear") {
+    if (!setsWidth(layers[i]) && layer_has_field(layers[i].class_name, "activation") &&
+        layers[i].activation != linearName()) {
       finalActivation = layers[i].activation;
       finalLayer = i;
       break;
@@ -139,17 +164,19 @@ QVector<ModelIssue> validateModel(const std::vector<LayerSpec>& layers, const QS
   }
   const std::string& loss = ctx.loss.name;
   const QString lossName = QString::fromStdString(loss);
+  const LossInfo* lossInfo = find_loss(loss);
+  const LossTargets targets = lossInfo != nullptr ? lossInfo->targets : LossTargets::kValues;
   const QString outputLabel = label(lastDense);
   int64_t wanted = 0;
   QString why;
-  if (loss == "binary_crossentropy") {
+  if (targets == LossTargets::kBinary) {
     wanted = ctx.targetColumns > 0 ? ctx.targetColumns : 1;
     why = wanted == 1 ? QObject::tr("1 output unit (the probability of class 1)")
                       : QObject::tr("one output unit per target column (%1)").arg(wanted);
-  } else if (loss == "categorical_crossentropy") {
+  } else if (targets == LossTargets::kOneHot) {
     wanted = ctx.classes > 0 ? ctx.classes : ctx.targetColumns;
     why = QObject::tr("one output unit per class (%1)").arg(wanted);
-  } else if (loss == "sparse_categorical_crossentropy") {
+  } else if (targets == LossTargets::kSparse) {
     wanted = ctx.classes;
     why = QObject::tr("one output unit per class (%1)").arg(wanted);
     if (ctx.targetColumns > 1) {
@@ -166,7 +193,7 @@ QVector<ModelIssue> validateModel(const std::vector<LayerSpec>& layers, const QS
   }
   // Sparse labels index the output units: more units than classes is valid Keras (the spare
   // units' classes never occur and learn probability 0), fewer leaves labels without a unit.
-  const bool sparse = loss == "sparse_categorical_crossentropy";
+  const bool sparse = targets == LossTargets::kSparse;
   if (sparse && wanted > 0 && outputs > wanted) {
     add(lastDense, QStringLiteral("units"),
         QObject::tr("%1: the data has %2 classes (labels 0 to %3), so %4 of this layer's %5 "
@@ -184,11 +211,11 @@ QVector<ModelIssue> validateModel(const std::vector<LayerSpec>& layers, const QS
                  outputs == 1 ? QObject::tr("1 unit") : QObject::tr("%1 units").arg(outputs)),
         true);
   }
-  if (isCrossentropy(loss)) {
-    const bool binary = loss == "binary_crossentropy";
-    const std::string squash = binary ? "sigmoid" : "softmax";
+  if (lossInfo != nullptr && !lossInfo->probabilities.empty()) {
+    const bool binary = targets == LossTargets::kBinary;
+    const std::string squash(lossInfo->probabilities);
     const QString finalLabel = label(finalLayer);
-    if (ctx.loss.from_logits && (finalActivation == "sigmoid" || finalActivation == "softmax")) {
+    if (ctx.loss.from_logits && givesProbabilities(finalActivation)) {
       add(finalLayer, QStringLiteral("activation"),
           QObject::tr("%1: the last activation is %2 and the loss has from_logits, so the loss "
                       "applies %3 on top of it: use a linear last layer with from_logits, or turn "
@@ -197,17 +224,17 @@ QVector<ModelIssue> validateModel(const std::vector<LayerSpec>& layers, const QS
                    QString::fromStdString(squash)),
           false);
     } else if (!ctx.loss.from_logits && finalActivation != squash &&
-               !(finalActivation == "softmax" && outputs == 1)) {
+               !(finalActivation == softmaxName() && outputs == 1)) {
       const QString activation = QString::fromStdString(finalActivation);
       const QString wanted = QString::fromStdString(squash);
       QString text;
-      if (finalActivation == "linear")  // logits: either fix is right
+      if (finalActivation == linearName())  // logits: either fix is right
         text = QObject::tr(
                    "%1: the last layer is linear (it outputs logits), but %2 without "
                    "from_logits expects probabilities: give it a %3 activation, or turn "
                    "from_logits on.")
                    .arg(finalLabel, lossName, wanted);
-      else if (finalActivation == "sigmoid" || finalActivation == "softmax")
+      else if (givesProbabilities(finalActivation))
         // Probabilities already, of the other kind: from_logits would be wrong.
         text = binary ? QObject::tr(
                             "%1: softmax makes the units' probabilities add up to 1, but "
@@ -249,10 +276,14 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
   m_add = new QPushButton(tr("Add"), layersBox);
   m_add->setToolTip(tr("Add a layer after the selected one."));
   auto* menu = new QMenu(m_add);
-  for (const QString& name :
-       {QStringLiteral("Dense"), QStringLiteral("Dropout"), QStringLiteral("Activation")}) {
-    menu->addAction(name)->setData(name);
+  // The layer registry's classes (core/nn/layer_registry.h), but the input, which the data makes.
+  for (const LayerInfo& info : layer_classes()) {
+    if (info.input) continue;
+    QAction* action = menu->addAction(toQString(info.class_name));
+    action->setData(toQString(info.class_name));
+    action->setToolTip(toQString(info.description));
   }
+  menu->setToolTipsVisible(true);
   m_add->setMenu(menu);
   m_remove = new QPushButton(style()->standardIcon(QStyle::SP_TrashIcon), tr("Remove"), layersBox);
   // Arrows only, so the row fits a narrow dock; the tooltips and accessible names say it.
@@ -310,7 +341,7 @@ void ModelPanel::connectSignals() {
 void ModelPanel::setSpec(const ModelSpec& spec) {
   m_spec = spec;
   m_input.reset();
-  if (!m_spec.layers.empty() && m_spec.layers.front().class_name == "InputLayer") {
+  if (!m_spec.layers.empty() && m_spec.layers.front().class_name == kInputLayer) {
     m_input = m_spec.layers.front();
     m_spec.layers.erase(m_spec.layers.begin());
   }
@@ -399,12 +430,18 @@ QStringList ModelPanel::layerNames() const {
 }
 
 QString ModelPanel::rowText(int index) const {
+  // "Dense(8, relu)", "Dropout(0.2)": the class and its leading number and activation fields.
   const LayerSpec& l = m_spec.layers[index];
-  const QString activation = QString::fromStdString(l.activation);
+  QStringList args;
+  if (const LayerInfo* info = find_layer_class(l.class_name)) {
+    for (const FieldInfo& f : info->fields) {
+      if (f.key == "units") args << QString::number(l.units);
+      if (f.key == "rate") args << number(l.rate);
+      if (f.key == "activation") args << QString::fromStdString(l.activation);
+    }
+  }
   QString text = QString::fromStdString(l.class_name);
-  if (l.class_name == "Dense") text = QStringLiteral("Dense(%1, %2)").arg(l.units).arg(activation);
-  if (l.class_name == "Dropout") text = QStringLiteral("Dropout(%1)").arg(number(l.rate));
-  if (l.class_name == "Activation") text = QStringLiteral("Activation(%1)").arg(activation);
+  if (!args.isEmpty()) text += QStringLiteral("(%1)").arg(args.join(QStringLiteral(", ")));
   // A name the file or the user gave (layout-map rules match it); automatic ones are in the
   // tooltip and the summary.
   if (!l.name.empty()) text += QStringLiteral(" · ") + QString::fromStdString(l.name);
@@ -475,18 +512,9 @@ void ModelPanel::onLayerEdited() {
 }
 
 void ModelPanel::addLayer(const QString& className) {
-  LayerSpec layer;
-  layer.class_name = className.toStdString();
-  if (className == QLatin1String("Dense")) {
-    layer.units = 8;
-    layer.activation = "relu";
-  } else if (className == QLatin1String("Dropout")) {
-    layer.rate = 0.2;
-  } else if (className == QLatin1String("Activation")) {
-    layer.activation = "relu";
-  } else {
-    return;
-  }
+  const LayerInfo* info = find_layer_class(className.toStdString());
+  if (info == nullptr || info->input) return;
+  const LayerSpec layer = new_layer(*info);
   const int selected = selectedLayer();
   const int at = selected < 0 ? static_cast<int>(m_spec.layers.size()) : selected + 1;
   m_spec.layers.insert(m_spec.layers.begin() + at, layer);
@@ -638,7 +666,7 @@ void ModelPanel::updateSummary() {
     SummaryRow row;
     row.name = names[i].toStdString();
     row.class_name = l.class_name;
-    if (l.class_name == "Dense") {
+    if (setsWidth(l)) {
       row.params = width * l.units + (l.use_bias ? l.units : 0);
       width = l.units;
       (l.trainable ? trainable : nonTrainable) += row.params;

@@ -1,6 +1,7 @@
 #include "ui/panels/strategy_panel.h"
 
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -15,6 +16,7 @@
 
 #include "core/base/error.h"
 #include "core/distribution/layout/layout_map.h"
+#include "core/distribution/spec/strategies.h"
 #include "ui/common/field_error.h"
 #include "ui/common/glossary.h"
 #include "ui/common/text_style.h"
@@ -22,6 +24,23 @@
 namespace fitbench {
 
 namespace {
+
+QString toQString(std::string_view text) {
+  return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
+}
+
+// The strategy the combo box shows (no distribution when it shows nothing known).
+const StrategyInfo& strategyOf(const QComboBox* combo) {
+  const StrategyInfo* info = find_strategy_by_class(combo->currentData().toString().toStdString());
+  return info != nullptr ? *info : strategies().front();
+}
+
+// What a strategy does: the glossary's words for the two distributions, else the registry's.
+QString strategyTip(const StrategyInfo& info) {
+  if (info.class_name == kDataParallel) return glossary::dataParallel();
+  if (info.class_name == kModelParallel) return glossary::modelParallel();
+  return QCoreApplication::translate("StrategyPanel", std::string(info.description).c_str());
+}
 enum Column { kKey = 0, kAxes = 1, kMatches = 2 };
 const QColor kErrorColor(0xb0, 0x00, 0x20);
 const QColor kWarningColor(0xb2, 0x6a, 0x00);
@@ -63,13 +82,13 @@ StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
   auto* boxLayout = new QVBoxLayout(box);
   m_strategy = new QComboBox(box);
   m_strategy->setObjectName(QStringLiteral("strategy"));
-  m_strategy->addItem(tr("Single device"), QString());
-  m_strategy->addItem(QStringLiteral("DataParallel"), QStringLiteral("DataParallel"));
-  m_strategy->addItem(QStringLiteral("ModelParallel"), QStringLiteral("ModelParallel"));
-  m_strategy->setItemData(0, tr("fit() runs on one device, as without keras.distribution."),
-                          Qt::ToolTipRole);
-  m_strategy->setItemData(1, glossary::dataParallel(), Qt::ToolTipRole);
-  m_strategy->setItemData(2, glossary::modelParallel(), Qt::ToolTipRole);
+  // The strategies' registry (core/distribution/spec/strategies.h) names them.
+  for (const StrategyInfo& info : strategies()) {
+    m_strategy->addItem(
+        QCoreApplication::translate("StrategyPanel", std::string(info.label).c_str()),
+        toQString(info.class_name));
+    m_strategy->setItemData(m_strategy->count() - 1, strategyTip(info), Qt::ToolTipRole);
+  }
   boxLayout->addWidget(m_strategy);
   m_explain = new QLabel(box);
   m_explain->setWordWrap(true);
@@ -152,8 +171,7 @@ StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
 
 void StrategyPanel::connectSignals() {
   connect(m_strategy, &QComboBox::currentIndexChanged, this, [this] {
-    if (!m_filling && m_strategy->currentData().toString() == "ModelParallel" &&
-        m_table->rowCount() == 0)
+    if (!m_filling && strategyOf(m_strategy).has_mesh && m_table->rowCount() == 0)
       fillDenseLayout();
     updateVisibility();
     edited();
@@ -242,16 +260,10 @@ void StrategyPanel::updateBatchAxes() {
 }
 
 void StrategyPanel::updateVisibility() {
-  const QString s = m_strategy->currentData().toString();
-  const bool mp = s == "ModelParallel";
-  m_meshBox->setVisible(mp);
-  m_layoutBox->setVisible(mp);
-  if (s.isEmpty())
-    m_explain->setText(tr("fit() runs on one device, as without keras.distribution."));
-  else if (s == "DataParallel")
-    m_explain->setText(keepHyphenated(glossary::dataParallel()));
-  else
-    m_explain->setText(keepHyphenated(glossary::modelParallel()));
+  const StrategyInfo& s = strategyOf(m_strategy);
+  m_meshBox->setVisible(s.has_mesh);
+  m_layoutBox->setVisible(s.has_mesh);
+  m_explain->setText(keepHyphenated(strategyTip(s)));
 }
 
 void StrategyPanel::edited() {
@@ -267,7 +279,7 @@ void StrategyPanel::setSpec(const DistributionSpec& spec) {
   // A mesh the fields cannot show is kept as the file has it (a run or Save then gives the
   // CLI's error); the fields show the default 1 x 2 until they are edited.
   const auto fits = [this](int v) { return v >= m_rows->minimum() && v <= m_rows->maximum(); };
-  m_keepFileMesh = spec.class_name == "ModelParallel" &&
+  m_keepFileMesh = spec.class_name == kModelParallel &&
                    (spec.mesh_shape.size() != 2 || spec.axis_names.size() != 2 ||
                     !std::all_of(spec.mesh_shape.begin(), spec.mesh_shape.end(), fits));
   m_fileShape = spec.mesh_shape;
@@ -306,7 +318,7 @@ void StrategyPanel::setSpec(const DistributionSpec& spec) {
 DistributionSpec StrategyPanel::spec() const {
   DistributionSpec spec;
   spec.class_name = m_strategy->currentData().toString().toStdString();
-  if (spec.class_name != "ModelParallel") return spec;
+  if (spec.class_name != kModelParallel) return spec;
   spec.mesh_shape = {m_rows->value(), m_cols->value()};
   spec.axis_names = {m_axis0->text().trimmed().toStdString(),
                      m_axis1->text().trimmed().toStdString()};
@@ -363,7 +375,7 @@ void StrategyPanel::validate() {
   m_filling = filling;
   m_meshError->clear();
   m_meshError->hide();
-  if (spec.class_name != "ModelParallel") {
+  if (spec.class_name != kModelParallel) {
     m_messages->clear();
     return;
   }

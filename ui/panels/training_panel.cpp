@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QCoreApplication>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -13,6 +14,9 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/losses/loss_registry.h"
+#include "core/metrics/metric_registry.h"
+#include "core/training/callback_registry.h"
 #include "ui/panels/layer_editor.h"
 #include "ui/panels/training_panel_widgets.h"
 
@@ -22,15 +26,49 @@ using namespace training_panel;
 
 namespace {
 
-const QStringList kOptimizers = {QStringLiteral("SGD"), QStringLiteral("Adam"),
-                                 QStringLiteral("AdamW"), QStringLiteral("RMSprop"),
-                                 QStringLiteral("Adagrad")};
-const QStringList kLosses = {QStringLiteral("binary_crossentropy"),
-                             QStringLiteral("categorical_crossentropy"),
-                             QStringLiteral("sparse_categorical_crossentropy"),
-                             QStringLiteral("mean_squared_error"),
-                             QStringLiteral("mean_absolute_error"),
-                             QStringLiteral("huber")};
+QString toQString(std::string_view text) {
+  return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
+}
+
+// The label of an optimizer field's row; a field without one here shows its Keras name.
+QString ruleFieldLabel(std::string_view key) {
+  if (key == "momentum") return QObject::tr("Momentum");
+  if (key == "nesterov") return QObject::tr("Nesterov momentum");
+  if (key == "beta_1") return QObject::tr("Beta 1");
+  if (key == "beta_2") return QObject::tr("Beta 2");
+  if (key == "rho") return QObject::tr("Rho");
+  if (key == "epsilon") return QObject::tr("Epsilon");
+  if (key == "amsgrad") return QObject::tr("AMSGrad");
+  if (key == "centered") return QObject::tr("Centered");
+  if (key == "initial_accumulator_value") return QObject::tr("Initial accumulator");
+  return toQString(key);
+}
+
+// Whether the optimizer named `name` has the rule field `key`.
+bool optimizerHas(const std::string& name, std::string_view key) {
+  const OptimizerInfo* info = find_optimizer(name);
+  if (info == nullptr) return false;
+  for (const OptimizerField& f : info->fields)
+    if (f.info.key == key) return true;
+  return false;
+}
+
+bool lossHas(const std::string& name, std::string_view key) {
+  const LossInfo* info = find_loss(name);
+  return info != nullptr && find_field(info->fields, key) != nullptr;
+}
+
+// A combo box of a registry's names, each with its description as the tooltip.
+template <typename Range, typename Name>
+QComboBox* makeRegistryCombo(QWidget* parent, const char* objectName, const Range& entries,
+                             Name name) {
+  QStringList names;
+  for (const auto& e : entries) names << toQString(name(e));
+  QComboBox* combo = makeCombo(parent, objectName, names);
+  int i = 0;
+  for (const auto& e : entries) combo->setItemData(i++, toQString(e.description), Qt::ToolTipRole);
+  return combo;
+}
 
 // A schedule's figures in a line: "from 0.1, ×0.96 every 1000 steps", "from 0.1 to 0 over 1000
 // steps", "0.1, then 0.01 after step 1000".
@@ -39,11 +77,13 @@ QString scheduleText(const ScheduleSpec& s) {
   const auto steps = [&](double n) {
     return n == 1.0 ? QObject::tr("1 step") : QObject::tr("%1 steps").arg(num(n));
   };
-  if (s.class_name == "ExponentialDecay")
+  const ScheduleInfo* info = find_schedule(s.class_name);
+  const ScheduleShape shape = info != nullptr ? info->shape : ScheduleShape::kPiecewise;
+  if (shape == ScheduleShape::kExponential)
     return QObject::tr("from %1, ×%2 every %3%4")
         .arg(num(s.initial_learning_rate), num(s.decay_rate), steps(s.decay_steps),
              s.staircase ? QObject::tr(" (staircase)") : QString());
-  if (s.class_name == "CosineDecay") {
+  if (shape == ScheduleShape::kCosine) {
     const double peak = s.warmup_target.value_or(s.initial_learning_rate);
     QString text = QObject::tr("from %1 to %2 over %3")
                        .arg(num(peak), num(s.alpha * peak), steps(s.decay_steps));
@@ -66,18 +106,14 @@ QString scheduleText(const ScheduleSpec& s) {
 }  // namespace
 
 QStringList standardMetricNames() {
-  return {QStringLiteral("accuracy"),
-          QStringLiteral("binary_accuracy"),
-          QStringLiteral("categorical_accuracy"),
-          QStringLiteral("sparse_categorical_accuracy"),
-          QStringLiteral("mse"),
-          QStringLiteral("mae"),
-          QStringLiteral("precision"),
-          QStringLiteral("recall")};
+  QStringList names;
+  for (const MetricInfo& m : metric_classes()) names << toQString(m.listed);
+  return names;
 }
 
 double TrainingPanel::defaultLearningRate(const std::string& optimizer) {
-  return optimizer == "SGD" ? 0.01 : 0.001;  // keras/src/optimizers/{sgd,adam,...}.py
+  const OptimizerInfo* info = find_optimizer(optimizer);
+  return info != nullptr ? info->learning_rate : optimizers().front().learning_rate;
 }
 
 TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
@@ -109,7 +145,8 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
 void TrainingPanel::buildOptimizerBox() {
   auto* box = new QGroupBox(tr("Optimizer"), this);
   m_optForm = new QFormLayout(box);
-  m_optimizer = makeCombo(box, "optimizer", kOptimizers);
+  m_optimizer = makeRegistryCombo(box, "optimizer", optimizers(),
+                                  [](const OptimizerInfo& o) { return o.class_name; });
   m_optForm->addRow(tr("Optimizer"), m_optimizer);
   m_learningRate = makeNumber(box, "learning_rate", 1e-9, 100.0);
   m_learningRate->setToolTip(
@@ -130,34 +167,30 @@ void TrainingPanel::buildOptimizerBox() {
   scheduleLayout->addWidget(m_removeSchedule, 0, Qt::AlignLeft);
   m_optForm->addRow(tr("Learning rate"), m_scheduleRow);
 
-  m_momentum = makeNumber(box, "momentum", 0.0, 1.0);
-  m_momentum->setToolTip(tr("Keeps a running velocity of past updates; 0 = plain gradient steps."));
-  m_optForm->addRow(tr("Momentum"), m_momentum);
-  m_nesterov = makeCheck(box, "nesterov", tr("Nesterov momentum"));
-  m_optForm->addRow(QString(), m_nesterov);
-  m_beta1 = makeNumber(box, "beta_1", 0.0, 0.999999999);
-  m_beta1->setToolTip(tr("Decay rate of the running mean of gradients."));
-  m_optForm->addRow(tr("Beta 1"), m_beta1);
-  m_beta2 = makeNumber(box, "beta_2", 0.0, 0.999999999);
-  m_beta2->setToolTip(tr("Decay rate of the running mean of squared gradients."));
-  m_optForm->addRow(tr("Beta 2"), m_beta2);
-  m_rho = makeNumber(box, "rho", 0.0, 0.999999999);
-  m_rho->setToolTip(tr("Decay rate of the running mean of squared gradients."));
-  m_optForm->addRow(tr("Rho"), m_rho);
-  m_epsilon = makeNumber(box, "epsilon", 0.0, 1.0);
-  m_epsilon->setToolTip(tr("Added to the denominator so that it is never zero."));
-  m_optForm->addRow(tr("Epsilon"), m_epsilon);
-  m_amsgrad = makeCheck(box, "amsgrad", tr("AMSGrad"));
-  m_amsgrad->setToolTip(tr("Divide by the largest squared-gradient mean seen so far."));
-  m_optForm->addRow(QString(), m_amsgrad);
-  m_centered = makeCheck(box, "centered", tr("Centered"));
-  m_centered->setToolTip(
-      tr("Divide by the estimated variance of the gradients instead of their "
-         "mean square."));
-  m_optForm->addRow(QString(), m_centered);
-  m_initialAccumulator = makeNumber(box, "initial_accumulator_value", 0.0, 1000.0);
-  m_initialAccumulator->setToolTip(tr("The starting value of the sum of squared gradients."));
-  m_optForm->addRow(tr("Initial accumulator"), m_initialAccumulator);
+  // Every field of any optimizer's rule, once, in the registry's order; updateRows shows the
+  // current optimizer's.
+  for (const OptimizerInfo& info : optimizers()) {
+    for (const OptimizerField& f : info.fields) {
+      const bool seen = std::any_of(m_ruleRows.begin(), m_ruleRows.end(), [&](const RuleRow& r) {
+        return r.field->info.key == f.info.key;
+      });
+      if (seen) continue;
+      RuleRow row{&f};
+      const std::string key(f.info.key);
+      const QString tip =
+          QCoreApplication::translate("TrainingPanel", std::string(f.info.description).c_str());
+      if (f.flag != nullptr) {
+        row.flag = makeCheck(box, key.c_str(), ruleFieldLabel(f.info.key));
+        row.flag->setToolTip(tip);
+        m_optForm->addRow(QString(), row.flag);
+      } else {
+        row.number = makeNumber(box, key.c_str(), f.info.lo, f.info.hi);
+        row.number->setToolTip(tip);
+        m_optForm->addRow(ruleFieldLabel(f.info.key), row.number);
+      }
+      m_ruleRows.push_back(row);
+    }
+  }
   m_weightDecay = makeNumber(box, "weight_decay", 0.0, 10.0);
   m_weightDecay->setToolTip(
       tr("Each step shrinks the weights by weight_decay × learning rate. "
@@ -188,7 +221,7 @@ void TrainingPanel::buildOptimizerBox() {
 void TrainingPanel::buildLossBox() {
   auto* box = new QGroupBox(tr("Loss and metrics"), this);
   m_lossForm = new QFormLayout(box);
-  m_loss = makeCombo(box, "loss", kLosses);
+  m_loss = makeRegistryCombo(box, "loss", loss_classes(), [](const LossInfo& l) { return l.name; });
   m_loss->setToolTip(tr("What training minimizes."));
   m_lossForm->addRow(tr("Loss"), m_loss);
   m_fromLogits = makeCheck(box, "from_logits", tr("From logits"));
@@ -290,22 +323,19 @@ void TrainingPanel::connectSignals() {
   connect(m_removeSchedule, &QPushButton::clicked, this, [this, opt] {
     if (!opt->schedule) return;
     const ScheduleSpec& s = *opt->schedule;
-    opt->learning_rate = s.class_name == "PiecewiseConstantDecay" && !s.values.empty()
-                             ? s.values.front()
-                             : s.initial_learning_rate;
+    const ScheduleInfo* info = find_schedule(s.class_name);
+    const bool piecewise = info != nullptr && info->shape == ScheduleShape::kPiecewise;
+    opt->learning_rate =
+        piecewise && !s.values.empty() ? s.values.front() : s.initial_learning_rate;
     opt->schedule.reset();
     fillOptimizer();
     edited();
   });
-  number(m_momentum, [opt](double v) { opt->momentum = v; });
-  check(m_nesterov, [opt](bool on) { opt->nesterov = on; });
-  number(m_beta1, [opt](double v) { opt->beta_1 = v; });
-  number(m_beta2, [opt](double v) { opt->beta_2 = v; });
-  number(m_rho, [opt](double v) { opt->rho = v; });
-  number(m_epsilon, [opt](double v) { opt->epsilon = v; });
-  check(m_amsgrad, [opt](bool on) { opt->amsgrad = on; });
-  check(m_centered, [opt](bool on) { opt->centered = on; });
-  number(m_initialAccumulator, [opt](double v) { opt->initial_accumulator_value = v; });
+  for (const RuleRow& row : m_ruleRows) {
+    const OptimizerField* f = row.field;
+    if (row.number) number(row.number, [opt, f](double v) { opt->*(f->number) = v; });
+    if (row.flag) check(row.flag, [opt, f](bool on) { opt->*(f->flag) = on; });
+  }
   number(m_weightDecay, [opt](double v) { opt->weight_decay = v; });
   connectOptional(m_clipnormSet, m_clipnorm, &OptimizerSpec::clipnorm);
   connectOptional(m_clipvalueSet, m_clipvalue, &OptimizerSpec::clipvalue);
@@ -378,14 +408,14 @@ void TrainingPanel::setSpec(const CompileOptions& compile, const FitOptions& fit
   m_seed = seed;
   m_esIndex = -1;
   m_rlrIndex = -1;
-  m_es = CallbackSpec{.class_name = "EarlyStopping"};
-  m_rlr = CallbackSpec{.class_name = "ReduceLROnPlateau"};
+  m_es = CallbackSpec{.class_name = std::string(kEarlyStopping)};
+  m_rlr = CallbackSpec{.class_name = std::string(kReduceLROnPlateau)};
   for (int i = 0; i < static_cast<int>(fit.callbacks.size()); ++i) {
     const CallbackSpec& cb = fit.callbacks[i];
-    if (cb.class_name == "EarlyStopping" && m_esIndex < 0) {
+    if (cb.class_name == kEarlyStopping && m_esIndex < 0) {
       m_esIndex = i;
       m_es = cb;
-    } else if (cb.class_name == "ReduceLROnPlateau" && m_rlrIndex < 0) {
+    } else if (cb.class_name == kReduceLROnPlateau && m_rlrIndex < 0) {
       m_rlrIndex = i;
       m_rlr = cb;
     }
@@ -413,7 +443,7 @@ void TrainingPanel::setSpec(const CompileOptions& compile, const FitOptions& fit
 void TrainingPanel::fillOptimizer() {
   m_filling = true;
   const OptimizerSpec& o = m_compile.optimizer;
-  const bool adamw = o.class_name == "AdamW";
+  const OptimizerInfo* info = find_optimizer(o.class_name);
   setComboText(m_optimizer, QString::fromStdString(o.class_name));
   m_learningRate->setValue(o.learning_rate.value_or(defaultLearningRate(o.class_name)));
   if (o.schedule) {
@@ -422,16 +452,11 @@ void TrainingPanel::fillOptimizer() {
             .arg(QString::fromStdString(o.schedule->class_name), scheduleText(*o.schedule)));
     m_schedule->setToolTip(m_schedule->text());
   }
-  m_momentum->setValue(o.momentum);
-  m_nesterov->setChecked(o.nesterov);
-  m_beta1->setValue(o.beta_1);
-  m_beta2->setValue(o.beta_2);
-  m_rho->setValue(o.rho);
-  m_epsilon->setValue(o.epsilon);
-  m_amsgrad->setChecked(o.amsgrad);
-  m_centered->setChecked(o.centered);
-  m_initialAccumulator->setValue(o.initial_accumulator_value);
-  m_weightDecay->setValue(o.weight_decay.value_or(adamw ? 0.004 : 0.0));
+  for (const RuleRow& row : m_ruleRows) {
+    if (row.number) row.number->setValue(o.*(row.field->number));
+    if (row.flag) row.flag->setChecked(o.*(row.field->flag));
+  }
+  m_weightDecay->setValue(o.weight_decay.value_or(info != nullptr ? info->weight_decay : 0.0));
   const auto optional = [](QCheckBox* check, NumberSpinBox* spin, std::optional<double> v) {
     check->setChecked(v.has_value());
     spin->setValue(v.value_or(1.0));
@@ -469,21 +494,15 @@ void TrainingPanel::fillMetrics() {
 void TrainingPanel::updateRows() {
   const OptimizerSpec& o = m_compile.optimizer;
   const std::string& c = o.class_name;
-  const bool adam = c == "Adam" || c == "AdamW";
   m_optForm->setRowVisible(m_learningRate, !o.schedule.has_value());
   m_optForm->setRowVisible(m_scheduleRow, o.schedule.has_value());
-  m_optForm->setRowVisible(m_momentum, c == "SGD" || c == "RMSprop");
-  m_optForm->setRowVisible(m_nesterov, c == "SGD");
-  m_optForm->setRowVisible(m_beta1, adam);
-  m_optForm->setRowVisible(m_beta2, adam);
-  m_optForm->setRowVisible(m_amsgrad, adam);
-  m_optForm->setRowVisible(m_epsilon, c != "SGD");
-  m_optForm->setRowVisible(m_rho, c == "RMSprop");
-  m_optForm->setRowVisible(m_centered, c == "RMSprop");
-  m_optForm->setRowVisible(m_initialAccumulator, c == "Adagrad");
+  for (const RuleRow& row : m_ruleRows) {
+    QWidget* w = row.number ? static_cast<QWidget*>(row.number) : row.flag;
+    m_optForm->setRowVisible(w, optimizerHas(c, row.field->info.key));
+  }
   const std::string& loss = m_compile.loss.name;
-  m_lossForm->setRowVisible(m_fromLogits, loss.find("crossentropy") != std::string::npos);
-  m_lossForm->setRowVisible(m_delta, loss == "huber");
+  m_lossForm->setRowVisible(m_fromLogits, lossHas(loss, "from_logits"));
+  m_lossForm->setRowVisible(m_delta, lossHas(loss, "delta"));
   for (QWidget* w : {static_cast<QWidget*>(m_esMonitor), static_cast<QWidget*>(m_esPatience),
                      static_cast<QWidget*>(m_esMinDelta), static_cast<QWidget*>(m_esRestore)}) {
     m_callbackForm->setRowVisible(w, m_esOn);

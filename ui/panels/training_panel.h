@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "core/optimizers/optimizer_registry.h"
 #include "core/training/fit_options.h"
 
 class QCheckBox;
@@ -96,15 +97,14 @@ class TrainingPanel : public QWidget {
   QWidget* m_scheduleRow = nullptr;
   QLabel* m_schedule = nullptr;
   QPushButton* m_removeSchedule = nullptr;
-  NumberSpinBox* m_momentum = nullptr;
-  QCheckBox* m_nesterov = nullptr;
-  NumberSpinBox* m_beta1 = nullptr;
-  NumberSpinBox* m_beta2 = nullptr;
-  NumberSpinBox* m_epsilon = nullptr;
-  QCheckBox* m_amsgrad = nullptr;
-  NumberSpinBox* m_rho = nullptr;
-  QCheckBox* m_centered = nullptr;
-  NumberSpinBox* m_initialAccumulator = nullptr;
+  // One row per field of any optimizer's rule (the optimizer registry's), shown for the optimizers
+  // that have it: a NumberSpinBox for a number, a QCheckBox for a flag.
+  struct RuleRow {
+    const OptimizerField* field = nullptr;
+    NumberSpinBox* number = nullptr;
+    QCheckBox* flag = nullptr;
+  };
+  QVector<RuleRow> m_ruleRows;
   NumberSpinBox* m_weightDecay = nullptr;
   QCheckBox* m_clipnormSet = nullptr;
   NumberSpinBox* m_clipnorm = nullptr;

@@ -6,6 +6,9 @@
 #include <QListWidget>
 #include <QVBoxLayout>
 
+#include "core/losses/loss_registry.h"
+#include "core/metrics/metric_registry.h"
+#include "core/training/callback_registry.h"
 #include "core/training/callbacks.h"
 #include "ui/panels/training_panel.h"
 #include "ui/panels/training_panel_widgets.h"
@@ -16,29 +19,14 @@ using namespace training_panel;
 
 namespace {
 
-// The names core/metrics make_metric accepts.
-bool isKnownMetric(const QString& name) {
-  static const QStringList kKnown = {QStringLiteral("binary_accuracy"),
-                                     QStringLiteral("BinaryAccuracy"),
-                                     QStringLiteral("categorical_accuracy"),
-                                     QStringLiteral("CategoricalAccuracy"),
-                                     QStringLiteral("sparse_categorical_accuracy"),
-                                     QStringLiteral("SparseCategoricalAccuracy"),
-                                     QStringLiteral("mean_squared_error"),
-                                     QStringLiteral("MeanSquaredError"),
-                                     QStringLiteral("mse"),
-                                     QStringLiteral("MSE"),
-                                     QStringLiteral("mean_absolute_error"),
-                                     QStringLiteral("MeanAbsoluteError"),
-                                     QStringLiteral("mae"),
-                                     QStringLiteral("MAE"),
-                                     QStringLiteral("precision"),
-                                     QStringLiteral("Precision"),
-                                     QStringLiteral("recall"),
-                                     QStringLiteral("Recall")};
-  const QString lower = name.toLower();
-  return lower == QLatin1String("accuracy") || lower == QLatin1String("acc") ||
-         kKnown.contains(name);
+// The registry's entry of a metric make_metric accepts, null for an unknown name.
+const MetricInfo* metricInfo(const QString& name) { return find_metric(name.toStdString()); }
+
+// ReduceLROnPlateau's patience when the file leaves it unset: the callback registry's default.
+int defaultRlrPatience() {
+  const CallbackInfo* info = find_callback_class(kReduceLROnPlateau);
+  const FieldInfo* patience = info != nullptr ? find_field(info->fields, "patience") : nullptr;
+  return patience != nullptr ? static_cast<int>(patience->number) : 0;
 }
 
 }  // namespace
@@ -142,7 +130,7 @@ void TrainingPanel::fillCallbacks() {
   m_rlrCheck->setChecked(m_rlrOn);
   setComboText(m_rlrMonitor, QString::fromStdString(m_rlr.monitor));
   m_rlrFactor->setValue(m_rlr.factor);
-  m_rlrPatience->setValue(m_rlr.patience_set.value_or(kRlrPatience));
+  m_rlrPatience->setValue(m_rlr.patience_set.value_or(defaultRlrPatience()));
   m_rlrMinLr->setValue(m_rlr.min_lr);
   QStringList others;
   for (int i = 0; i < static_cast<int>(m_fit.callbacks.size()); ++i) {
@@ -166,27 +154,27 @@ void TrainingPanel::validate() {
                         tr("Only one of clipnorm, clipvalue and global_clipnorm can be set."),
                         true});
   }
-  const std::string& loss = m_compile.loss.name;
+  const LossInfo* lossInfo = find_loss(m_compile.loss.name);
+  const LossTargets targets = lossInfo != nullptr ? lossInfo->targets : LossTargets::kValues;
   bool accuracyMetric = false;
   for (const std::string& m : m_compile.metrics) {
     const QString name = QString::fromStdString(m);
     const QString lower = name.toLower();
     accuracyMetric = accuracyMetric || lower == QLatin1String("acc") || lower.contains("accuracy");
-    if (!isKnownMetric(name)) {
+    const MetricInfo* metric = metricInfo(name);
+    if (metric == nullptr) {
       m_issues.push_back({QStringLiteral("metrics"),
                           tr("Unknown metric \"%1\"; untick it or pick one of the list.").arg(name),
                           true});
-    } else if (loss == "sparse_categorical_crossentropy" &&
-               (lower == QLatin1String("precision") || lower == QLatin1String("recall"))) {
+    } else if (targets == LossTargets::kSparse &&
+               metric->targets == MetricTargets::kColumnPerUnit) {
       m_issues.push_back(
           {QStringLiteral("metrics"),
            tr("%1 needs one target column per output unit, but sparse_categorical_crossentropy "
               "trains on class labels; use categorical_crossentropy with one-hot targets.")
                .arg(name),
            true});
-    } else if (loss == "categorical_crossentropy" &&
-               (name == QLatin1String("sparse_categorical_accuracy") ||
-                name == QLatin1String("SparseCategoricalAccuracy"))) {
+    } else if (targets == LossTargets::kOneHot && metric->targets == MetricTargets::kSparse) {
       m_issues.push_back(
           {QStringLiteral("metrics"),
            tr("%1 needs integer class labels, but categorical_crossentropy trains on one-hot "
@@ -200,7 +188,7 @@ void TrainingPanel::validate() {
     const QString monitor = QString::fromStdString(cb.monitor);
     // EarlyStopping's "auto" needs the loss or a compiled metric's name (core/training/callbacks
     // monitor_improves_upward); Run would refuse it, as Keras raises after the first epoch.
-    if (on && cb.class_name == "EarlyStopping" &&
+    if (on && cb.class_name == kEarlyStopping &&
         !monitor_improves_upward(cb.monitor, cb.mode, m_compile.all_metric_names(),
                                  m_compile.metrics)) {
       m_issues.push_back(

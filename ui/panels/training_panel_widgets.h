@@ -17,9 +17,6 @@ namespace fitbench::training_panel {
 
 inline constexpr int kMaxSeed = std::numeric_limits<int>::max();
 inline constexpr int kMaxPatience = 100000;
-// ReduceLROnPlateau's defaults when the file leaves them unset (keras/src/callbacks/
-// reduce_lr_on_plateau.py); EarlyStopping's are CallbackSpec's in-class defaults.
-inline constexpr int kRlrPatience = 10;
 inline const QStringList kMonitors = {QStringLiteral("val_loss"), QStringLiteral("loss"),
                                       QStringLiteral("val_accuracy"), QStringLiteral("accuracy")};
 

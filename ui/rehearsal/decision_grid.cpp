@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "core/losses/loss_registry.h"
 #include "core/training/sequential.h"
 
 namespace fitbench {
@@ -30,9 +31,10 @@ constexpr Index kBlockRows = 1024;
 DecisionPlan planDecisionGrid(int64_t features, int64_t outputs, const LossSpec& loss) {
   DecisionPlan plan;
   plan.fromLogits = loss.from_logits;
-  const bool binary = loss.name == "binary_crossentropy";
-  const bool multiclass =
-      loss.name == "categorical_crossentropy" || loss.name == "sparse_categorical_crossentropy";
+  const LossInfo* info = find_loss(loss.name);
+  const LossTargets targets = info != nullptr ? info->targets : LossTargets::kValues;
+  const bool binary = targets == LossTargets::kBinary;
+  const bool multiclass = targets == LossTargets::kOneHot || targets == LossTargets::kSparse;
   const bool classifier = binary || multiclass;
   plan.classifier = classifier;
   if (features < 1 || features > 2) {

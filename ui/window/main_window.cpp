@@ -27,6 +27,7 @@
 
 #include "core/base/error.h"
 #include "core/distribution/spec/devices.h"
+#include "core/io/new_experiment.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/common/about_view.h"
 #include "ui/common/glossary.h"
@@ -69,36 +70,7 @@ QWidget* scrolled(QWidget* panel) {
 
 }  // namespace
 
-ExperimentSpec default_experiment() {
-  ExperimentSpec spec;
-  spec.name = "Untitled";
-  spec.description =
-      "A new experiment: two hidden `tanh` layers on TensorFlow Playground's **circle** set. "
-      "Change the data, the model or the devices on the left, then press **Run**.";
-  spec.seed = 7;
-  spec.data.generator = "circle";
-  spec.data.samples = 400;
-  spec.data.noise = 0.1;
-  spec.data.features = 2;
-  LayerSpec hidden;
-  hidden.class_name = "Dense";
-  hidden.units = 8;
-  hidden.activation = "tanh";
-  LayerSpec out;
-  out.class_name = "Dense";
-  out.units = 1;
-  out.activation = "sigmoid";
-  spec.model.layers = {hidden, hidden, out};
-  spec.compile.optimizer.class_name = "Adam";
-  spec.compile.optimizer.learning_rate = 0.03;
-  spec.compile.loss.name = "binary_crossentropy";
-  spec.compile.metrics = {"accuracy"};
-  spec.fit.epochs = 30;
-  spec.fit.batch_size = 16;
-  spec.fit.validation_split = 0.2;
-  spec.fit.verbose = 2;
-  return spec;
-}
+ExperimentSpec default_experiment() { return new_experiment(); }
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setObjectName(QStringLiteral("MainWindow"));

@@ -19,6 +19,7 @@
 
 #include "core/base/error.h"
 #include "core/run/experiment_runner.h"
+#include "core/training/callback_registry.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/panels/data_panel.h"
 #include "ui/panels/devices_panel.h"
@@ -208,7 +209,7 @@ void MainWindow::drainFeed() {
       const auto& callbacks = currentSpec().fit.callbacks;
       const bool terminates =
           std::any_of(callbacks.begin(), callbacks.end(),
-                      [](const CallbackSpec& c) { return c.class_name == "TerminateOnNaN"; });
+                      [](const CallbackSpec& c) { return c.class_name == kTerminateOnNaN; });
       nanWarning =
           (terminates  ? tr("The loss became %1 in epoch %2: the weights diverged; try a smaller "
                              "learning rate.")

@@ -10,6 +10,7 @@
 #include "core/distribution/layout/layout_map.h"
 #include "core/distribution/spec/strategies.h"
 #include "core/io/experiment.h"
+#include "core/nn/layer_registry.h"
 #include "ui/panels/data_panel.h"
 #include "ui/rehearsal/batch_split_view.h"
 #include "ui/rehearsal/collectives_view.h"
@@ -83,7 +84,8 @@ void MainWindow::updateViews(const ExperimentSpec& spec) {
     // biases, in model order, skipping layers marked trainable: false.
     size_t next = 0;
     for (const LayerSpec& layer : spec.model.layers) {
-      if (layer.class_name != "Dense") continue;
+      const LayerInfo* info = find_layer_class(layer.class_name);
+      if (!info || !info->outputs_units) continue;  // a layer with a kernel and a bias
       const size_t count = layer.use_bias ? 2 : 1;
       for (size_t i = 0; i < count && next < variables.size(); ++i, ++next) {
         const Shape& shape = variables[next].shape;
@@ -122,7 +124,8 @@ void MainWindow::updateViews(const ExperimentSpec& spec) {
   // follows the task (a boundary for classification, predictions for regression).
   int64_t outputs = 0;
   for (const LayerSpec& layer : spec.model.layers)
-    if (layer.class_name == "Dense") outputs = layer.units;
+    if (const LayerInfo* info = find_layer_class(layer.class_name); info && info->outputs_units)
+      outputs = layer.units;
   const DecisionPlan decision =
       planDecisionGrid(m_dataPanel->featureCount(), outputs, spec.compile.loss);
   m_decisionView->setSetupReason(m_dataPanel->featureCount() > 0 ? decision.reason : QString());

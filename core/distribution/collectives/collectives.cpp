@@ -8,18 +8,20 @@
 #include <cstring>
 
 #include "core/base/error.h"
+#include "core/distribution/collectives/collective_algorithms.h"
 #include "core/distribution/collectives/thread_collectives.h"
 
 namespace fitbench {
 
 const char* algorithm_name(CollectiveAlgorithm algorithm) {
-  return algorithm == CollectiveAlgorithm::kRing ? "ring" : "naive";
+  for (const CollectiveAlgorithmInfo& a : collective_algorithms())
+    if (a.algorithm == algorithm) return a.name.data();  // the registry's literals end in '\0'
+  return "";
 }
 
 CollectiveAlgorithm parse_algorithm(const std::string& name, const std::string& place) {
-  if (name == "ring") return CollectiveAlgorithm::kRing;
-  if (name == "naive") return CollectiveAlgorithm::kNaive;
-  throw InputError(place, "must be \"ring\" or \"naive\", got \"" + name + "\"");
+  if (const CollectiveAlgorithmInfo* a = find_collective_algorithm(name)) return a->algorithm;
+  throw InputError(place, "must be " + collective_algorithm_choices() + ", got \"" + name + "\"");
 }
 
 Chunk chunk_of(int64_t size, int n, int c) {

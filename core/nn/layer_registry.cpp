@@ -1,0 +1,112 @@
+#include "core/nn/layer_registry.h"
+
+#include <array>
+#include <string>
+
+namespace fitbench {
+namespace {
+
+// keras/src/layers/core/{input_layer,dense,activation}.py, regularization/dropout.py.
+constexpr std::array<FieldInfo, 1> kInputFields{{
+    {.key = "shape", .type = FieldType::kShape, .description = "The shape of one sample."},
+}};
+constexpr std::array<FieldInfo, 8> kDenseFields{{
+    {.key = "units",
+     .type = FieldType::kInt,
+     .number = 0,
+     .description = "How many outputs (neurons) the layer has.",
+     .lo = 1,
+     .hi = 1 << 20,
+     .start = "8"},
+    {.key = "activation",
+     .type = FieldType::kChoice,
+     .text = "linear",
+     .description = "The function applied to each output.",
+     .choices = "activation",
+     .start = "relu"},
+    {.key = "use_bias",
+     .type = FieldType::kBool,
+     .number = 1,
+     .description = "Add a learned bias to each unit."},
+    {.key = "trainable",
+     .type = FieldType::kBool,
+     .number = 1,
+     .description = "fit() updates the layer's weights."},
+    {.key = "kernel_initializer",
+     .type = FieldType::kInitializer,
+     .text = "glorot_uniform",
+     .description = "How the kernel's values start.",
+     .choices = "initializer"},
+    {.key = "bias_initializer",
+     .type = FieldType::kInitializer,
+     .text = "zeros",
+     .description = "How the bias's values start.",
+     .choices = "initializer"},
+    {.key = "kernel_regularizer",
+     .type = FieldType::kRegularizer,
+     .description = "L1/L2 penalty on the kernel added to the loss."},
+    {.key = "bias_regularizer",
+     .type = FieldType::kRegularizer,
+     .description = "L1/L2 penalty on the bias added to the loss."},
+}};
+constexpr std::array<FieldInfo, 1> kActivationFields{{
+    {.key = "activation",
+     .type = FieldType::kChoice,
+     .text = "linear",
+     .description = "The function applied to each input.",
+     .choices = "activation",
+     .start = "relu"},
+}};
+constexpr std::array<FieldInfo, 2> kDropoutFields{{
+    {.key = "rate",
+     .type = FieldType::kFloat,
+     .number = 0.0,
+     .description = "The fraction of inputs set to zero at each training step.",
+     .lo = 0.0,
+     .hi = 1.0,
+     .start = "0.2"},
+    {.key = "seed",
+     .type = FieldType::kSeed,
+     .description = "Null: the mask is drawn from the global seed; else a fixed seed.",
+     .optional = true},
+}};
+
+constexpr std::array<LayerInfo, 4> kLayers{{
+    {kInputLayer, "input_layer", "The model's input: its shape comes from the data.", kInputFields,
+     true},
+    {"Dense", "dense", "Fully connected: activation(inputs @ kernel + bias).", kDenseFields, false,
+     true},
+    {"Activation", "activation", "Applies an activation function to its input.", kActivationFields},
+    {"Dropout", "dropout", "Sets a random fraction of its inputs to zero while training.",
+     kDropoutFields},
+}};
+
+}  // namespace
+
+std::span<const LayerInfo> layer_classes() { return kLayers; }
+
+const LayerInfo* find_layer_class(std::string_view class_name) {
+  for (const LayerInfo& l : kLayers)
+    if (l.class_name == class_name) return &l;
+  return nullptr;
+}
+
+bool layer_has_field(std::string_view class_name, std::string_view key) {
+  const LayerInfo* info = find_layer_class(class_name);
+  return info != nullptr && find_field(info->fields, key) != nullptr;
+}
+
+LayerSpec new_layer(const LayerInfo& info) {
+  LayerSpec layer;
+  layer.class_name = std::string(info.class_name);
+  for (const FieldInfo& f : info.fields) {
+    if (f.start.empty()) continue;
+    const std::string start(f.start);
+    if (f.key == "units") layer.units = std::stoll(start);
+    if (f.key == "activation") layer.activation = start;
+    if (f.key == "rate") layer.rate = std::stod(start);
+  }
+  return layer;
+}
+
+}  // namespace fitbench
