@@ -38,6 +38,7 @@
 #include "ui/panels/strategy_panel.h"
 #include "ui/panels/training_panel.h"
 #include "ui/rehearsal/decision_view.h"
+#include "ui/window/run_controller.h"
 #include "ui/window/training_session.h"
 
 namespace fitbench {
@@ -76,13 +77,11 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setObjectName(QStringLiteral("MainWindow"));
   setAcceptDrops(true);
   setDockNestingEnabled(true);
-  m_session = new TrainingSession(this);
+  m_runs = new RunController(this);
   buildPanels();
   buildCentre();
   buildActions();
   buildMenus();
-  m_feedTimer = new QTimer(this);
-  m_feedTimer->setInterval(33);  // at most ~30 redraws per second
   connectSignals();
   loadSpec(default_experiment(), QString());
   m_defaultState = saveState();
@@ -90,7 +89,12 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   updateActions();
 }
 
-MainWindow::~MainWindow() { m_session->shutdown(); }
+MainWindow::~MainWindow() { m_runs->shutdown(); }
+
+TrainingSession* MainWindow::session() const { return m_runs->session(); }
+const RunResult* MainWindow::lastResult() const { return m_runs->lastResult().get(); }
+double MainWindow::longestStallMs() const { return m_runs->longestStallMs(); }
+double MainWindow::longestTickMs() const { return m_runs->longestTickMs(); }
 
 void MainWindow::showEvent(QShowEvent* event) {
   QMainWindow::showEvent(event);
@@ -237,92 +241,6 @@ void MainWindow::buildCentre() {
   statusBar()->addPermanentWidget(m_progress);
 }
 
-void MainWindow::buildActions() {
-  auto make = [this](const QString& text, QStyle::StandardPixmap icon, const QKeySequence& key,
-                     const QString& tip) {
-    auto* act = new QAction(style()->standardIcon(icon), text, this);
-    if (!key.isEmpty()) act->setShortcut(key);
-    act->setToolTip(
-        key.isEmpty() ? tip
-                      : QStringLiteral("%1 (%2)").arg(tip, key.toString(QKeySequence::NativeText)));
-    act->setStatusTip(tip);
-    return act;
-  };
-  m_newAct = make(tr("&New"), QStyle::SP_FileIcon, QKeySequence::New, tr("A new experiment"));
-  m_openAct = make(tr("&Open…"), QStyle::SP_DialogOpenButton, QKeySequence::Open,
-                   tr("Open an experiment file"));
-  m_saveAct =
-      make(tr("&Save"), QStyle::SP_DialogSaveButton, QKeySequence::Save, tr("Save the experiment"));
-  m_saveAsAct = make(tr("Save &As…"), QStyle::SP_DialogSaveButton, QKeySequence::SaveAs,
-                     tr("Save the experiment to a new file"));
-  m_runAct = make(tr("&Run"), QStyle::SP_MediaPlay, QKeySequence(Qt::CTRL | Qt::Key_R),
-                  tr("Train the model with fit()"));
-  m_pauseAct = make(tr("&Pause"), QStyle::SP_MediaPause, QKeySequence(Qt::CTRL | Qt::Key_P),
-                    tr("Pause or resume training between two batches"));
-  m_stepAct = make(tr("S&tep"), QStyle::SP_MediaSkipForward, QKeySequence(Qt::Key_F10),
-                   tr("Train one batch, then hold"));
-  m_stopAct = make(tr("St&op"), QStyle::SP_MediaStop, QKeySequence(Qt::CTRL | Qt::Key_Period),
-                   tr("Stop training after the current batch"));
-  m_resetAct =
-      make(tr("Re&set"), QStyle::SP_BrowserReload, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R),
-           tr("Forget the trained weights and the current run's curves; the next run "
-              "starts from freshly initialized weights"));
-  m_clearRunsAct = make(tr("&Clear previous runs"), QStyle::SP_DialogResetButton, {},
-                        tr("Remove the faded curves of earlier runs from the charts"));
-
-  auto* bar = addToolBar(tr("Run"));
-  bar->setObjectName(QStringLiteral("RunToolBar"));
-  bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
-  bar->addAction(m_openAct);
-  bar->addAction(m_saveAct);
-  bar->addSeparator();
-  for (QAction* a : {m_runAct, m_pauseAct, m_stepAct, m_stopAct, m_resetAct}) bar->addAction(a);
-  bar->addSeparator();
-  bar->addAction(m_clearRunsAct);
-}
-
-void MainWindow::buildMenus() {
-  QMenu* file = menuBar()->addMenu(tr("&File"));
-  file->addAction(m_newAct);
-  file->addAction(m_openAct);
-  m_recentMenu = file->addMenu(tr("Open &Recent"));
-  m_examplesMenu = file->addMenu(tr("&Examples"));
-  file->addSeparator();
-  file->addAction(m_saveAct);
-  file->addAction(m_saveAsAct);
-  file->addSeparator();
-  QMenu* exports = file->addMenu(tr("&Export"));
-  m_exportActs << exports->addAction(tr("History as CSV…"), this, [this] { exportHistory(true); });
-  m_exportActs << exports->addAction(tr("History as JSON…"), this,
-                                     [this] { exportHistory(false); });
-  m_exportActs << exports->addAction(tr("Trained model…"), this, [this] { exportModel(); });
-  exports->addSeparator();
-  exports->addAction(tr("Loss chart (PNG or SVG)…"), this, [this] { exportChart(m_lossChart); });
-  exports->addAction(tr("Metric chart (PNG or SVG)…"), this,
-                     [this] { exportChart(m_metricChart); });
-  file->addSeparator();
-  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
-  quit->setShortcut(QKeySequence::Quit);
-
-  QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
-  for (QAction* a : {m_runAct, m_pauseAct, m_stepAct, m_stopAct, m_resetAct}) runMenu->addAction(a);
-
-  QMenu* view = menuBar()->addMenu(tr("&View"));
-  view->addAction(m_clearRunsAct);
-  view->addSeparator();
-  for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
-
-  QMenu* help = menuBar()->addMenu(tr("&Help"));
-  help->addAction(tr("&About fitbench"), this, [this] {
-    QMessageBox::about(
-        this, tr("About fitbench"),
-        tr("<b>fitbench</b> %1<br>A workbench for rehearsing Keras-style distributed training "
-           "on simulated CPU devices.")
-            .arg(QApplication::applicationVersion()));
-  });
-  updateExamplesMenu();
-}
-
 void MainWindow::connectSignals() {
   connect(m_newAct, &QAction::triggered, this, &MainWindow::newExperiment);
   connect(m_openAct, &QAction::triggered, this, &MainWindow::openDialog);
@@ -344,11 +262,11 @@ void MainWindow::connectSignals() {
   connect(m_devicesPanel, &DevicesPanel::changed, this, &MainWindow::onPanelChanged);
   connect(m_strategyPanel, &StrategyPanel::changed, this, &MainWindow::onPanelChanged);
 
-  connect(m_feedTimer, &QTimer::timeout, this, &MainWindow::drainFeed);
-  connect(m_session, &TrainingSession::started, this, &MainWindow::onStarted);
-  connect(m_session, &TrainingSession::finished, this, &MainWindow::onFinished);
-  connect(m_session, &TrainingSession::errorOccurred, this, &MainWindow::onError);
-  connect(m_session, &TrainingSession::pausedChanged, this, [this] { updateActions(); });
+  connect(m_runs, &RunController::tick, this, &MainWindow::onTick);
+  connect(m_runs, &RunController::started, this, &MainWindow::onStarted);
+  connect(m_runs, &RunController::finished, this, &MainWindow::onFinished);
+  connect(m_runs, &RunController::failed, this, &MainWindow::onError);
+  connect(m_runs, &RunController::pausedChanged, this, [this] { updateActions(); });
 }
 
 void MainWindow::loadSpec(const ExperimentSpec& given, const QString& filePath) {
@@ -415,8 +333,7 @@ void MainWindow::setDeviceOverride(int devices) {
 }
 
 void MainWindow::setRunOutputs(const QString& historyFile, const QString& traceFile) {
-  m_historyFile = historyFile;
-  m_traceFile = traceFile;
+  m_runs->setOutputs(historyFile, traceFile);
 }
 
 int MainWindow::resolvedDevices() const { return m_devicesPanel->deviceCount(); }
@@ -480,8 +397,8 @@ void MainWindow::updateTitle() {
 }
 
 void MainWindow::updateActions() {
-  const bool running = m_running;
-  const bool paused = m_session->isPaused();
+  const bool running = m_runs->isRunning();
+  const bool paused = m_runs->isPaused();
   m_runAct->setEnabled(!running);
   m_pauseAct->setEnabled(running);
   m_pauseAct->setText(paused ? tr("Resume") : tr("Pause"));
@@ -492,7 +409,7 @@ void MainWindow::updateActions() {
   for (QAction* a : {m_newAct, m_openAct}) a->setEnabled(!running);
   m_recentMenu->setEnabled(!running);
   m_examplesMenu->setEnabled(!running);
-  for (QAction* a : m_exportActs) a->setEnabled(!running && m_lastResult != nullptr);
+  for (QAction* a : m_exportActs) a->setEnabled(!running && lastResult() != nullptr);
 }
 
 void MainWindow::setEditing(bool editable) {

@@ -1,12 +1,12 @@
 // The workbench window: the experiment's panels (data, model, training, devices, strategy) in a
 // left dock, live loss and metric charts in the centre, the Keras log below, the experiment's
-// explanation on the right; File/Run/View menus, a toolbar, progress and status. Owns the
-// TrainingSession. Its runs (Run .. Reset, the feed's UI tick, a run's end) are in
-// main_window_run.cpp, its files in main_window_files.cpp, the rehearsal views in
-// main_window_views.cpp. UI thread only.
+// explanation on the right; File/Run/View menus, a toolbar, progress and status. Its runs are
+// started and fed by a RunController (run_controller.h: the training thread, the feed timer, the
+// last result); what the window does with them (Run .. Reset, each tick's charts and log, a run's
+// end) is in main_window_run.cpp, its files in main_window_files.cpp, its actions and menus in
+// main_window_actions.cpp, the rehearsal views in main_window_views.cpp. UI thread only.
 #pragma once
 
-#include <QElapsedTimer>
 #include <QMainWindow>
 #include <QPointer>
 #include <memory>
@@ -37,6 +37,7 @@ class MetricChart;
 class ModelPanel;
 class StrategyPanel;
 class TrainingPanel;
+class RunController;
 class TrainingSession;
 
 class MainWindow : public QMainWindow {
@@ -76,7 +77,8 @@ class MainWindow : public QMainWindow {
   void step();
   void reset();
 
-  TrainingSession* session() const { return m_session; }
+  TrainingSession* session() const;
+  RunController* runs() const { return m_runs; }
   MetricChart* lossChart() const { return m_lossChart; }
   MetricChart* metricChart() const { return m_metricChart; }
   DataPanel* dataPanel() const { return m_dataPanel; }
@@ -89,14 +91,14 @@ class MainWindow : public QMainWindow {
   BatchSplitView* batchSplitView() const { return m_batchSplit; }
   CollectivesView* collectivesView() const { return m_collectives; }
   QPlainTextEdit* logView() const { return m_log; }
-  const RunResult* lastResult() const { return m_lastResult.get(); }
+  const RunResult* lastResult() const;
   // Why the last run could not start or failed (a panel's error, an error from the engine), or
   // empty when it ran.
   const QString& lastRunError() const { return m_lastRunError; }
   // The UI thread's longest gap between two feed ticks during the last run (ms).
-  double longestStallMs() const { return m_longestStallMs; }
+  double longestStallMs() const;
   // The longest time one feed tick's own work (charts, log, progress) took in the last run (ms).
-  double longestTickMs() const { return m_longestTickMs; }
+  double longestTickMs() const;
 
  signals:
   // A run ended: ok is false when it failed with an error.
@@ -144,7 +146,7 @@ class MainWindow : public QMainWindow {
   void updateTabMarks();
   void updateTitle();
   void updateActions();
-  void drainFeed();
+  void onTick(const FeedUpdate& u);
   void onStarted(int devices, const QStringList& names, const QString& distribution);
   void onFinished(std::shared_ptr<RunResult> result);
   void onError(const QString& message);
@@ -156,7 +158,7 @@ class MainWindow : public QMainWindow {
   int resolvedDevices() const;
   QString runLabel(int devices, const QString& distribution) const;
 
-  TrainingSession* m_session = nullptr;
+  RunController* m_runs = nullptr;
   DataPanel* m_dataPanel = nullptr;
   ModelPanel* m_modelPanel = nullptr;
   TrainingPanel* m_trainingPanel = nullptr;
@@ -177,7 +179,6 @@ class MainWindow : public QMainWindow {
   QLabel* m_statusRate = nullptr;
   QLabel* m_statusMessage = nullptr;  // showStatus's text, in the rate's place while it shows
   QTimer* m_statusTimer = nullptr;
-  QTimer* m_feedTimer = nullptr;
   QMenu* m_recentMenu = nullptr;
   QMenu* m_examplesMenu = nullptr;
 
@@ -200,23 +201,16 @@ class MainWindow : public QMainWindow {
   bool m_defaultLayoutPending = true;
   QByteArray m_defaultState;  // the docks as built, before the saved layout  // no saved dock
                               // layout: size the docks on the first show
-  std::shared_ptr<RunResult> m_lastResult;
   QString m_lastRunError;
-  QString m_historyFile, m_traceFile;  // setRunOutputs
-  QString m_metricKey;                 // the log key the metric chart follows
-  std::string m_viewsKey;              // the experiment the rehearsal views were last set up for
+  QString m_metricKey;        // the log key the metric chart follows
+  std::string m_viewsKey;     // the experiment the rehearsal views were last set up for
   QString m_runDistribution;  // the running (or last) run's strategy, as started() names it
   int m_runCount = 0;
-  bool m_running = false;
   bool m_warnedNaN = false;  // the NaN-loss message was shown for this run
   int m_nanEpoch = 0;        // the 1-based epoch whose loss first was not finite
   // Rates for the status bar.
   double m_rateTime = 0.0;
   int64_t m_rateSteps = 0, m_rateSamples = 0;
-  double m_longestStallMs = 0.0;
-  double m_longestTickMs = 0.0;
-  qint64 m_lastTickNs = 0;
-  QElapsedTimer m_tickClock;
 };
 
 // The experiment File > New starts from: the seed example's model on a Playground data set.

@@ -20,7 +20,7 @@
 #include "ui/panels/data_panel.h"
 #include "ui/panels/model_panel.h"
 #include "ui/window/main_window.h"
-#include "ui/window/training_session.h"
+#include "ui/window/run_controller.h"
 
 namespace fitbench {
 
@@ -33,12 +33,12 @@ const char* const kFilter = "fitbench experiments (*.json);;All files (*)";
 }  // namespace
 
 void MainWindow::newExperiment() {
-  if (m_running || !maybeSave()) return;
+  if (m_runs->isRunning() || !maybeSave()) return;
   loadSpec(default_experiment(), QString());
 }
 
 void MainWindow::openDialog() {
-  if (m_running || !maybeSave()) return;
+  if (m_runs->isRunning() || !maybeSave()) return;
   const QString dir = m_filePath.isEmpty() ? QStringLiteral(FITBENCH_EXAMPLES_DIR)
                                            : QFileInfo(m_filePath).absolutePath();
   const QString path = QFileDialog::getOpenFileName(this, tr("Open experiment"), dir, tr(kFilter));
@@ -142,7 +142,7 @@ void MainWindow::updateRecentMenu() {
     m_recentMenu
         ->addAction(QFileInfo(f).fileName(), this,
                     [this, f] {
-                      if (!m_running && maybeSave()) openFile(f);
+                      if (!m_runs->isRunning() && maybeSave()) openFile(f);
                     })
         ->setToolTip(f);
   }
@@ -164,7 +164,7 @@ void MainWindow::updateExamplesMenu() {
     }
     const QString path = info.absoluteFilePath();
     m_examplesMenu->addAction(title, this, [this, path] {
-      if (!m_running && maybeSave()) openFile(path);
+      if (!m_runs->isRunning() && maybeSave()) openFile(path);
     });
   }
   if (m_examplesMenu->isEmpty())
@@ -172,14 +172,14 @@ void MainWindow::updateExamplesMenu() {
 }
 
 void MainWindow::exportHistory(bool csv) {
-  if (!m_lastResult) return;
+  if (!lastResult()) return;
   const QString suffix = csv ? QStringLiteral("csv") : QStringLiteral("json");
   const QString path = QFileDialog::getSaveFileName(
       this, tr("Export history"), QDir::home().filePath(QStringLiteral("history.") + suffix),
       csv ? tr("CSV (*.csv)") : tr("JSON (*.json)"));
   if (path.isEmpty()) return;
   try {
-    json_io::write_file_atomically(path.toStdString(), history_text(m_lastResult->history, csv));
+    json_io::write_file_atomically(path.toStdString(), history_text(lastResult()->history, csv));
     showStatus(tr("Wrote %1").arg(path), 5000);
   } catch (const InputError& e) {
     QMessageBox::warning(this, tr("Could not export"), QString::fromStdString(e.what()));
@@ -199,13 +199,13 @@ void MainWindow::exportChart(MetricChart* chart) {
 }
 
 void MainWindow::exportModel() {
-  if (!m_lastResult) return;
+  if (!lastResult()) return;
   const QString path = QFileDialog::getSaveFileName(
       this, tr("Export trained model"), QDir::home().filePath(QStringLiteral("model.json")),
       tr("fitbench model (*.json)"));
   if (path.isEmpty()) return;
   try {
-    write_model_file(m_lastResult->model, path.toStdString());
+    write_model_file(lastResult()->model, path.toStdString());
     showStatus(tr("Wrote %1").arg(path), 5000);
   } catch (const InputError& e) {
     QMessageBox::warning(this, tr("Could not export"), QString::fromStdString(e.what()));
@@ -218,14 +218,13 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     return;
   }
   // Training stops within one batch; the thread is joined before the window goes.
-  m_session->shutdown();
-  m_feedTimer->stop();
+  m_runs->shutdown();
   saveSettings();
   event->accept();
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
-  if (m_running || !event->mimeData()->hasUrls()) return;
+  if (m_runs->isRunning() || !event->mimeData()->hasUrls()) return;
   for (const QUrl& url : event->mimeData()->urls()) {
     const QString suffix = QFileInfo(url.toLocalFile()).suffix().toLower();
     if (suffix == "json" || suffix == "csv") {
@@ -236,7 +235,7 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 }
 
 void MainWindow::dropEvent(QDropEvent* event) {
-  if (m_running) return;
+  if (m_runs->isRunning()) return;
   for (const QUrl& url : event->mimeData()->urls()) {
     const QString path = url.toLocalFile();
     const QString suffix = QFileInfo(path).suffix().toLower();

@@ -2,7 +2,6 @@
 // feed (charts, log, progress, rates, the NaN warning) and the end of a run (its summary in the
 // log and the status bar, or its error). The window's other parts: main_window.cpp.
 #include <QDir>
-#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QLabel>
 #include <QLocale>
@@ -28,7 +27,7 @@
 #include "ui/panels/training_panel.h"
 #include "ui/rehearsal/decision_view.h"
 #include "ui/window/main_window.h"
-#include "ui/window/training_session.h"
+#include "ui/window/run_controller.h"
 
 namespace fitbench {
 
@@ -86,7 +85,7 @@ QString MainWindow::setupError(int* tab) const {
 
 void MainWindow::run() {
   m_lastRunError.clear();
-  if (m_running) return;
+  if (m_runs->isRunning()) return;
   int tab = 0;
   if (const QString error = setupError(&tab); !error.isEmpty()) {
     m_tabs->setCurrentIndex(tab);
@@ -96,67 +95,45 @@ void MainWindow::run() {
     emit runEnded(false);
     return;
   }
-  RunRequest request;
-  request.spec = currentSpec();
-  request.spec.devices.count = resolvedDevices();
-  request.baseDir =
-      m_filePath.isEmpty() ? QDir::currentPath() : QFileInfo(m_filePath).absolutePath();
-  request.experimentFile = m_filePath;
-  request.overrides.history_file = m_historyFile.toStdString();
-  // A single-device run has no device trace: --trace waits for a distributed one.
-  if (!request.spec.distribution.class_name.empty())
-    request.overrides.trace_file = m_traceFile.toStdString();
-  else if (!m_traceFile.isEmpty())
-    appendLog(tr("Note: --trace %1 is written by distributed runs only; this run is on one device.")
-                  .arg(m_traceFile),
-              QStringLiteral("#555555"));
-  request.startPaused = false;
-  m_metricKey = TrainingWorker::chartMetricKey(request.spec);
+  const ExperimentSpec spec = currentSpec();
+  m_metricKey = TrainingWorker::chartMetricKey(spec);
   m_decisionView->clear();
-  m_session->start(request);
-  m_running = true;
+  if (const QString note = m_runs->start(spec, m_filePath, resolvedDevices()); !note.isEmpty())
+    appendLog(note, QStringLiteral("#555555"));
   setEditing(false);
   m_progress->setValue(0);
   m_progress->setFormat(tr("Starting…"));
   m_rateTime = 0.0;
   m_rateSteps = m_rateSamples = 0;
-  m_longestStallMs = 0.0;
-  m_longestTickMs = 0.0;
-  m_lastTickNs = 0;
-  m_tickClock.start();
   m_warnedNaN = false;
   m_nanEpoch = 0;
-  m_feedTimer->start();
   updateActions();
 }
 
 void MainWindow::step() {
-  if (m_running) {
-    m_session->stepOnce();
+  if (m_runs->isRunning()) {
+    m_runs->stepOnce();
     return;
   }
   run();
-  if (m_running) {
-    m_session->pause();
-    m_session->stepOnce();
+  if (m_runs->isRunning()) {
+    m_runs->pause();
+    m_runs->stepOnce();
     updateActions();
   }
 }
 
-void MainWindow::stop() { m_session->stop(); }
+void MainWindow::stop() { m_runs->stop(); }
 
 void MainWindow::togglePause() {
-  if (!m_running) return;
-  if (m_session->isPaused())
-    m_session->resume();
-  else
-    m_session->pause();
+  if (!m_runs->isRunning()) return;
+  m_runs->togglePause();
   updateActions();
 }
 
 void MainWindow::reset() {
-  if (m_running) return;
-  m_lastResult.reset();
+  if (m_runs->isRunning()) return;
+  m_runs->forget();
   m_decisionView->clear();
   m_lossChart->beginRun(QString());
   m_metricChart->beginRun(QString());
@@ -178,24 +155,7 @@ void MainWindow::onStarted(int devices, const QStringList& names, const QString&
             QStringLiteral("#1565c0"));
 }
 
-void MainWindow::drainFeed() {
-  // How late this tick is: the longest gap beyond the timer's interval while training runs.
-  if (m_running && m_tickClock.isValid()) {
-    const qint64 now = m_tickClock.nsecsElapsed();
-    m_longestStallMs =
-        std::max(m_longestStallMs, (now - m_lastTickNs) * 1e-6 - m_feedTimer->interval());
-    m_lastTickNs = now;
-  }
-
-  QElapsedTimer work;
-  work.start();
-  struct TickTime {  // the tick's own work, however it returns
-    QElapsedTimer& clock;
-    double& longest;
-    ~TickTime() { longest = std::max(longest, clock.nsecsElapsed() * 1e-6); }
-  } tickTime{work, m_longestTickMs};
-  FeedUpdate u = m_session->feed().take();
-  if (!u.any) return;
+void MainWindow::onTick(const FeedUpdate& u) {
   if (u.grid) m_decisionView->setGrid(*u.grid);
   viewsTakeSteps(u.traces);
   if (!u.batchLoss.isEmpty()) m_lossChart->addBatchPoints(u.batchLoss);
@@ -211,14 +171,15 @@ void MainWindow::drainFeed() {
           std::any_of(callbacks.begin(), callbacks.end(),
                       [](const CallbackSpec& c) { return c.class_name == kTerminateOnNaN; });
       nanWarning =
-          (terminates  ? tr("The loss became %1 in epoch %2: the weights diverged; try a smaller "
-                             "learning rate.")
-           : m_running ? tr("The loss became %1 in epoch %2: the weights diverged. Stop, then "
-                            "try a smaller learning rate (or add TerminateOnNaN to stop by "
-                            "itself).")
-                       : tr("The loss became %1 in epoch %2: the weights diverged; try a "
-                            "smaller learning rate (or add TerminateOnNaN to stop by "
-                            "itself)."))
+          (terminates ? tr("The loss became %1 in epoch %2: the weights diverged; try a smaller "
+                           "learning rate.")
+           : m_runs->isRunning()
+               ? tr("The loss became %1 in epoch %2: the weights diverged. Stop, then "
+                    "try a smaller learning rate (or add TerminateOnNaN to stop by "
+                    "itself).")
+               : tr("The loss became %1 in epoch %2: the weights diverged; try a "
+                    "smaller learning rate (or add TerminateOnNaN to stop by "
+                    "itself)."))
               .arg(std::isnan(*e.loss) ? QStringLiteral("NaN") : QStringLiteral("infinite"))
               .arg(e.epoch + 1);
     }
@@ -265,7 +226,7 @@ void MainWindow::drainFeed() {
                               .arg(u.epochs_total)
                               .arg(u.step)
                               .arg(u.steps)
-                              .arg(m_session->isPaused() ? tr(" · paused") : eta));
+                              .arg(m_runs->isPaused() ? tr(" · paused") : eta));
   }
   // Rates over the last half second or more.
   if (u.elapsed - m_rateTime >= 0.5) {
@@ -285,13 +246,10 @@ void MainWindow::drainFeed() {
 }
 
 void MainWindow::onFinished(std::shared_ptr<RunResult> result) {
-  m_feedTimer->stop();
-  m_running = false;  // before the last drain: its notices speak of a run that has ended
-  drainFeed();
+  // The run controller has taken the feed's last values (ticked) before this.
   m_lossChart->flushNow();
   m_metricChart->flushNow();
   viewsRunEnded();
-  m_lastResult = result;
   setEditing(true);
   QString how;
   QString color = QStringLiteral("#2e7d32");
@@ -357,9 +315,6 @@ void MainWindow::onFinished(std::shared_ptr<RunResult> result) {
 }
 
 void MainWindow::onError(const QString& message) {
-  m_feedTimer->stop();
-  m_running = false;
-  drainFeed();
   viewsRunEnded();
   setEditing(true);
   m_lastRunError = message;

@@ -1,0 +1,103 @@
+// MainWindow's actions, toolbar and menus: File (New, Open, Examples, Recent, Save, Export,
+// Quit), Run (Run, Pause, Step, Stop, Reset, Clear previous runs), View and Help. The window's
+// other parts: main_window.cpp.
+#include <QAction>
+#include <QApplication>
+#include <QDockWidget>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QStyle>
+#include <QToolBar>
+
+#include "ui/charts/metric_chart.h"
+#include "ui/window/main_window.h"
+
+namespace fitbench {
+
+void MainWindow::buildActions() {
+  auto make = [this](const QString& text, QStyle::StandardPixmap icon, const QKeySequence& key,
+                     const QString& tip) {
+    auto* act = new QAction(style()->standardIcon(icon), text, this);
+    if (!key.isEmpty()) act->setShortcut(key);
+    act->setToolTip(
+        key.isEmpty() ? tip
+                      : QStringLiteral("%1 (%2)").arg(tip, key.toString(QKeySequence::NativeText)));
+    act->setStatusTip(tip);
+    return act;
+  };
+  m_newAct = make(tr("&New"), QStyle::SP_FileIcon, QKeySequence::New, tr("A new experiment"));
+  m_openAct = make(tr("&Open…"), QStyle::SP_DialogOpenButton, QKeySequence::Open,
+                   tr("Open an experiment file"));
+  m_saveAct =
+      make(tr("&Save"), QStyle::SP_DialogSaveButton, QKeySequence::Save, tr("Save the experiment"));
+  m_saveAsAct = make(tr("Save &As…"), QStyle::SP_DialogSaveButton, QKeySequence::SaveAs,
+                     tr("Save the experiment to a new file"));
+  m_runAct = make(tr("&Run"), QStyle::SP_MediaPlay, QKeySequence(Qt::CTRL | Qt::Key_R),
+                  tr("Train the model with fit()"));
+  m_pauseAct = make(tr("&Pause"), QStyle::SP_MediaPause, QKeySequence(Qt::CTRL | Qt::Key_P),
+                    tr("Pause or resume training between two batches"));
+  m_stepAct = make(tr("S&tep"), QStyle::SP_MediaSkipForward, QKeySequence(Qt::Key_F10),
+                   tr("Train one batch, then hold"));
+  m_stopAct = make(tr("St&op"), QStyle::SP_MediaStop, QKeySequence(Qt::CTRL | Qt::Key_Period),
+                   tr("Stop training after the current batch"));
+  m_resetAct =
+      make(tr("Re&set"), QStyle::SP_BrowserReload, QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_R),
+           tr("Forget the trained weights and the current run's curves; the next run "
+              "starts from freshly initialized weights"));
+  m_clearRunsAct = make(tr("&Clear previous runs"), QStyle::SP_DialogResetButton, {},
+                        tr("Remove the faded curves of earlier runs from the charts"));
+
+  auto* bar = addToolBar(tr("Run"));
+  bar->setObjectName(QStringLiteral("RunToolBar"));
+  bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+  bar->addAction(m_openAct);
+  bar->addAction(m_saveAct);
+  bar->addSeparator();
+  for (QAction* a : {m_runAct, m_pauseAct, m_stepAct, m_stopAct, m_resetAct}) bar->addAction(a);
+  bar->addSeparator();
+  bar->addAction(m_clearRunsAct);
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  file->addAction(m_newAct);
+  file->addAction(m_openAct);
+  m_recentMenu = file->addMenu(tr("Open &Recent"));
+  m_examplesMenu = file->addMenu(tr("&Examples"));
+  file->addSeparator();
+  file->addAction(m_saveAct);
+  file->addAction(m_saveAsAct);
+  file->addSeparator();
+  QMenu* exports = file->addMenu(tr("&Export"));
+  m_exportActs << exports->addAction(tr("History as CSV…"), this, [this] { exportHistory(true); });
+  m_exportActs << exports->addAction(tr("History as JSON…"), this,
+                                     [this] { exportHistory(false); });
+  m_exportActs << exports->addAction(tr("Trained model…"), this, [this] { exportModel(); });
+  exports->addSeparator();
+  exports->addAction(tr("Loss chart (PNG or SVG)…"), this, [this] { exportChart(m_lossChart); });
+  exports->addAction(tr("Metric chart (PNG or SVG)…"), this,
+                     [this] { exportChart(m_metricChart); });
+  file->addSeparator();
+  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
+
+  QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
+  for (QAction* a : {m_runAct, m_pauseAct, m_stepAct, m_stopAct, m_resetAct}) runMenu->addAction(a);
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  view->addAction(m_clearRunsAct);
+  view->addSeparator();
+  for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&About fitbench"), this, [this] {
+    QMessageBox::about(
+        this, tr("About fitbench"),
+        tr("<b>fitbench</b> %1<br>A workbench for rehearsing Keras-style distributed training "
+           "on simulated CPU devices.")
+            .arg(QApplication::applicationVersion()));
+  });
+  updateExamplesMenu();
+}
+
+}  // namespace fitbench
