@@ -13,6 +13,7 @@
 
 #include "app/repeated_option.h"
 #include "core/base/error.h"
+#include "core/distribution/trace/trace.h"
 #include "core/file_checks.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/window/main_window.h"
@@ -228,6 +229,14 @@ int main(int argc, char** argv) {
       if (!ok && !window.lastRunError().isEmpty())
         for (const QString& line : window.lastRunError().split(QLatin1Char('\n')))
           fail(inFile(line));
+      // With --quit, a distributed run's per-device split on stderr, as fitbench-cli prints it
+      // (the figures the timeline shows for this run).
+      if (quit && window.lastResult())
+        for (size_t d = 0; d < window.lastResult()->usage.size(); ++d)
+          std::fprintf(
+              stderr, "%s\n",
+              fitbench::usage_line("cpu:" + std::to_string(d), window.lastResult()->usage[d])
+                  .c_str());
       showViews();
       if (!screenshot.isEmpty() && !saveScreenshot(window, screenshot)) exitCode = 2;
       if (quit) QTimer::singleShot(0, &app, [&] { window.close(); });

@@ -1,5 +1,6 @@
 #include "core/run/run_plan.h"
 
+#include <cctype>
 #include <thread>
 
 #include "core/distribution/collectives/collectives.h"
@@ -38,10 +39,13 @@ class Problems {
     list_.push_back({std::move(place), std::move(sentence)});
   }
   // An InputError from the engine: places inside the experiment ("model.config...", a CSV cell)
-  // are named with the experiment file, options ("--mesh") as they are.
+  // are named with the experiment file; options ("--mesh") and environment variables
+  // (FITBENCH_CPU_DEVICES, XLA_FLAGS) as they are.
   void add(const InputError& e) {
     const std::string& place = e.place();
-    if (source_.empty() || place.rfind("--", 0) == 0 || place.rfind(source_, 0) == 0)
+    const bool outside = place.rfind("--", 0) == 0 || place.rfind("FITBENCH_", 0) == 0 ||
+                         place.rfind("XLA_FLAGS", 0) == 0;
+    if (source_.empty() || outside || place.rfind(source_, 0) == 0)
       add(place, e.message());
     else
       add(e.within(source_).place(), e.message());

@@ -141,6 +141,20 @@ class TestRunPlan : public QObject {
     qunsetenv("FITBENCH_CPU_DEVICES");
   }
 
+  // A bad device count in the environment is named as the variable, not as the experiment.
+  void environmentProblemsNameTheVariable() {
+    qputenv("FITBENCH_CPU_DEVICES", "zero");
+    PlanContext c;
+    c.source = "exp.json";
+    try {
+      plan_run(seed_experiment(), {}, c);
+      QFAIL("planned a run with FITBENCH_CPU_DEVICES=zero");
+    } catch (const PlanError& e) {
+      QVERIFY2(e.problems().front().place.rfind("FITBENCH_CPU_DEVICES", 0) == 0, e.what());
+    }
+    qunsetenv("FITBENCH_CPU_DEVICES");
+  }
+
   // --devices without a distribution trains on one device, and says so.
   void devicesWithoutDistribution() {
     RunOverrides o;

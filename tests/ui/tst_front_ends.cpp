@@ -2,13 +2,15 @@
 // and `fitbench X --run --quit --history b.json` (offscreen) write the same History, value for
 // value, and a distributed example's --trace files hold the same spans (device, kind, step,
 // bytes, algorithm) in the same order; only their timings, measured on this machine, differ
-// (and with them the waiting spans and the busy / communication / idle percentages).
+// (and with them the waiting spans and the busy / communication / idle percentages, which both
+// print per device in the same form).
 #include <QDir>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -107,6 +109,18 @@ class TestFrontEnds : public QObject {
     QVERIFY(!historyA.isEmpty());
     QCOMPARE(readAll(b), historyA);
     if (distributed) {
+      // Both print the per-device split last, one line per device in the same form; the
+      // figures are each run's own measured time.
+      static const QRegularExpression usage(
+          QStringLiteral(R"(^cpu:(\d+)  busy \d+\.\d%  communication \d+\.\d%  idle \d+\.\d%$)"));
+      const auto devicesIn = [](const QString& err) {
+        QStringList devices;
+        for (const QString& line : err.split(QLatin1Char('\n')))
+          if (const auto m = usage.match(line); m.hasMatch()) devices << m.captured(1);
+        return devices;
+      };
+      QVERIFY(!devicesIn(cli.err).isEmpty());
+      QCOMPARE(devicesIn(gui.err), devicesIn(cli.err));
       const QJsonArray spansA = untimed(readAll(ta));
       QVERIFY(spansA.size() > 10);
       QCOMPARE(untimed(readAll(tb)), spansA);

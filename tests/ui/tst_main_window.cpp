@@ -129,6 +129,13 @@ class TestMainWindow : public QObject {
     QCOMPARE(batches.size(), size_t(1));
     QCOMPARE(batches.front().parts, (std::vector<int64_t>{2, 2, 1}));
     QVERIFY(!w->collectivesView()->message().contains(QStringLiteral("one device")));
+    // The split the timeline shows is the one the run recorded (what fitbench-cli prints).
+    const std::vector<DeviceUsage> shown = w->timelineView()->store().usage();
+    const std::vector<DeviceUsage>& recorded = w->lastResult()->usage;
+    QCOMPARE(shown.size(), recorded.size());
+    for (size_t d = 0; d < shown.size(); ++d)
+      QCOMPARE(QString::fromStdString(usage_line("cpu", shown[d])),
+               QString::fromStdString(usage_line("cpu", recorded[d])));
   }
 
   // A run whose loss goes NaN and stays so ends in red, saying since when; the loss chart keeps
