@@ -281,10 +281,8 @@ void MainWindow::loadSpec(const ExperimentSpec& given, const QString& filePath) 
       spec.data.csv = relative.toStdString();
   }
   m_filling = true;
-  m_base = spec;
-  m_filePath = filePath;
-  const QString dir = filePath.isEmpty() ? QDir::currentPath() : QFileInfo(filePath).absolutePath();
-  m_dataPanel->setBaseDir(dir);
+  m_doc.reset(spec, filePath);
+  m_dataPanel->setBaseDir(m_doc.folder());
   m_dataPanel->setSpec(spec.data);
   m_dataPanel->setValidationSplit(spec.fit.validation_split);
   m_modelPanel->setSpec(spec.model);
@@ -299,7 +297,7 @@ void MainWindow::loadSpec(const ExperimentSpec& given, const QString& filePath) 
   m_devicesPanel->setSpec(spec.devices, envCount, envError);
   m_strategyPanel->setSpec(spec.distribution);
   m_filling = false;
-  m_savedJson = experiment_to_json(currentSpec()).dump();
+  m_doc.markSaved(currentSpec());
   m_about->setDescription(
       QString::fromStdString(spec.name.empty() ? std::string("Untitled") : spec.name),
       QString::fromStdString(spec.description));
@@ -311,7 +309,7 @@ void MainWindow::loadSpec(const ExperimentSpec& given, const QString& filePath) 
 }
 
 ExperimentSpec MainWindow::currentSpec() const {
-  ExperimentSpec spec = m_base;
+  ExperimentSpec spec = m_doc.base();
   spec.data = m_dataPanel->spec();
   spec.model = m_modelPanel->spec();
   spec.compile = m_trainingPanel->compileOptions();
@@ -323,9 +321,7 @@ ExperimentSpec MainWindow::currentSpec() const {
   return spec;
 }
 
-bool MainWindow::isModified() const {
-  return experiment_to_json(currentSpec()).dump() != m_savedJson;
-}
+bool MainWindow::isModified() const { return m_doc.isModified(currentSpec()); }
 
 void MainWindow::setDeviceOverride(int devices) {
   m_devicesPanel->overrideCount(devices);
@@ -391,8 +387,7 @@ void MainWindow::updateTabMarks() {
 }
 
 void MainWindow::updateTitle() {
-  const QString name = m_filePath.isEmpty() ? tr("Untitled") : QFileInfo(m_filePath).fileName();
-  setWindowTitle(QStringLiteral("%1[*] — fitbench").arg(name));
+  setWindowTitle(QStringLiteral("%1[*] — fitbench").arg(m_doc.displayName()));
   setWindowModified(isModified());
 }
 

@@ -13,6 +13,7 @@
 #include <optional>
 
 #include "core/io/experiment.h"
+#include "ui/window/experiment_document.h"
 #include "ui/window/training_worker.h"
 
 class QAction;
@@ -55,7 +56,7 @@ class MainWindow : public QMainWindow {
   // The experiment as the widgets describe it now.
   ExperimentSpec currentSpec() const;
   bool isModified() const;
-  QString filePath() const { return m_filePath; }
+  QString filePath() const { return m_doc.filePath(); }
   // --devices N on the command line: overrides the panel for every run.
   void setDeviceOverride(int devices);
   // Files every run writes when it ends, as fitbench-cli's --history and --trace ("" for none).
@@ -194,10 +195,8 @@ class MainWindow : public QMainWindow {
   QAction* m_clearRunsAct = nullptr;
   QList<QAction*> m_exportActs;
 
-  ExperimentSpec m_base;    // the fields no panel shows (name, description, verbose, ...)
-  QString m_filePath;       // "" for an untitled experiment
-  std::string m_savedJson;  // the experiment as last opened or saved
-  bool m_filling = false;   // loadSpec is filling the panels
+  ExperimentDocument m_doc;  // the file, the fields no panel shows, the saved state
+  bool m_filling = false;    // loadSpec is filling the panels
   bool m_defaultLayoutPending = true;
   QByteArray m_defaultState;  // the docks as built, before the saved layout  // no saved dock
                               // layout: size the docks on the first show

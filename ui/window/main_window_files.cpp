@@ -28,7 +28,6 @@ namespace fitbench {
 constexpr int kLayoutVersion = 2;
 
 namespace {
-constexpr int kMaxRecent = 8;
 const char* const kFilter = "fitbench experiments (*.json);;All files (*)";
 }  // namespace
 
@@ -39,15 +38,15 @@ void MainWindow::newExperiment() {
 
 void MainWindow::openDialog() {
   if (m_runs->isRunning() || !maybeSave()) return;
-  const QString dir = m_filePath.isEmpty() ? QStringLiteral(FITBENCH_EXAMPLES_DIR)
-                                           : QFileInfo(m_filePath).absolutePath();
+  const QString dir =
+      m_doc.filePath().isEmpty() ? QStringLiteral(FITBENCH_EXAMPLES_DIR) : m_doc.folder();
   const QString path = QFileDialog::getOpenFileName(this, tr("Open experiment"), dir, tr(kFilter));
   if (!path.isEmpty()) openFile(path);
 }
 
 bool MainWindow::openFile(const QString& path, QString* error, bool quiet) {
   try {
-    const ExperimentSpec spec = read_experiment(path.toStdString());
+    const ExperimentSpec spec = ExperimentDocument::read(path);
     loadSpec(spec, QFileInfo(path).absoluteFilePath());
     addRecentFile(QFileInfo(path).absoluteFilePath());
     int tab = 0;
@@ -72,15 +71,15 @@ bool MainWindow::openFile(const QString& path, QString* error, bool quiet) {
 }
 
 bool MainWindow::save() {
-  if (m_filePath.isEmpty()) return saveAsDialog();
-  return saveTo(m_filePath);
+  if (m_doc.filePath().isEmpty()) return saveAsDialog();
+  return saveTo(m_doc.filePath());
 }
 
 bool MainWindow::saveAsDialog() {
-  QString dir = m_filePath.isEmpty() ? QDir::homePath() : m_filePath;
+  QString dir = m_doc.filePath().isEmpty() ? QDir::homePath() : m_doc.filePath();
   // Examples are read-only teaching material: suggest the home folder for a copy.
   if (dir.startsWith(QStringLiteral(FITBENCH_EXAMPLES_DIR)))
-    dir = QDir::home().filePath(QFileInfo(m_filePath).fileName());
+    dir = QDir::home().filePath(QFileInfo(m_doc.filePath()).fileName());
   QString path = QFileDialog::getSaveFileName(this, tr("Save experiment"), dir, tr(kFilter));
   if (path.isEmpty()) return false;
   if (QFileInfo(path).suffix().isEmpty()) path += QStringLiteral(".json");
@@ -88,21 +87,17 @@ bool MainWindow::saveAsDialog() {
 }
 
 bool MainWindow::saveTo(const QString& path) {
-  const QString oldDir =
-      m_filePath.isEmpty() ? QDir::currentPath() : QFileInfo(m_filePath).absolutePath();
+  const QString oldDir = m_doc.folder();
   try {
     // The data panel rewrites a relative CSV path for the new folder, so that it still names the
     // same file.
     const QString newDir = QFileInfo(path).absolutePath();
     m_dataPanel->setBaseDir(newDir);
-    const ExperimentSpec spec = currentSpec();
-    write_experiment(spec, path.toStdString());
-    const QString abs = QFileInfo(path).absoluteFilePath();
-    m_base = spec;
-    m_filePath = abs;
+    m_doc.save(currentSpec(), path);
+    const QString abs = m_doc.filePath();
     m_modelPanel->markSaved();
-    m_savedJson = experiment_to_json(currentSpec()).dump();
-    addRecentFile(abs);
+    m_doc.markSaved(currentSpec());
+    updateRecentMenu();
     updateTitle();
     showStatus(tr("Saved %1").arg(QDir::toNativeSeparators(abs)), 5000);
     return true;
@@ -126,18 +121,13 @@ bool MainWindow::maybeSave() {
 }
 
 void MainWindow::addRecentFile(const QString& path) {
-  QSettings settings;
-  QStringList files = settings.value(QStringLiteral("recentFiles")).toStringList();
-  files.removeAll(path);
-  files.prepend(path);
-  while (files.size() > kMaxRecent) files.removeLast();
-  settings.setValue(QStringLiteral("recentFiles"), files);
+  ExperimentDocument::addRecentFile(path);
   updateRecentMenu();
 }
 
 void MainWindow::updateRecentMenu() {
   m_recentMenu->clear();
-  const QStringList files = QSettings().value(QStringLiteral("recentFiles")).toStringList();
+  const QStringList files = ExperimentDocument::recentFiles();
   for (const QString& f : files) {
     m_recentMenu
         ->addAction(QFileInfo(f).fileName(), this,
@@ -266,7 +256,7 @@ void MainWindow::saveSettings() {
   QSettings settings;
   settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
   settings.setValue(QStringLiteral("window/state"), saveState(kLayoutVersion));
-  settings.setValue(QStringLiteral("session/file"), m_filePath);
+  settings.setValue(QStringLiteral("session/file"), m_doc.filePath());
   // The settings as the window had them, saved or not, so the next start continues from them.
   settings.setValue(QStringLiteral("session/experiment"),
                     QString::fromStdString(experiment_to_json(currentSpec()).dump()));
@@ -285,18 +275,18 @@ void MainWindow::restoreLastSession() {
       // Compare with the file so that unsaved edits still show as unsaved.
       QString error;
       if (openFile(file, &error, true)) {
-        const std::string saved = m_savedJson;
-        loadSpec(spec, m_filePath);
-        m_savedJson = saved;
+        const std::string saved = m_doc.savedText();
+        loadSpec(spec, m_doc.filePath());
+        m_doc.setSavedText(saved);
         updateTitle();
         return;
       }
     }
     // Untitled: unsaved unless it equals the default experiment.
     loadSpec(default_experiment(), QString());
-    const std::string defaults = m_savedJson;
+    const std::string defaults = m_doc.savedText();
     loadSpec(spec, QString());
-    m_savedJson = defaults;
+    m_doc.setSavedText(defaults);
     updateTitle();
   } catch (const std::exception&) {
     // A damaged session entry is ignored; the window starts with the default experiment.

@@ -71,10 +71,9 @@ QString MainWindow::setupError(int* tab) const {
   // A ModelCheckpoint or CSVLogger from the file (the Training tab lists them; it does not edit
   // them) must not write over the experiment file, its data or its weights, as in fitbench-cli.
   const ExperimentSpec spec = currentSpec();
-  const QString base =
-      m_filePath.isEmpty() ? QDir::currentPath() : QFileInfo(m_filePath).absolutePath();
+  const QString base = m_doc.folder();
   try {
-    check_outputs_apart(run_inputs(spec, m_filePath.toStdString(), base.toStdString()),
+    check_outputs_apart(run_inputs(spec, m_doc.filePath().toStdString(), base.toStdString()),
                         callback_outputs(spec.fit));
   } catch (const InputError& e) {
     if (tab) *tab = 2;
@@ -98,7 +97,8 @@ void MainWindow::run() {
   const ExperimentSpec spec = currentSpec();
   m_metricKey = TrainingWorker::chartMetricKey(spec);
   m_decisionView->clear();
-  if (const QString note = m_runs->start(spec, m_filePath, resolvedDevices()); !note.isEmpty())
+  if (const QString note = m_runs->start(spec, m_doc.filePath(), resolvedDevices());
+      !note.isEmpty())
     appendLog(note, QStringLiteral("#555555"));
   setEditing(false);
   m_progress->setValue(0);
