@@ -27,6 +27,7 @@
 #include "ui/rehearsal/collectives_view.h"
 #include "ui/rehearsal/decision_view.h"
 #include "ui/rehearsal/device_timeline_view.h"
+#include "ui/window/experiment_document.h"
 #include "ui/window/main_window.h"
 #include "ui/window/training_session.h"
 
@@ -303,6 +304,27 @@ class TestMainWindow : public QObject {
     QCOMPARE(experiment_to_json(w2->currentSpec()).dump(), experiment_to_json(before).dump());
     QCOMPARE(w2->devicesPanel()->deviceCount(), 3);
     QVERIFY(!w2->isModified());
+  }
+
+  // Closing the window keeps its experiment, unsaved edits and all; the next start's
+  // restoreLastSession brings them back, still unsaved against the file; the file is the most
+  // recent one in File > Recent.
+  void lastSessionComesBack() {
+    const QString path = QFileInfo(example("spiral.json")).absoluteFilePath();
+    {
+      auto w = makeWindow();  // batch: closing asks nothing, and saves the session as ever
+      QVERIFY(w->openFile(path, nullptr, true));
+      w->devicesPanel()->findChild<QSpinBox*>(QStringLiteral("deviceCount"))->setValue(3);
+      QVERIFY(w->isModified());
+      QVERIFY(w->close());
+    }
+    QCOMPARE(ExperimentDocument::recentFiles().value(0), path);
+    auto w2 = makeWindow();
+    w2->restoreLastSession();
+    QCOMPARE(w2->filePath(), path);
+    QCOMPARE(w2->devicesPanel()->deviceCount(), 3);
+    QVERIFY(w2->isModified());
+    QVERIFY(w2->windowTitle().startsWith(QStringLiteral("spiral.json")));
   }
 
   void csvPathStaysRelative() {
