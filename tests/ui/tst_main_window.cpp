@@ -1,13 +1,16 @@
 // The workbench window as a user drives it: open an example, choose devices and a strategy, run,
 // pause, step, stop, save and reopen, a bad data file, closing during training, and the window's
 // command line (--run --screenshot --quit).
+#include <QApplication>
 #include <QChart>
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFile>
 #include <QLabel>
+#include <QMessageBox>
 #include <QPlainTextEdit>
 #include <QProcess>
+#include <QPushButton>
 #include <QSet>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -15,6 +18,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 #include <QValueAxis>
 
 #include "core/distribution/collectives/collective_schedule.h"
@@ -306,17 +310,30 @@ class TestMainWindow : public QObject {
     QVERIFY(!w2->isModified());
   }
 
-  // Closing the window keeps its experiment, unsaved edits and all; the next start's
-  // restoreLastSession brings them back, still unsaved against the file; the file is the most
-  // recent one in File > Recent.
+  // Closing the window keeps its experiment, unsaved edits and all (the unsaved-changes prompt
+  // answered with Discard); the next start's restoreLastSession brings them back, still unsaved
+  // against the file, and the file is the most recent one in File > Recent. A window run by
+  // automation (--quit, --screenshot: "batch") leaves all of that alone.
   void lastSessionComesBack() {
     const QString path = QFileInfo(example("spiral.json")).absoluteFilePath();
     {
-      auto w = makeWindow();  // batch: closing asks nothing, and saves the session as ever
+      auto w = makeWindow();
+      w->setProperty("batch", false);  // a person's window
       QVERIFY(w->openFile(path, nullptr, true));
       w->devicesPanel()->findChild<QSpinBox*>(QStringLiteral("deviceCount"))->setValue(3);
       QVERIFY(w->isModified());
+      QTimer::singleShot(0, [] {
+        auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+        QVERIFY(box);
+        QTest::mouseClick(box->button(QMessageBox::Discard), Qt::LeftButton);
+      });
       QVERIFY(w->close());
+    }
+    QCOMPARE(ExperimentDocument::recentFiles().value(0), path);
+    {
+      auto batch = makeWindow();  // opens and closes another experiment, leaving no trace
+      QVERIFY(batch->openFile(example("xor.json"), nullptr, true));
+      QVERIFY(batch->close());
     }
     QCOMPARE(ExperimentDocument::recentFiles().value(0), path);
     auto w2 = makeWindow();

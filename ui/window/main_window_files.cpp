@@ -48,7 +48,7 @@ bool MainWindow::openFile(const QString& path, QString* error, bool quiet) {
   try {
     const ExperimentSpec spec = ExperimentDocument::read(path);
     loadSpec(spec, QFileInfo(path).absoluteFilePath());
-    addRecentFile(QFileInfo(path).absoluteFilePath());
+    if (!property("batch").toBool()) addRecentFile(QFileInfo(path).absoluteFilePath());
     int tab = 0;
     const QString problem = setupError(&tab);
     showStatus(problem.isEmpty()
@@ -209,7 +209,8 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   }
   // Training stops within one batch; the thread is joined before the window goes.
   m_runs->shutdown();
-  saveSettings();
+  // Automation (--quit, --screenshot) leaves the person's saved session and layout alone.
+  if (!property("batch").toBool()) saveSettings();
   event->accept();
 }
 
