@@ -58,10 +58,7 @@ class ModelParallelExecutor : public StepExecutor {
   // at -1 for fit() to set). Valid until the next train_step.
   StepTrace* step_trace() override { return &timelines_.trace(); }
   const StepTrace* labelled_step_trace(int epoch, int batch) override {
-    StepTrace& trace = timelines_.trace();
-    trace.epoch = epoch;
-    trace.batch = batch;
-    return &trace;
+    return timelines_.trace().labelled(epoch, batch);
   }
 
   int devices() const { return pool_.size(); }

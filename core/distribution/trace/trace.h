@@ -52,6 +52,13 @@ struct StepTrace {
   int batch = -1;                   // 0-based within the epoch; set by fit()
   std::vector<int64_t> shard_rows;  // rows of the batch each device trained on
   std::vector<std::vector<TraceSpan>> spans;  // per device, in time order
+
+  // This step labelled with fit()'s epoch and batch (StepExecutor::labelled_step_trace).
+  const StepTrace* labelled(int epoch_index, int batch_index) {
+    epoch = epoch_index;
+    batch = batch_index;
+    return this;
+  }
 };
 
 // Time per device over a run (or the steps added so far), in microseconds.
