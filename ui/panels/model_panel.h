@@ -10,6 +10,7 @@
 
 #include "core/losses/loss_spec.h"
 #include "core/nn/layer_spec.h"
+#include "ui/panels/model_checks.h"
 
 class QLabel;
 class QListWidget;
@@ -19,15 +20,6 @@ class QPushButton;
 namespace fitbench {
 
 class LayerEditor;
-
-// One validation message: about a layer (index among the non-input layers) or the whole model.
-struct ModelIssue {
-  int layer = -1;  // -1: the model as a whole
-  QString field;   // the editor field it concerns ("units", "rate", "activation", "name")
-  QString text;    // one sentence, already naming the layer
-  QString detail;  // the same sentence without the layer's label (for the layer editor)
-  bool error = true;
-};
 
 class ModelPanel : public QWidget {
   Q_OBJECT
