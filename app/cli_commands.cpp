@@ -21,6 +21,7 @@
 #include "core/io/experiment.h"
 #include "core/io/history_file.h"
 #include "core/io/json_file.h"
+#include "core/io/keras_file.h"
 #include "core/io/model_file.h"
 #include "core/run/experiment_runner.h"
 #include "core/run/run.h"
@@ -345,7 +346,8 @@ void standardize_as_trained(const ModelFile& file, Matrix& x, const std::string&
 int evaluate_command(const QStringList& args) {
   QCommandLineParser p;
   p.setApplicationDescription("Evaluates a model file on a CSV file and prints loss and metrics.");
-  p.addPositionalArgument("MODEL", "The model file (JSON) with weights and compile options.");
+  p.addPositionalArgument("MODEL",
+                         "The model file (JSON or .keras) with weights and compile options.");
   p.addOption({"data", "The CSV file (with a header row).", "CSV"});
   p.addOption({"target", "The target column (default: the model file's targets).", "COL"});
   p.addOption({"batch-size", "Batch size (default 32).", "N", "32"});
@@ -415,7 +417,7 @@ int predict_command(const QStringList& args) {
   QCommandLineParser p;
   p.setApplicationDescription(
       "Prints a model file's predictions for the rows of a CSV file, as CSV on stdout.");
-  p.addPositionalArgument("MODEL", "The model file (JSON) with weights.");
+  p.addPositionalArgument("MODEL", "The model file (JSON or .keras) with weights.");
   p.addOption({"data", "The CSV file (with a header row) of features.", "CSV"});
   p.addOption({"target", "A column of the CSV to leave out of the features.", "COL"});
   p.addOption({"batch-size", "Batch size (default 32).", "N", "32"});
@@ -467,16 +469,24 @@ int predict_command(const QStringList& args) {
 int summary_command(const QStringList& args) {
   QCommandLineParser p;
   p.setApplicationDescription("Prints the Keras summary of an experiment file or a model file.");
-  p.addPositionalArgument("FILE", "An experiment file or a model file (JSON).");
+  p.addPositionalArgument("FILE", "An experiment file or a model file (JSON or .keras).");
   if (int code = parse(p, args, 1, "one experiment or model FILE"); code >= 0) return code;
   const std::string path = p.positionalArguments()[0].toStdString();
-  const auto doc = json_io::read_json_file(path);
-  if (doc.is_object() && doc.contains("format")) {
+  const bool model_file = is_keras_archive(path) || is_keras_weights(path) || [&] {
+    const auto doc = json_io::read_json_file(path);
+    return doc.is_object() && doc.contains("format");
+  }();
+  if (model_file) {
     ModelFile file = read_model_file(path);
     Sequential model(file.config);
     if (!model.built() && !file.weights.empty() && file.weights[0].shape.size() == 2)
       model.build(file.weights[0].shape[0]);
     if (model.built()) model.set_weights(file.weights, path);
+    // As Keras's summary of a loaded model, the optimizer's variables are counted when saved.
+    if (model.built() && file.compile && file.optimizer) {
+      model.compile(*file.compile);
+      model.set_optimizer_state(*file.optimizer, path);
+    }
     std::cout << model.summary();
   } else {
     const ExperimentSpec spec = read_experiment(path);

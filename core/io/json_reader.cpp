@@ -225,7 +225,8 @@ void ObjectReader::only_float32_dtype(std::string_view key) const {
   }
   if (!v->is_object()) fail_expected(place, "a dtype name or a DTypePolicy", *v);
   const Json* config = nullptr;
-  const std::string class_name = read_keras_object(*v, place, &config);
+  // Keras marks a policy object serialized more than once with its Python id().
+  const std::string class_name = read_keras_object(*v, place, &config, {"shared_object_id"});
   if (class_name != "DTypePolicy" && class_name != "FloatDTypePolicy") {
     fail_unsupported(key_path(place, "class_name"), v->at("class_name"), " (only DTypePolicy is)");
   }

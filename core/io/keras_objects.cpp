@@ -89,8 +89,14 @@ InitializerSpec parse_initializer(const Json& v, const std::string& path) {
     }
     spec.seed = r.optional_uint64("seed", seed_expected);
   } else {
-    ObjectReader r(*config, cpath, initializer_keys(info));
+    // The VarianceScaling family (Keras 3.16) also names the axes its fans count over; fitbench's
+    // kernels are (inputs, units), Keras's default, so only null is taken.
+    std::vector<std::string> keys = initializer_keys(info);
+    keys.insert(keys.end(), {"input_axes", "output_axes"});
+    ObjectReader r(*config, cpath, keys);
     spec.seed = r.optional_uint64("seed", seed_expected);
+    r.only("input_axes", {});
+    r.only("output_axes", {});
   }
   return spec;
 }

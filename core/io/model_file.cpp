@@ -12,6 +12,7 @@
 #include "core/base/error.h"
 #include "core/io/json_file.h"
 #include "core/io/json_reader.h"
+#include "core/io/keras_file.h"
 #include "core/io/keras_json.h"
 
 namespace fitbench {
@@ -190,6 +191,12 @@ std::string weights_text(const std::vector<NamedWeight>& weights) {
 }  // namespace
 
 ModelFile read_model_file(const std::filesystem::path& file) {
+  if (is_keras_archive(file)) return read_keras_archive(file);
+  if (is_keras_weights(file))
+    throw InputError(file.string(),
+                     "holds weights only, without the model they belong to: load it into an "
+                     "experiment's model (run --load-weights, or initial_weights), or use a "
+                     ".keras file, which holds the model too");
   const Json doc = json_io::read_json_file(file);
   try {
     return parse_model_document(doc);
@@ -198,7 +205,14 @@ ModelFile read_model_file(const std::filesystem::path& file) {
   }
 }
 
+ModelFile read_weights_file(const std::filesystem::path& file, const ModelFile& like) {
+  if (is_keras_weights(file)) return read_keras_weights(file, like);
+  return read_model_file(file);
+}
+
 void write_model_file(const ModelFile& model, const std::filesystem::path& file) {
+  if (is_keras_archive(file)) return write_keras_archive(model, file);
+  if (is_keras_weights(file)) return write_keras_weights(model, file);
   for (size_t w = 0; w < model.weights.size(); ++w) {
     const NamedWeight& weight = model.weights[w];
     const std::string place = index_path("weights", w);

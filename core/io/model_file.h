@@ -13,7 +13,15 @@
 
 namespace fitbench {
 
+// The file's name chooses its kind: a .keras archive or a .weights.h5 file (core/io/keras_file.h)
+// as Keras 3 writes them, otherwise fitbench's JSON model file. A .weights.h5 file holds no
+// config, so read_model_file refuses it with a sentence; read_weights_file reads it for a model.
 ModelFile read_model_file(const std::filesystem::path& file);
 void write_model_file(const ModelFile& model, const std::filesystem::path& file);
+
+// The weights and optimizer state `file` holds for a model like `like` (its config, compile
+// options and data): read_model_file's answer, or a .weights.h5 file's as read_keras_weights
+// gives it.
+ModelFile read_weights_file(const std::filesystem::path& file, const ModelFile& like);
 
 }  // namespace fitbench

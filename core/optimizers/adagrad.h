@@ -19,6 +19,7 @@ class Adagrad final : public OptimizerBase {
   void update(size_t index, Matrix& variable, const Matrix& gradient, const Step& step, Index begin,
               Index end) override;
   std::vector<const std::vector<Matrix>*> slots() const override;
+  std::vector<std::string> slot_kinds() const override { return {"accumulator"}; }
 
   float initial_accumulator_value_;
   float epsilon_;

@@ -23,6 +23,10 @@ class Adam : public OptimizerBase {
   void update(size_t index, Matrix& variable, const Matrix& gradient, const Step& step, Index begin,
               Index end) override;
   std::vector<const std::vector<Matrix>*> slots() const override;
+  std::vector<std::string> slot_kinds() const override {
+    return {"momentum", "velocity", "velocity_hat"};
+  }
+  size_t kinds_made_together() const override { return 2; }
 
   double beta_1_;
   double beta_2_;

@@ -50,6 +50,22 @@ class Optimizer {
 
   virtual int64_t iterations() const = 0;
   virtual std::string name() const = 0;  // Keras's class name, e.g. "Adam"
+
+  // The slot variables as Keras's optimizer.variables list them after `iteration` and
+  // `learning_rate` (what a .weights.h5 file stores under optimizer/vars): in the order Keras
+  // creates them, the kinds of one add_optimizer_variables call interleaved per variable and the
+  // calls one after another (Adam: m, v of each variable, then every velocity_hat). `variable`
+  // indexes build()'s list; `kind` is Keras's slot name ("momentum"). Empty before build().
+  struct SlotVariable {
+    const Matrix* value;
+    size_t variable;
+    std::string kind;
+  };
+  virtual bool built() const = 0;
+  virtual std::vector<SlotVariable> keras_slots() const = 0;
+  // Restores a saved state: the iteration count and every slot, `slots` in keras_slots() order
+  // and shaped as they are (the caller checks counts and shapes). Requires built().
+  virtual void set_state(int64_t iterations, std::span<const Matrix> slots) = 0;
   virtual std::unique_ptr<Optimizer> clone() const = 0;
 };
 

@@ -118,4 +118,35 @@ void OptimizerBase::copy_state_range(const Optimizer& other, int64_t begin, int6
   iterations_ = from.iterations_;
 }
 
+std::vector<Optimizer::SlotVariable> OptimizerBase::keras_slots() const {
+  const auto groups = slots();
+  const auto kinds = slot_kinds();
+  assert(groups.size() == kinds.size());
+  std::vector<SlotVariable> out;
+  auto add_call = [&](size_t first, size_t last) {  // kinds [first, last) made by one call
+    size_t variables = 0;
+    for (size_t k = first; k < last; ++k) variables = std::max(variables, groups[k]->size());
+    for (size_t v = 0; v < variables; ++v)
+      for (size_t k = first; k < last; ++k)
+        if (v < groups[k]->size()) out.push_back({&(*groups[k])[v], v, kinds[k]});
+  };
+  const size_t together = std::min(kinds_made_together(), groups.size());
+  add_call(0, together);
+  for (size_t k = together; k < groups.size(); ++k) add_call(k, k + 1);
+  return out;
+}
+
+void OptimizerBase::set_state(int64_t iterations, std::span<const Matrix> values) {
+  assert(built_);
+  const auto order = keras_slots();
+  assert(order.size() == values.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    // The slots are ours and this call is not const.
+    auto& slot = const_cast<Matrix&>(*order[i].value);
+    assert(slot.rows() == values[i].rows() && slot.cols() == values[i].cols());
+    slot = values[i];
+  }
+  iterations_ = iterations;
+}
+
 }  // namespace fitbench

@@ -24,6 +24,9 @@ class OptimizerBase : public Optimizer {
   void set_learning_rate(double lr) final;
   bool has_schedule() const final { return schedule_.has_value(); }
   int64_t iterations() const final { return iterations_; }
+  bool built() const final { return built_; }
+  std::vector<SlotVariable> keras_slots() const final;
+  void set_state(int64_t iterations, std::span<const Matrix> slots) final;
 
  protected:
   // `spec` has passed make_optimizer's validation; `default_learning_rate` is Keras's default for
@@ -45,6 +48,10 @@ class OptimizerBase : public Optimizer {
                       Index begin, Index end) = 0;
   // The rule's slot variables: one list per kind of slot, each with one matrix per variable.
   virtual std::vector<const std::vector<Matrix>*> slots() const = 0;
+  // Keras's name of each kind of slots() ("momentum", ...), and how many of the first kinds one
+  // add_optimizer_variables call makes together (interleaved per variable; Adam: 2).
+  virtual std::vector<std::string> slot_kinds() const = 0;
+  virtual size_t kinds_made_together() const { return 1; }
 
   using ArrayMap = Eigen::Map<Eigen::ArrayXf>;
   using ConstArrayMap = Eigen::Map<const Eigen::ArrayXf>;

@@ -20,6 +20,9 @@ class RMSprop final : public OptimizerBase {
   void update(size_t index, Matrix& variable, const Matrix& gradient, const Step& step, Index begin,
               Index end) override;
   std::vector<const std::vector<Matrix>*> slots() const override;
+  std::vector<std::string> slot_kinds() const override {
+    return {"velocity", "momentum", "average_gradient"};
+  }
 
   float rho_;
   float one_minus_rho_;

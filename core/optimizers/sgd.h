@@ -19,6 +19,7 @@ class SGD final : public OptimizerBase {
   void update(size_t index, Matrix& variable, const Matrix& gradient, const Step& step, Index begin,
               Index end) override;
   std::vector<const std::vector<Matrix>*> slots() const override;
+  std::vector<std::string> slot_kinds() const override { return {"momentum"}; }
 
   float momentum_;
   bool nesterov_;

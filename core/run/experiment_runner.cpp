@@ -30,6 +30,32 @@ void check_sparse_labels(const Dataset& data, Index units, const std::string& lo
   }
 }
 
+namespace {
+
+// Loads the weights of spec.initial_weights and, when the file has it, the optimizer state (as
+// Keras's load_model does), so that training continues where the saved model stopped.
+void load_initial_weights(const ExperimentSpec& spec, PreparedRun& run) {
+  const std::string& file = spec.initial_weights;
+  const ModelFile saved = read_weights_file(file, run.model->model_file());
+  run.model->set_weights(saved.weights, file);
+  if (saved.data && !saved.data->mean.empty() && !spec.data.standardize)
+    throw InputError(file,
+                     "starts with a Normalization layer (the model was trained on "
+                     "standardized features) but this experiment does not standardize its "
+                     "data; set data.standardize to true");
+  if (!saved.optimizer) return;
+  const std::string& mine = spec.compile.optimizer.class_name;
+  if (saved.compile && saved.compile->optimizer.class_name != mine) {
+    run.notes.push_back(file + ": its " + saved.compile->optimizer.class_name +
+                        " optimizer state is not loaded, because this experiment trains with " +
+                        mine + "; the optimizer starts afresh");
+    return;
+  }
+  run.model->set_optimizer_state(*saved.optimizer, file);
+}
+
+}  // namespace
+
 PreparedRun prepare_run(const ExperimentSpec& spec) {
   PreparedRun run;
   run.spec = spec;
@@ -64,10 +90,7 @@ PreparedRun prepare_run(const ExperimentSpec& spec) {
                                  std::to_string(run.model->network().input_units()));
   run.model->compile(spec.compile);
   check_sparse_labels(run.data, run.model->network().output_units(), spec.compile.loss.name);
-  if (!spec.initial_weights.empty()) {
-    const ModelFile weights = read_model_file(spec.initial_weights);
-    run.model->set_weights(weights.weights, spec.initial_weights);
-  }
+  if (!spec.initial_weights.empty()) load_initial_weights(spec, run);
   return run;
 }
 

@@ -18,6 +18,7 @@ struct PreparedRun {
   ExperimentSpec spec;
   Dataset data;  // every sample; fit() takes validation_split from its end
   std::unique_ptr<Sequential> model;
+  std::vector<std::string> notes;  // what loading initial_weights left out, as sentences
 };
 
 // Seeds the global sequence with spec.seed (set_random_seed), loads the data, builds and

@@ -9,6 +9,7 @@
 #include "core/distribution/spec/devices.h"
 #include "core/distribution/spec/strategies.h"
 #include "core/file_checks.h"
+#include "core/io/keras_file.h"
 #include "core/io/model_file.h"
 #include "core/run/experiment_runner.h"
 
@@ -276,7 +277,8 @@ RunPlan plan_run(ExperimentSpec spec, const RunOverrides& o, const PlanContext& 
     // Read now, so that its errors name the option rather than the experiment.
     problems.attempt([&] {
       try {
-        read_model_file(spec.initial_weights);
+        // A .weights.h5 file is read for the model, below.
+        if (!is_keras_weights(spec.initial_weights)) read_model_file(spec.initial_weights);
       } catch (const InputError& e) {
         throw e.within("--load-weights");
       }
@@ -298,6 +300,8 @@ RunPlan plan_run(ExperimentSpec spec, const RunOverrides& o, const PlanContext& 
     PreparedRun run = prepare_run(spec);
     plan.data = std::move(run.data);
     plan.model = std::move(run.model);
+    for (const std::string& note : run.notes)
+      plan.notices.push_back({PlanNotice::Kind::kNote, note});
   });
   if (prepared) {
     const int64_t features = plan.data.x.cols();

@@ -30,11 +30,23 @@ struct ModelData {
   std::vector<double> mean, stddev;  // x' = (x - mean) / stddev per feature; empty: as read
 };
 
+// The optimizer's variables as Keras saves them (optimizer/vars of a .weights.h5 file): its
+// iteration count, its learning rate (a variable unless a schedule gives it) and its slot
+// variables in Keras's order (Optimizer::keras_slots), each named "<variable path> <kind>".
+struct OptimizerState {
+  std::string name;  // Keras's optimizer name, e.g. "adam"
+  int64_t iterations = 0;
+  std::optional<float> learning_rate;
+  std::vector<NamedWeight> slot_variables;  // (not "slots": a Qt keyword)
+};
+
 struct ModelFile {
   ModelSpec config;
   std::optional<CompileOptions> compile;
   std::vector<NamedWeight> weights;
   std::optional<ModelData> data;
+  // Present once the optimizer has been built (trained); .keras and .weights.h5 files keep it.
+  std::optional<OptimizerState> optimizer;
 };
 
 // Writes a model file (write_model_file, core/io/model_file.h): what ModelCheckpoint saves with.

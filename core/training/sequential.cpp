@@ -149,14 +149,17 @@ void Sequential::ensure_ready(const Matrix& x, const Matrix& y, const char* what
                     : "; with " + compile_options_.loss.name +
                           " the last layer needs one unit per target column"));
   }
-  if (!optimizer_built_) {
-    auto values = variable_values(variables_);
-    std::vector<Matrix*> trainable;
-    for (size_t i = 0; i < variables_.size(); ++i)
-      if (variables_[i].trainable) trainable.push_back(values[i]);
-    optimizer_->build(trainable);
-    optimizer_built_ = true;
-  }
+  build_optimizer();
+}
+
+void Sequential::build_optimizer() {
+  if (optimizer_built_) return;
+  auto values = variable_values(variables_);
+  std::vector<Matrix*> trainable;
+  for (size_t i = 0; i < variables_.size(); ++i)
+    if (variables_[i].trainable) trainable.push_back(values[i]);
+  optimizer_->build(trainable);
+  optimizer_built_ = true;
 }
 
 ExecutorContext Sequential::executor_context() {
@@ -438,6 +441,60 @@ std::vector<NamedWeight> Sequential::get_weights() const {
   for (const auto& v : variables_)
     out.push_back({v.path, v.shape, std::vector<float>(v.value.data(), v.value.data() + v.size())});
   return out;
+}
+
+std::optional<OptimizerState> Sequential::optimizer_state() const {
+  if (!optimizer_ || !optimizer_built_) return std::nullopt;
+  std::vector<const Variable*> trainable;
+  for (const auto& v : variables_)
+    if (v.trainable) trainable.push_back(&v);
+  OptimizerState state;
+  state.iterations = optimizer_->iterations();
+  if (!optimizer_->has_schedule())
+    state.learning_rate = static_cast<float>(optimizer_->learning_rate());
+  for (const Optimizer::SlotVariable& slot : optimizer_->keras_slots()) {
+    const Variable& v = *trainable.at(slot.variable);
+    state.slot_variables.push_back(
+        {v.path + " " + slot.kind, v.shape,
+         std::vector<float>(slot.value->data(), slot.value->data() + slot.value->size())});
+  }
+  return state;
+}
+
+void Sequential::set_optimizer_state(const OptimizerState& state, const std::string& source) {
+  if (!compiled() || !built())
+    throw InputError(source, "the model must be compiled and built before its optimizer state");
+  build_optimizer();
+  std::vector<const Variable*> trainable;
+  for (const auto& v : variables_)
+    if (v.trainable) trainable.push_back(&v);
+  const auto order = optimizer_->keras_slots();
+  const std::string what = optimizer_->name() + " optimizer of this model";
+  if (state.slot_variables.size() != order.size()) {
+    throw InputError(
+        source, "holds " +
+                    counted(static_cast<long long>(state.slot_variables.size()), "optimizer slot variable") +
+                    " but the " + what + " has " + std::to_string(order.size()) +
+                    " (was it saved with another optimizer or its options?)");
+  }
+  if (state.iterations < 0) throw InputError(source, "the optimizer's iteration count is negative");
+  std::vector<Matrix> values;
+  values.reserve(order.size());
+  for (size_t i = 0; i < order.size(); ++i) {
+    const Matrix& slot = *order[i].value;
+    const NamedWeight& saved = state.slot_variables[i];
+    if (static_cast<Index>(saved.values.size()) != slot.size()) {
+      throw InputError(source, "optimizer slot " + std::to_string(i) + " (" +
+                                   trainable.at(order[i].variable)->path + " " + order[i].kind +
+                                   ") has " + std::to_string(saved.values.size()) +
+                                   " values but needs " + std::to_string(slot.size()));
+    }
+    values.emplace_back(slot.rows(), slot.cols());
+    std::copy(saved.values.begin(), saved.values.end(), values.back().data());
+  }
+  optimizer_->set_state(state.iterations, values);
+  if (state.learning_rate && !optimizer_->has_schedule())
+    optimizer_->set_learning_rate(*state.learning_rate);
 }
 
 void Sequential::set_weights(const std::vector<NamedWeight>& weights, const std::string& source) {

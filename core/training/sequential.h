@@ -78,8 +78,17 @@ class Sequential {
   // Weights by Keras path, and setting them back (shapes must match; errors name the path).
   std::vector<NamedWeight> get_weights() const;
   void set_weights(const std::vector<NamedWeight>& weights, const std::string& source);
-  // The model as a model file: config, compile options, weights and data_info.
-  ModelFile model_file() const { return {spec(), compile_options(), get_weights(), data_info}; }
+  // The optimizer's variables as Keras saves them, once it has been built (by fit() or
+  // set_optimizer_state); the name is left for the file writer.
+  std::optional<OptimizerState> optimizer_state() const;
+  // Restores a saved optimizer state into the compiled, built model: builds the optimizer for the
+  // trainable variables and checks the saved slots against them in number and shape (InputError
+  // at `source`). Training then continues from it, as Keras does after load_model.
+  void set_optimizer_state(const OptimizerState& state, const std::string& source);
+  // The model as a model file: config, compile options, weights, data_info and optimizer state.
+  ModelFile model_file() const {
+    return {spec(), compile_options(), get_weights(), data_info, optimizer_state()};
+  }
   // What the model trains on (set by prepare_run), written into its model files.
   std::optional<ModelData> data_info;
 
@@ -111,6 +120,8 @@ class Sequential {
   void check_workspace(Index rows, const char* place) const;
   // The compiled metrics of compile_options_, each named by its log key (metric_log_keys).
   void make_metrics();
+  // Builds the optimizer for the trainable variables, once.
+  void build_optimizer();
   Logs totals_to_logs(const StepTotals& totals, const std::string& prefix) const;
   Logs run_test(StepExecutor& exec, const Matrix& x, const Matrix& y, int batch_size,
                 const std::vector<Callback*>& callbacks, bool inside_fit);

@@ -280,12 +280,6 @@ void ModelParallelExecutor::ensure_optimizers() {
   const Optimizer& owner = *ctx_.optimizer;
   if (s.owner != &owner || s.owner_iterations != owner.iterations() ||
       s.devices.size() != devices_.size()) {
-    if (owner.iterations() != 0)
-      throw InputError("distribution",
-                       "ModelParallel must be chosen before the model's first training step: "
-                       "its optimizer has taken " +
-                           std::to_string(owner.iterations()) +
-                           " steps whose state cannot be split across devices");
     OptimizerSpec spec = optimizer_spec_;
     spec.clipnorm.reset();  // clipped by the executor across slices
     spec.global_clipnorm.reset();
@@ -303,7 +297,55 @@ void ModelParallelExecutor::ensure_optimizers() {
       if (dev.grad_ptrs[v]) dev.trainable_vars.push_back(dev.params[v]);
     dev.optimizer->build(dev.trainable_vars);
   }
+  // A model that has trained before (or loaded an optimizer state): every device continues from
+  // its slice of the model optimizer's slots.
+  if (owner.iterations() != 0 && s.owner_iterations == owner.iterations() &&
+      devices_.front()->optimizer->iterations() != owner.iterations()) {
+    const auto owner_slots = owner.keras_slots();
+    const std::vector<size_t> index = trainable_variable_indices();
+    std::vector<Matrix> values;
+    for (auto& dev : devices_) {
+      values.clear();
+      for (const Optimizer::SlotVariable& slot : owner_slots) {
+        const size_t v = index[slot.variable];
+        const SliceRect r =
+            slice_rect((*ctx_.variables)[v].value, plan_.variables[v], dev->m, plan_.model);
+        values.emplace_back(slot.value->block(r.row, r.col, r.rows, r.cols));
+      }
+      dev->optimizer->set_state(owner.iterations(), values);
+    }
+  }
   pull_from_model();
+}
+
+std::vector<size_t> ModelParallelExecutor::trainable_variable_indices() const {
+  std::vector<size_t> index;
+  for (size_t v = 0; v < ctx_.variables->size(); ++v)
+    if ((*ctx_.variables)[v].trainable) index.push_back(v);
+  return index;
+}
+
+// The model's optimizer takes the devices' slots (the first batch row holds every slice; the
+// other rows are copies), so a saved model or a later fit() continues from the whole state.
+void ModelParallelExecutor::push_to_model() {
+  Device& first = *devices_.front();
+  if (!first.optimizer || !ctx_.optimizer) return;
+  const auto owner_slots = ctx_.optimizer->keras_slots();
+  const std::vector<size_t> index = trainable_variable_indices();
+  std::vector<Matrix> whole;
+  for (const auto& slot : owner_slots) whole.push_back(*slot.value);
+  for (const auto& dev : devices_) {
+    if (dev->b != 0) continue;
+    const auto slices = dev->optimizer->keras_slots();
+    for (size_t i = 0; i < owner_slots.size(); ++i) {
+      const size_t v = index[owner_slots[i].variable];
+      const SliceRect r =
+          slice_rect((*ctx_.variables)[v].value, plan_.variables[v], dev->m, plan_.model);
+      whole[i].block(r.row, r.col, r.rows, r.cols) = *slices[i].value;
+    }
+  }
+  ctx_.optimizer->set_state(first.optimizer->iterations(), whole);
+  state_->owner_iterations = ctx_.optimizer->iterations();
 }
 
 void ModelParallelExecutor::pull_from_model() {

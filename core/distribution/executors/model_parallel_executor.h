@@ -31,11 +31,12 @@
 
 namespace fitbench {
 
-// The per-device optimizers, kept by the model's executor factory across fit() calls (the
-// model's own optimizer holds full-size state that cannot be split, so it does not advance).
+// The per-device optimizers, kept by the model's executor factory across fit() calls. Each holds
+// its device's slices of the slots; the model's own optimizer holds the whole state (gathered at
+// every epoch's end, sliced out again when a model that has trained starts on this mesh).
 struct ModelParallelOptimizers {
   const Optimizer* owner = nullptr;  // the model's optimizer these continue
-  int64_t owner_iterations = -1;     // its iteration count when they were made
+  int64_t owner_iterations = -1;     // its iteration count when they were made or last gathered
   std::vector<std::unique_ptr<Optimizer>> devices;
 };
 
@@ -53,7 +54,9 @@ class ModelParallelExecutor : public StepExecutor {
   void test_step(ConstMatrixRef x, ConstMatrixRef y, StepTotals& totals) override;
   void predict_step(ConstMatrixRef x, MatrixRef out) override;
   void pull_from_model() override;
-  void push_to_model() override {}  // every update is written back into the model's variables
+  // Every update is written back into the model's variables as it happens; this gathers the
+  // devices' optimizer slots into the model's optimizer.
+  void push_to_model() override;
   // What every device did in the last train_step, by flat mesh index (epoch and batch are left
   // at -1 for fit() to set). Valid until the next train_step.
   StepTrace* step_trace() override { return &timelines_.trace(); }
@@ -85,6 +88,8 @@ class ModelParallelExecutor : public StepExecutor {
                                   Index rows, Index width, MatrixRef out);
   void reduce_and_update(Device& dev, Clock::time_point t);
   void ensure_optimizers();
+  // The index in the model's variables of each trainable one (the optimizers' variable list).
+  std::vector<size_t> trainable_variable_indices() const;
 
   ExecutorContext ctx_;
   ModelParallelPlan plan_;

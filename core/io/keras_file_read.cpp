@@ -1,0 +1,307 @@
+// Reading .keras archives (libzip) and Keras weights files (HDF5 file images): the model through
+// parse_keras_model_json, the layers' variables from layers/<group>/vars/<i> in Keras's order,
+// the Normalization statistics and the optimizer's variables. A damaged container, a missing
+// group or dataset, a wrong shape or type is refused with a sentence naming the place.
+#include <zip.h>
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+
+#include "core/base/error.h"
+#include "core/file_checks.h"
+#include "core/io/hdf5_handle.h"
+#include "core/io/json_file.h"
+#include "core/io/keras_config.h"
+#include "core/io/keras_file.h"
+
+namespace fitbench {
+namespace {
+
+std::string read_bytes(const std::filesystem::path& file) {
+  check_regular_file(file, file.string());
+  std::ifstream in(file, std::ios::binary | std::ios::ate);
+  if (!in) throw InputError(file.string(), std::string("cannot be read: ") + std::strerror(errno));
+  const std::streamoff size = in.tellg();
+  if (size < 0) throw InputError(file.string(), "cannot be read");
+  if (static_cast<uint64_t>(size) > kMaxKerasFileBytes)
+    throw InputError(file.string(), "is " + std::to_string(size >> 20) +
+                                        " MiB, more than the 4 GiB fitbench reads");
+  std::string bytes(static_cast<size_t>(size), '\0');
+  in.seekg(0);
+  if (!in.read(bytes.data(), size))
+    throw InputError(file.string(), std::string("cannot be read: ") + std::strerror(errno));
+  return bytes;
+}
+
+// An HDF5 file image opened read-only. The caller holds hdf5_lock().
+class H5Image {
+ public:
+  H5Image(const std::string& bytes, const std::string& place) : place_(place) {
+    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+    if (bytes.size() < 8 || std::memcmp(bytes.data(), "\x89HDF\r\n\x1a\n", 8) != 0)
+      throw InputError(place, "is not an HDF5 file (Keras weights are HDF5)");
+    H5Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
+    if (H5Pset_fapl_core(fapl.get(), 1 << 16, false) < 0 ||
+        H5Pset_file_image(fapl.get(), const_cast<char*>(bytes.data()), bytes.size()) < 0)
+      throw InputError(place, "cannot be opened as an HDF5 file");
+    file_ = H5Fopen("keras-weights.h5", H5F_ACC_RDONLY, fapl.get());
+    if (file_ < 0) throw InputError(place, "is a damaged HDF5 file and cannot be opened");
+  }
+  ~H5Image() { H5Fclose(file_); }
+  H5Image(const H5Image&) = delete;
+  H5Image& operator=(const H5Image&) = delete;
+
+  const std::string& place() const { return place_; }
+  bool has_group(const std::string& path) const {
+    // Each step must exist before the next is asked for.
+    std::string sofar;
+    size_t start = 0;
+    while (start <= path.size()) {
+      const size_t slash = path.find('/', start);
+      sofar = path.substr(0, slash);
+      if (H5Lexists(file_, sofar.c_str(), H5P_DEFAULT) <= 0) return false;
+      if (slash == std::string::npos) break;
+      start = slash + 1;
+    }
+    H5O_info_t info;
+    return H5Oget_info_by_name2(file_, path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) >= 0 &&
+           info.type == H5O_TYPE_GROUP;
+  }
+  // The number of members of a group ("0", "1", ... in a vars group).
+  size_t members(const std::string& group) const {
+    H5Handle g(H5Gopen2(file_, group.c_str(), H5P_DEFAULT), H5Gclose);
+    H5G_info_t info;
+    if (!g.ok() || H5Gget_info(g.get(), &info) < 0) fail(group, "cannot be read");
+    return static_cast<size_t>(info.nlinks);
+  }
+  // A dataset's shape; refuses anything but a number dataset.
+  Shape shape(const std::string& path) const {
+    if (H5Lexists(file_, path.c_str(), H5P_DEFAULT) <= 0) fail(path, "is missing");
+    H5Handle set(H5Dopen2(file_, path.c_str(), H5P_DEFAULT), H5Dclose);
+    if (!set.ok()) fail(path, "is not a dataset");
+    H5Handle type(H5Dget_type(set.get()), H5Tclose);
+    const H5T_class_t c = H5Tget_class(type.get());
+    if (c != H5T_FLOAT && c != H5T_INTEGER)
+      fail(path, "holds neither floats nor integers, so it cannot be a variable's value");
+    H5Handle space(H5Dget_space(set.get()), H5Sclose);
+    const int rank = H5Sget_simple_extent_ndims(space.get());
+    if (rank < 0 || rank > 8) fail(path, "has an unreadable shape");
+    hsize_t dims[8];
+    H5Sget_simple_extent_dims(space.get(), dims, nullptr);
+    return Shape(dims, dims + rank);
+  }
+  std::vector<float> floats(const std::string& path, const Shape& expected) const {
+    const Shape got = shape(path);
+    if (got != expected)
+      fail(path, "has shape " + text(got) + " but the model's variable has shape " +
+                     text(expected) + " (the file was saved from another model)");
+    int64_t n = 1;
+    for (int64_t d : expected) n *= d;
+    std::vector<float> values(static_cast<size_t>(n));
+    H5Handle set(H5Dopen2(file_, path.c_str(), H5P_DEFAULT), H5Dclose);
+    if (n > 0 &&
+        H5Dread(set.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
+      fail(path, "cannot be read");
+    for (float v : values)
+      if (!std::isfinite(v)) fail(path, "holds NaN or infinite values");
+    return values;
+  }
+  int64_t integer(const std::string& path) const {
+    if (!shape(path).empty()) fail(path, "must be a scalar");
+    H5Handle set(H5Dopen2(file_, path.c_str(), H5P_DEFAULT), H5Dclose);
+    long long v = 0;
+    if (H5Dread(set.get(), H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) < 0)
+      fail(path, "cannot be read as an integer");
+    return v;
+  }
+  std::string name_attr(const std::string& group) const {
+    H5Handle g(H5Gopen2(file_, group.c_str(), H5P_DEFAULT), H5Gclose);
+    if (!g.ok() || H5Aexists(g.get(), "name") <= 0) return {};
+    H5Handle attr(H5Aopen(g.get(), "name", H5P_DEFAULT), H5Aclose);
+    H5Handle type(H5Aget_type(attr.get()), H5Tclose);
+    if (H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) <= 0) return {};
+    H5Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
+    H5Tset_size(mem.get(), H5T_VARIABLE);
+    H5Tset_cset(mem.get(), H5Tget_cset(type.get()));  // HDF5 converts no ASCII to UTF-8
+    char* value = nullptr;
+    if (H5Aread(attr.get(), mem.get(), &value) < 0 || value == nullptr) return {};
+    std::string out(value);
+    H5free_memory(value);
+    return out;
+  }
+  [[noreturn]] void fail(const std::string& path, const std::string& message) const {
+    throw InputError(place_ + ": " + path, message);
+  }
+
+ private:
+  static std::string text(const Shape& s) {
+    std::string out = "(";
+    for (size_t i = 0; i < s.size(); ++i) out += (i ? ", " : "") + std::to_string(s[i]);
+    return out + (s.size() == 1 ? ",)" : ")");
+  }
+  std::string place_;
+  hid_t file_ = -1;
+};
+
+// Whether the Normalization layer's statistics are read: a .keras file's config says whether
+// the model has the layer; a weights file alone has its group or not.
+enum class Statistics { kNone, kRequired, kIfPresent };
+
+// Fills `model`'s weights, its Normalization statistics (into model.data; `mean` and `variance`
+// from the config if given) and its optimizer state from a weights file image.
+void read_weights_image(const std::string& bytes, const std::string& place, ModelFile& model,
+                        Statistics statistics, const std::vector<double>& mean,
+                        const std::vector<double>& variance) {
+  const std::vector<KerasLayerVars> layers = keras_layer_vars(model.config);
+  const int64_t features = keras_input_units(model.config);
+  std::lock_guard lock(hdf5_lock());
+  H5Image h5(bytes, place);
+  model.weights.clear();
+  for (const KerasLayerVars& layer : layers) {
+    const std::string vars = "layers/" + layer.group + "/vars";
+    if (!h5.has_group(vars))
+      h5.fail(vars, "is missing: the model's layer \"" + layer.name +
+                        "\" has no weights here (Keras keeps a model's layers under "
+                        "layers/<class name in snake_case>, _1, _2, ... for repeats)");
+    const size_t n = h5.members(vars);
+    if (n != layer.variables.size())
+      h5.fail(vars, "holds " + counted(static_cast<long long>(n), "variable") +
+                        " but the layer \"" + layer.name + "\" has " +
+                        std::to_string(layer.variables.size()));
+    for (size_t i = 0; i < layer.variables.size(); ++i) {
+      NamedWeight w = layer.variables[i];
+      w.values = h5.floats(vars + "/" + std::to_string(i), w.shape);
+      model.weights.push_back(std::move(w));
+    }
+  }
+  const std::string norm = std::string("layers/") + kNormalizationGroup + "/vars";
+  if (statistics == Statistics::kRequired ||
+      (statistics == Statistics::kIfPresent && h5.has_group(norm) && h5.members(norm) >= 2)) {
+    std::vector<double> m = mean, v = variance;
+    if (m.empty()) {
+      if (!h5.has_group(norm)) h5.fail(norm, "is missing: the Normalization layer's statistics");
+      for (const char* which : {"0", "1"}) {
+        const std::vector<float> values = h5.floats(norm + "/" + which, Shape{features});
+        (which[0] == '0' ? m : v).assign(values.begin(), values.end());
+      }
+    }
+    if (m.size() == 1) m.assign(static_cast<size_t>(features), m[0]);
+    if (v.size() == 1) v.assign(static_cast<size_t>(features), v[0]);
+    if (static_cast<int64_t>(m.size()) != features || v.size() != m.size())
+      throw InputError(place, "the Normalization layer has " + std::to_string(m.size()) +
+                                  " statistics but the model has " + std::to_string(features) +
+                                  " features");
+    ModelData data = model.data.value_or(ModelData{});
+    data.mean = m;
+    data.stddev.clear();
+    // keras Normalization divides by max(sqrt(variance), epsilon()).
+    for (double x : v) data.stddev.push_back(std::max(std::sqrt(x), 1e-7));
+    model.data = std::move(data);
+  }
+  model.optimizer.reset();
+  if (h5.has_group("optimizer/vars") && h5.members("optimizer/vars") > 0) {
+    OptimizerState state;
+    state.name = h5.name_attr("optimizer/vars");
+    const size_t n = h5.members("optimizer/vars");
+    size_t i = 0;
+    state.iterations = h5.integer("optimizer/vars/0");
+    ++i;
+    const bool has_rate = !(model.compile && model.compile->optimizer.schedule);
+    if (has_rate && i < n) {
+      const std::string path = "optimizer/vars/" + std::to_string(i++);
+      state.learning_rate = h5.floats(path, Shape{}).front();
+    }
+    for (; i < n; ++i) {
+      const std::string path = "optimizer/vars/" + std::to_string(i);
+      NamedWeight slot{path, h5.shape(path), {}};
+      slot.values = h5.floats(path, slot.shape);
+      if (slot.shape.empty()) slot.shape = {1};
+      state.slot_variables.push_back(std::move(slot));
+    }
+    model.optimizer = std::move(state);
+  }
+}
+
+// A zip member's bytes, or none when the archive has no such member.
+std::optional<std::string> member(zip_t* archive, const char* name, const std::string& place) {
+  const zip_int64_t index = zip_name_locate(archive, name, 0);
+  if (index < 0) return std::nullopt;
+  zip_stat_t st;
+  if (zip_stat_index(archive, static_cast<zip_uint64_t>(index), 0, &st) != 0 ||
+      !(st.valid & ZIP_STAT_SIZE))
+    throw InputError(place + ": " + name, "cannot be read from the archive");
+  if (st.size > kMaxKerasFileBytes)
+    throw InputError(place + ": " + name, "is larger than the 4 GiB fitbench reads");
+  zip_file_t* f = zip_fopen_index(archive, static_cast<zip_uint64_t>(index), 0);
+  if (f == nullptr)
+    throw InputError(place + ": " + name, std::string("cannot be read: ") + zip_strerror(archive));
+  std::string bytes(static_cast<size_t>(st.size), '\0');
+  const zip_int64_t got = bytes.empty() ? 0 : zip_fread(f, bytes.data(), st.size);
+  const std::string error = got < 0 ? zip_file_strerror(f) : "";
+  zip_fclose(f);
+  if (got != static_cast<zip_int64_t>(st.size))
+    throw InputError(place + ": " + name,
+                     "is damaged: " + (error.empty() ? std::string("it ends early") : error));
+  return bytes;
+}
+
+}  // namespace
+
+ModelFile read_keras_archive(const std::filesystem::path& file) {
+  const std::string place = file.string();
+  const std::string bytes = read_bytes(file);
+  zip_error_t error;
+  zip_error_init(&error);
+  zip_source_t* source = zip_source_buffer_create(bytes.data(), bytes.size(), 0, &error);
+  zip_t* archive =
+      source ? zip_open_from_source(source, ZIP_RDONLY | ZIP_CHECKCONS, &error) : nullptr;
+  if (archive == nullptr) {
+    const std::string why = zip_error_strerror(&error);
+    zip_error_fini(&error);
+    if (source) zip_source_free(source);
+    throw InputError(place, "is not a .keras file: it cannot be read as a zip archive (" + why +
+                                "); Keras saves models as zips of config.json and "
+                                "model.weights.h5");
+  }
+  std::optional<std::string> config, weights;
+  try {
+    config = member(archive, "config.json", place);
+    weights = member(archive, "model.weights.h5", place);
+  } catch (...) {
+    zip_discard(archive);
+    throw;
+  }
+  zip_discard(archive);
+  if (!config) throw InputError(place, "has no config.json, so it holds no Keras model");
+  if (!weights) throw InputError(place, "has no model.weights.h5, so it holds no weights");
+  const KerasModelConfig parsed = parse_keras_model_json(
+      json_io::parse_json_text(*config, place + ": config.json"), place + ": config.json");
+  ModelFile model;
+  model.config = parsed.model;
+  model.compile = parsed.compile;
+  try {
+    keras_input_units(model.config);
+  } catch (const InputError& e) {
+    throw e.within(place + ": config.json");
+  }
+  read_weights_image(*weights, place + ": model.weights.h5", model,
+                     parsed.normalization ? Statistics::kRequired : Statistics::kNone, parsed.mean,
+                     parsed.variance);
+  return model;
+}
+
+ModelFile read_keras_weights(const std::filesystem::path& file, ModelFile like) {
+  const std::string bytes = read_bytes(file);
+  try {
+    keras_input_units(like.config);
+  } catch (const InputError&) {
+    throw InputError(file.string(), "cannot be loaded into a model without an input shape");
+  }
+  like.data.reset();
+  read_weights_image(bytes, file.string(), like, Statistics::kIfPresent, {}, {});
+  return like;
+}
+
+}  // namespace fitbench

@@ -1,0 +1,396 @@
+// Keras's own files: a .keras archive and a .weights.h5 file written as Keras 3.16 lays them out
+// (checked with Python's zipfile and h5py, and by running the model as Keras would from the file
+// alone), read back to the same weights, statistics and optimizer state, training that continues
+// bit for bit as if it had never stopped (one device, DataParallel, ModelParallel), files as
+// Keras writes them, and damaged or unsupported files refused with a sentence.
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/base/error.h"
+#include "core/distribution/executors/distribution.h"
+#include "core/distribution/executors/model_parallel_executor.h"
+#include "core/io/keras_file.h"
+#include "core/io/model_file.h"
+#include "core/python/random.h"
+#include "core/training/sequential.h"
+#include "fixtures.h"
+
+using namespace fitbench;
+
+namespace {
+
+const char* kPython = "/usr/bin/python3";
+
+// Input(4) -> Dense(8, relu) -> Dense(6, tanh) -> Dense(3, softmax), unnamed (dense, dense_1,
+// dense_2), no dropout: nothing random after the initial weights.
+ModelSpec mlp() {
+  ModelSpec spec;
+  spec.layers = {fixtures::input(4), fixtures::dense(8, "relu"), fixtures::dense(6, "tanh"),
+                 fixtures::dense(3, "softmax")};
+  return spec;
+}
+
+OptimizerSpec optimizer(const QString& name) {
+  if (name == "SGD+momentum") return fixtures::optimizer("SGD", 0.05, 0.9, true);
+  OptimizerSpec o = fixtures::optimizer(name == "AMSGrad" ? "Adam" : name.toStdString(), 0.01);
+  if (name == "AMSGrad") o.amsgrad = true;
+  if (name == "RMSprop") {
+    o.momentum = 0.5;
+    o.centered = true;
+  }
+  return o;
+}
+
+// Installs a strategy: "one device", "DataParallel 2" or "ModelParallel 1x2" (the hidden
+// kernels split by output units).
+void distribute(Sequential& m, const QString& strategy) {
+  if (strategy == "DataParallel 2") use_data_parallel(m, 2);
+  if (strategy == "ModelParallel 1x2") {
+    DistributionSpec s;
+    s.class_name = "ModelParallel";
+    s.mesh_shape = {1, 2};
+    s.axis_names = {"batch", "model"};
+    s.layout_map = {{"dense/kernel", {"", "model"}}, {"dense_1/kernel", {"", "model"}}};
+    use_model_parallel(m, s, 2, {});
+  }
+}
+
+FitOptions two_epochs() {
+  FitOptions fit;
+  fit.epochs = 2;
+  fit.batch_size = 10;
+  fit.verbose = 0;
+  return fit;
+}
+
+QString run_python(const QStringList& args) {
+  QProcess p;
+  p.start(kPython, args);
+  if (!p.waitForFinished(120000)) return "python did not finish";
+  const QString out = QString::fromUtf8(p.readAllStandardOutput()).trimmed();
+  if (p.exitCode() != 0) return out + QString::fromUtf8(p.readAllStandardError());
+  return out;
+}
+
+std::string refusal(const std::string& file) {
+  try {
+    read_model_file(file);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return "(read without a word)";
+}
+
+}  // namespace
+
+class TestKerasFile : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir dir_;
+  QString variants_;
+  std::string path(const char* name) const { return dir_.filePath(name).toStdString(); }
+  std::string variant(const char* name) const {
+    return (variants_ + "/" + QString::fromUtf8(name)).toStdString();
+  }
+
+ private slots:
+  void initTestCase() {
+    QVERIFY(dir_.isValid());
+    variants_ = dir_.filePath("variants");
+    QVERIFY(QDir().mkpath(variants_));
+    const QString out =
+        run_python({FITBENCH_SOURCE_DIR "/tests/reference/keras_file_variants.py", variants_});
+    QVERIFY2(out.isEmpty(), qPrintable(out));
+  }
+
+  // A trained model with standardized inputs and Adam: its .keras file has Keras's members,
+  // keys, groups, datasets and dtypes, the weights of fitbench's own model file bit for bit,
+  // and run as Keras would run it (Normalization then the layers, from the file alone) it
+  // predicts what fitbench predicts to 1e-6.
+  void writesKerasLayout() {
+    set_random_seed(3);
+    Matrix x, y;
+    fixtures::make_data(x, y, 4, 3);
+    Sequential m(mlp());
+    fixtures::compile(m, optimizer("Adam"));
+    ModelData data;
+    data.mean = {0.5, -1.0, 2.0, 0.0};
+    data.stddev = {2.0, 0.5, 1.5, 1.0};
+    m.data_info = data;
+    m.fit(x, y, two_epochs());
+    write_model_file(m.model_file(), path("m.keras"));
+    write_model_file(m.model_file(), path("m.json"));
+    write_model_file(m.model_file(), path("m.weights.h5"));
+
+    // Raw inputs, and fitbench's predictions from them standardized as it trains.
+    Matrix raw = x;
+    for (Index j = 0; j < raw.cols(); ++j)
+      raw.col(j) = raw.col(j).array() * static_cast<float>(data.stddev[j]) +
+                   static_cast<float>(data.mean[j]);
+    Matrix standardized = raw;
+    for (Index j = 0; j < raw.cols(); ++j)
+      standardized.col(j) = (raw.col(j).array() - static_cast<float>(data.mean[j])) /
+                            static_cast<float>(data.stddev[j]);
+    const Matrix predicted = m.predict(standardized);
+    std::ofstream xs(path("x.csv")), ps(path("p.csv"));
+    xs << "a,b,c,d\n";
+    ps << "p0,p1,p2\n";
+    xs.precision(9);
+    ps.precision(9);
+    for (Index r = 0; r < raw.rows(); ++r) {
+      for (Index c = 0; c < 4; ++c) xs << (c ? "," : "") << raw(r, c);
+      for (Index c = 0; c < 3; ++c) ps << (c ? "," : "") << predicted(r, c);
+      xs << "\n";
+      ps << "\n";
+    }
+    xs.close();
+    ps.close();
+    const QString out =
+        run_python({FITBENCH_SOURCE_DIR "/tests/reference/keras_file_check.py",
+                    QString::fromStdString(path("m.keras")), QString::fromStdString(path("m.json")),
+                    "--data", QString::fromStdString(path("x.csv")), "--predictions",
+                    QString::fromStdString(path("p.csv"))});
+    QCOMPARE(out, QString("ok"));
+
+    // model.save_weights writes the same tree as the archive's model.weights.h5.
+    const QString same = run_python(
+        {"-c",
+         "import h5py, io, sys, zipfile\n"
+         "a = h5py.File(io.BytesIO(zipfile.ZipFile(sys.argv[1]).read('model.weights.h5')))\n"
+         "b = h5py.File(sys.argv[2])\n"
+         "def walk(f):\n"
+         "    out = []\n"
+         "    f.visititems(lambda n, o: out.append((n, getattr(o, 'shape', None), "
+         "str(getattr(o, 'dtype', '')), dict(o.attrs))))\n"
+         "    return out\n"
+         "print('same' if walk(a) == walk(b) else 'differ')\n",
+         QString::fromStdString(path("m.keras")), QString::fromStdString(path("m.weights.h5"))});
+    QCOMPARE(same, QString("same"));
+  }
+
+  // Read back: the config, compile options, weights (bit for bit), statistics (through float32,
+  // as Keras holds them) and the optimizer state.
+  void readsBackWhatItWrites() {
+    set_random_seed(4);
+    Matrix x, y;
+    fixtures::make_data(x, y, 4, 3);
+    Sequential m(mlp());
+    fixtures::compile(m, optimizer("AMSGrad"));
+    m.data_info = ModelData{{}, {}, {0.25, 1.0, -3.0, 7.5}, {1.0, 2.0, 0.125, 3.0}};
+    m.fit(x, y, two_epochs());
+    const ModelFile saved = m.model_file();
+    write_model_file(saved, path("r.keras"));
+    const ModelFile back = read_model_file(path("r.keras"));
+    QCOMPARE(back.config.layers.size(), saved.config.layers.size());
+    for (size_t i = 1; i < back.config.layers.size(); ++i) {
+      QCOMPARE(back.config.layers[i].units, saved.config.layers[i].units);
+      QCOMPARE(back.config.layers[i].activation, saved.config.layers[i].activation);
+    }
+    QVERIFY(back.compile);
+    QCOMPARE(back.compile->optimizer.class_name, std::string("Adam"));
+    QVERIFY(back.compile->optimizer.amsgrad);
+    QCOMPARE(back.compile->loss.name, saved.compile->loss.name);
+    QCOMPARE(back.weights.size(), saved.weights.size());
+    for (size_t i = 0; i < saved.weights.size(); ++i) {
+      QCOMPARE(back.weights[i].path, saved.weights[i].path);
+      QCOMPARE(back.weights[i].shape, saved.weights[i].shape);
+      QVERIFY(back.weights[i].values == saved.weights[i].values);
+    }
+    QVERIFY(back.data);
+    for (size_t f = 0; f < 4; ++f) {
+      QCOMPARE(back.data->mean[f], static_cast<double>(static_cast<float>(saved.data->mean[f])));
+      QVERIFY(std::abs(back.data->stddev[f] - saved.data->stddev[f]) <=
+              1e-7 * saved.data->stddev[f]);
+    }
+    QVERIFY(back.optimizer && saved.optimizer);
+    QCOMPARE(back.optimizer->iterations, saved.optimizer->iterations);
+    QCOMPARE(back.optimizer->iterations, int64_t{14});  // 2 epochs of 7 batches
+    QCOMPARE(back.optimizer->name, std::string("adam"));
+    QCOMPARE(*back.optimizer->learning_rate, 0.01f);
+    // AMSGrad: m and v of each of the 6 variables, then the 6 velocity_hat.
+    QCOMPARE(back.optimizer->slot_variables.size(), size_t{18});
+    for (size_t i = 0; i < 18; ++i)
+      QVERIFY(back.optimizer->slot_variables[i].values ==
+              saved.optimizer->slot_variables[i].values);
+    QCOMPARE(saved.optimizer->slot_variables[1].path,
+             std::string("sequential/dense/kernel velocity"));
+    QCOMPARE(saved.optimizer->slot_variables[12].path,
+             std::string("sequential/dense/kernel velocity_hat"));
+  }
+
+  // Training from a .keras (or .weights.h5) file continues exactly where the model stopped: the
+  // same history and weights, bit for bit, as the model that kept training in memory.
+  void continuesIdentically_data() {
+    QTest::addColumn<QString>("optimizer");
+    QTest::addColumn<QString>("strategy");
+    QTest::addColumn<QString>("file");
+    for (const char* o : {"SGD+momentum", "Adam", "AMSGrad", "RMSprop", "Adagrad"})
+      QTest::newRow(o) << o << "one device"
+                       << "c.keras";
+    QTest::newRow("weights file") << "Adam"
+                                  << "one device"
+                                  << "c.weights.h5";
+    QTest::newRow("DataParallel") << "Adam"
+                                  << "DataParallel 2"
+                                  << "c.keras";
+    QTest::newRow("ModelParallel Adam") << "Adam"
+                                        << "ModelParallel 1x2"
+                                        << "c.keras";
+    QTest::newRow("ModelParallel RMSprop") << "RMSprop"
+                                           << "ModelParallel 1x2"
+                                           << "c.keras";
+  }
+  void continuesIdentically() {
+    QFETCH(QString, optimizer);
+    QFETCH(QString, strategy);
+    QFETCH(QString, file);
+    set_random_seed(11);
+    Matrix x, y;
+    fixtures::make_data(x, y, 4, 3);
+    Sequential a(mlp());
+    fixtures::compile(a, ::optimizer(optimizer));
+    distribute(a, strategy);
+    a.fit(x, y, two_epochs());
+    const std::string saved = path(file.toUtf8().constData());
+    write_model_file(a.model_file(), saved);
+    const History kept = a.fit(x, y, two_epochs());
+
+    const ModelFile f =
+        file.endsWith(".keras") ? read_model_file(saved) : read_weights_file(saved, a.model_file());
+    Sequential b(f.config);
+    b.build(4);
+    b.compile(f.compile ? *f.compile : a.compile_options());
+    distribute(b, strategy);
+    b.set_weights(f.weights, saved);
+    QVERIFY(f.optimizer);
+    b.set_optimizer_state(*f.optimizer, saved);
+    const History resumed = b.fit(x, y, two_epochs());
+    QVERIFY(resumed.history == kept.history);
+    const auto wa = a.get_weights(), wb = b.get_weights();
+    for (size_t i = 0; i < wa.size(); ++i)
+      QVERIFY2(wa[i].values == wb[i].values, wa[i].path.c_str());
+    QCOMPARE(b.optimizer()->iterations(), a.optimizer()->iterations());
+  }
+
+  // A file as Keras writes it (the torch backend's optimizer module, a shared dtype policy, the
+  // demo of keras-file-format.md) opens with its weights, compile options and optimizer state.
+  void readsWhatKerasWrites() {
+    const ModelFile f = read_model_file(variant("keras_demo.keras"));
+    QCOMPARE(f.config.layers.size(), size_t{3});
+    QCOMPARE(f.config.layers[1].units, int64_t{3});
+    QCOMPARE(f.config.layers[2].activation, std::string("sigmoid"));
+    QVERIFY(f.compile);
+    QCOMPARE(f.compile->optimizer.class_name, std::string("Adam"));
+    std::ifstream in(variant("keras_demo_weights.json"));
+    const auto expected = nlohmann::json::parse(in);
+    QCOMPARE(f.weights.size(), expected.size());
+    for (size_t i = 0; i < f.weights.size(); ++i) {
+      QCOMPARE(f.weights[i].path, expected[i]["path"].get<std::string>());
+      const auto values = expected[i]["values"].get<std::vector<double>>();
+      for (size_t k = 0; k < values.size(); ++k)
+        QCOMPARE(f.weights[i].values[k], static_cast<float>(values[k]));
+    }
+    QVERIFY(f.optimizer);
+    QCOMPARE(f.optimizer->iterations, int64_t{4});
+    QCOMPARE(f.optimizer->slot_variables.size(), size_t{8});
+    Sequential m(f.config);
+    m.build(4);
+    m.compile(*f.compile);
+    m.set_weights(f.weights, "demo");
+    m.set_optimizer_state(*f.optimizer, "demo");
+    QCOMPARE(m.optimizer()->iterations(), int64_t{4});
+    const auto state = m.optimizer_state();
+    QCOMPARE(state->slot_variables[2].values.front(), 0.01f * 4);  // optimizer/vars/4
+
+    for (const char* ok : {"deflated_no_metadata.keras", "untrained.keras"})
+      QVERIFY(read_model_file(variant(ok)).weights.size() == 4);
+    QVERIFY(!read_model_file(variant("untrained.keras")).optimizer);
+    const ModelFile n = read_model_file(variant("normalization_in_config.keras"));
+    QVERIFY(n.data);
+    QCOMPARE(n.data->mean, (std::vector<double>{1, 2, 3, 4}));
+    QCOMPARE(n.data->stddev, (std::vector<double>{2, 2, 1, 0.5}));
+    QCOMPARE(n.config.layers.size(), size_t{3});  // the Normalization is the statistics
+
+    const ModelFile w = read_weights_file(variant("demo.weights.h5"), f);
+    QCOMPARE(w.weights.size(), size_t{4});
+    QVERIFY(w.weights[0].values == f.weights[0].values);
+  }
+
+  void refusesWithASentence_data() {
+    QTest::addColumn<QString>("file");
+    QTest::addColumn<QString>("sentence");
+    QTest::newRow("not a zip") << "plain_text.keras"
+                               << "plain_text.keras: is not a .keras file";
+    QTest::newRow("truncated") << "truncated.keras"
+                               << "truncated.keras: is not a .keras file";
+    QTest::newRow("no config") << "no_config.keras"
+                               << "has no config.json";
+    QTest::newRow("no weights") << "no_weights.keras"
+                                << "has no model.weights.h5";
+    QTest::newRow("bad JSON") << "bad_config_json.keras"
+                              << "config.json: line 1, column 33";
+    QTest::newRow("Conv2D")
+        << "conv2d.keras"
+        << "config.layers[1].class_name: \"Conv2D\" is not supported by fitbench; expected one "
+           "of: InputLayer, Dense, Activation, Dropout";
+    QTest::newRow("activation") << "unknown_activation.keras"
+                                << "\"mish\" is not supported";
+    QTest::newRow("not HDF5") << "not_hdf5.keras"
+                              << "model.weights.h5: is not an HDF5 file";
+    QTest::newRow("shape") << "wrong_shape.keras"
+                           << "layers/dense/vars/0: has shape (3, 4) but the model's variable "
+                              "has shape (4, 3)";
+    QTest::newRow("missing variable")
+        << "missing_variable.keras"
+        << "layers/dense_1/vars: holds 1 variable but the layer \"dense_1\" has 2";
+    QTest::newRow("renamed group") << "renamed_group.keras"
+                                   << "layers/dense_1/vars: is missing";
+    QTest::newRow("strings") << "string_dataset.keras"
+                             << "holds neither floats nor integers";
+    QTest::newRow("weights alone") << "demo.weights.h5"
+                                   << "holds weights only";
+  }
+  void refusesWithASentence() {
+    QFETCH(QString, file);
+    QFETCH(QString, sentence);
+    const std::string message = refusal(variant(file.toUtf8().constData()));
+    QVERIFY2(message.find(sentence.toStdString()) != std::string::npos, message.c_str());
+  }
+
+  void refusesDamagedWeightsFile() {
+    const ModelFile like = read_model_file(variant("keras_demo.keras"));
+    try {
+      read_weights_file(variant("truncated.weights.h5"), like);
+      QFAIL("a truncated weights file was read");
+    } catch (const InputError& e) {
+      QVERIFY2(std::string(e.what()).find("truncated.weights.h5: is a damaged HDF5 file") !=
+                   std::string::npos,
+               e.what());
+    }
+  }
+
+  // The optimizer state must belong to the model: another slot count is refused.
+  void refusesForeignOptimizerState() {
+    const ModelFile f = read_model_file(variant("keras_demo.keras"));
+    Sequential m(f.config);
+    m.build(4);
+    CompileOptions sgd = *f.compile;
+    sgd.optimizer = fixtures::optimizer("SGD", 0.1, 0.9);
+    m.compile(sgd);
+    try {
+      m.set_optimizer_state(*f.optimizer, "demo.keras");
+      QFAIL("an Adam state was loaded into SGD");
+    } catch (const InputError& e) {
+      QVERIFY2(std::string(e.what()).find("holds 8 optimizer slot variables but the SGD "
+                                          "optimizer of this model has 4") != std::string::npos,
+               e.what());
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(TestKerasFile)
+#include "tst_keras_file.moc"
