@@ -18,7 +18,7 @@ constexpr double kTwoPow52 = 4503599627370496.0;
 // 0.498 ulp above a double, and the libm that ran the script rounded it up, not down. The
 // recurrence carries that ulp into every smaller layer (x[1..37], so ki[2..38], wi[1..37] and
 // fi[1..37]), so it is reproduced here: without it 37 wi, 17 ki and 38 fi entries differ (checked
-// in tst_numpy_random).
+// in tst_numpy_generator).
 constexpr int kRoundedUpLayer = 38;
 
 // exp and log evaluated in long double and rounded once: the correctly rounded double (no value
