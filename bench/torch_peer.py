@@ -58,9 +58,8 @@ def time_per_iteration(body, repeats, min_seconds):
 
 
 def seed_data():
-    # The same data as fitbench's "seed" generator: np.random.seed(7); normal(size=(128, 4)).
-    np.random.seed(7)
-    x = np.random.normal(size=(128, 4)).astype(np.float32)
+    # The same data as fitbench's "seed" generator: np.random.default_rng(7).normal(size=(128, 4)).
+    x = np.random.default_rng(7).normal(size=(128, 4)).astype(np.float32)
     y = (x[:, :1] > 0).astype(np.float32)
     return torch.from_numpy(x), torch.from_numpy(y)
 

@@ -19,7 +19,8 @@ int main() {
   try {
     // keras.utils.set_random_seed(7)
     set_random_seed(7);
-    // x = np.random.normal(size=(128, 4)).astype("float32"); y = (x[:, 0] > 0)
+    // rng = np.random.default_rng(7)
+    // x = rng.normal(size=(128, 4)).astype("float32"); y = (x[:, 0] > 0)
     const Dataset data =
         generate_dataset(DataSpec{.generator = "seed", .samples = 128, .seed = 7, .features = 4});
     // devices = keras.distribution.list_devices("cpu")

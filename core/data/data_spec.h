@@ -9,13 +9,14 @@
 namespace fitbench {
 
 struct DataSpec {
-  // Generator: "seed", "circle", "xor", "gaussian", "spiral", "moons", "blobs", "plane", "sine".
+  // Generator: "seed", "seed_legacy", "circle", "xor", "gaussian", "spiral", "moons", "blobs",
+  // "plane", "sine".
   // Empty when `csv` is set.
   std::string generator = "seed";
   int64_t samples = 128;
   double noise = 0.0;    // the Playground sets: its noise slider / 100 (0 to 0.5)
   uint64_t seed = 7;     // the generator's own seed
-  int64_t features = 4;  // "seed" and "blobs" (the Playground sets and "plane" have 2)
+  int64_t features = 4;  // "seed", "seed_legacy", "blobs" (the Playground sets, "plane": 2)
   int64_t classes = 3;   // "blobs"
 
   // CSV: path (relative to the experiment file, resolved by core/io), target column(s), optional

@@ -1,6 +1,6 @@
 // generate_dataset: the built-in data sets, each drawn from one generator seeded with spec.seed
-// alone (fitbench::Rng, or NumPy's legacy generator for "seed"), so a seed gives the same data on
-// every platform.
+// alone (fitbench::Rng, or NumPy's generators for "seed" and "seed_legacy"), so a seed gives the
+// same data on every platform.
 //
 // TensorFlow Playground's sets (tensorflow/playground src/dataset.ts) are reproduced with their
 // radius, noise and label rules; labels -1/+1 become 0/1 and they always have 2 features
@@ -20,8 +20,10 @@
 // The Playground shuffles its points before splitting them; so does fitbench.
 // Other sets:
 //   seed:  x ~ N(0, 1) of shape (samples, features) drawn row by row as NumPy's
-//          np.random.seed(seed); np.random.normal(size=(samples, features)), label 1 where x0 > 0;
+//          np.random.default_rng(seed).normal(size=(samples, features)), label 1 where x0 > 0;
 //          noise is ignored.
+//   seed_legacy: the same from NumPy's legacy global generator, np.random.seed(seed);
+//          np.random.normal(size=(samples, features)) (seed taken modulo 2^32).
 //   moons: sklearn.datasets.make_moons: samples / 2 (rounded down) points on the upper unit half
 //          circle (label 0), the rest on the lower one shifted by (1, 0.5) (label 1), shuffled,
 //          then N(0, noise) added to every coordinate.
@@ -41,6 +43,7 @@
 
 #include "core/base/error.h"
 #include "core/data/dataset.h"
+#include "core/python/numpy_generator.h"
 #include "core/python/numpy_random.h"
 #include "core/python/random.h"
 
@@ -85,16 +88,28 @@ void set_row(Dataset& data, Index row, double x0, double x1, double label) {
   data.y(row, 0) = static_cast<float>(label);
 }
 
-// The seed script's data: np.random.seed(seed); x = np.random.normal(size=(samples, features))
-// .astype("float32"); y = x[:, 0] > 0. NumPy's legacy generator is reproduced bit for bit.
-Dataset seed_set(const DataSpec& s, Rng&) {
+// x ~ N(0, 1) in float32, row by row from `normal`, labelled x[:, 0] > 0.
+template <typename Normal>
+Dataset normal_set(const DataSpec& s, Normal&& normal) {
   Dataset data = make_dataset(s.samples, s.features, "y");
-  NumpyLegacyRandom np(static_cast<uint32_t>(s.seed));
   for (Index i = 0; i < data.size(); ++i) {
-    for (Index j = 0; j < s.features; ++j) data.x(i, j) = static_cast<float>(np.standard_normal());
+    for (Index j = 0; j < s.features; ++j) data.x(i, j) = static_cast<float>(normal());
     data.y(i, 0) = data.x(i, 0) > 0.0f ? 1.0f : 0.0f;
   }
   return data;
+}
+
+// The seed script's data: rng = np.random.default_rng(seed); x = rng.normal(size=(samples,
+// features)).astype("float32"); y = x[:, 0] > 0. NumPy's Generator is reproduced bit for bit.
+Dataset seed_set(const DataSpec& s, Rng&) {
+  NumpyGenerator np(s.seed);
+  return normal_set(s, [&] { return np.normal(0.0, 1.0); });
+}
+
+// The same from the legacy global generator: np.random.seed(seed); np.random.normal(...).
+Dataset seed_legacy_set(const DataSpec& s, Rng&) {
+  NumpyLegacyRandom np(static_cast<uint32_t>(s.seed));
+  return normal_set(s, [&] { return np.standard_normal(); });
 }
 
 Dataset circle_set(const DataSpec& s, Rng& rng) {
@@ -245,11 +260,11 @@ struct Generator {
 
 const std::map<std::string, Generator>& generators() {
   static const std::map<std::string, Generator> table = {
-      {"seed", {seed_set, false, true}},     {"circle", {circle_set, true, false}},
-      {"xor", {xor_set, true, false}},       {"gaussian", {gaussian_set, true, false}},
-      {"spiral", {spiral_set, true, false}}, {"moons", {moons_set, false, false}},
-      {"blobs", {blobs_set, false, true}},   {"plane", {plane_set, true, false}},
-      {"sine", {sine_set, false, false}},
+      {"seed", {seed_set, false, true}},         {"seed_legacy", {seed_legacy_set, false, true}},
+      {"circle", {circle_set, true, false}},     {"xor", {xor_set, true, false}},
+      {"gaussian", {gaussian_set, true, false}}, {"spiral", {spiral_set, true, false}},
+      {"moons", {moons_set, false, false}},      {"blobs", {blobs_set, false, true}},
+      {"plane", {plane_set, true, false}},       {"sine", {sine_set, false, false}},
   };
   return table;
 }
@@ -304,8 +319,8 @@ Dataset generate_dataset(const DataSpec& spec) {
   const auto it = table.find(spec.generator);
   if (it == table.end()) {
     std::string known;
-    for (const char* name :
-         {"seed", "circle", "xor", "gaussian", "spiral", "moons", "blobs", "plane", "sine"}) {
+    for (const char* name : {"seed", "seed_legacy", "circle", "xor", "gaussian", "spiral", "moons",
+                             "blobs", "plane", "sine"}) {
       known += known.empty() ? name : std::string(", ") + name;
     }
     throw InputError("data.generator",

@@ -25,13 +25,14 @@ using json_io::ObjectReader;
 
 namespace {
 
-const std::vector<std::string> kGenerators = {"seed",  "circle", "xor",   "gaussian", "spiral",
-                                              "moons", "blobs",  "plane", "sine"};
+const std::vector<std::string> kGenerators = {"seed",     "seed_legacy", "circle", "xor",
+                                              "gaussian", "spiral",      "moons",  "blobs",
+                                              "plane",    "sine"};
 
 // The generators whose feature count is a parameter (core/data/generators.cpp; the Playground's
 // sets, moons and sine have fixed features).
 bool uses_features(const std::string& generator) {
-  return generator == "seed" || generator == "blobs";
+  return generator == "seed" || generator == "seed_legacy" || generator == "blobs";
 }
 
 // A path relative to base_dir made absolute; kept as written when there is no base_dir.
@@ -94,8 +95,8 @@ DataSpec parse_data(const Json& doc, const std::string& path, const std::filesys
                      "; expected one of: " + join(kGenerators));
   }
   if (!uses_features(data.generator) && doc.contains("features")) {
-    fail(key_path(path, "features"),
-         "is not used by the \"" + data.generator + "\" generator (only seed and blobs take it)");
+    fail(key_path(path, "features"), "is not used by the \"" + data.generator +
+                                         "\" generator (only seed, seed_legacy and blobs take it)");
   }
   if (data.generator != "blobs" && doc.contains("classes")) {
     fail(key_path(path, "classes"),

@@ -1,7 +1,8 @@
 // NumPy's legacy global generator (np.random.seed(s); np.random.normal(...)): MT19937 seeded with
-// init_genrand and the polar Box-Muller "legacy_gauss", reproduced bit for bit so the "seed"
-// generator gives the same features as the Keras script it mirrors
-// (keras.utils.set_random_seed(s) seeds NumPy's global generator). Not thread-safe.
+// init_genrand and the polar Box-Muller "legacy_gauss", reproduced bit for bit for the
+// "seed_legacy" data set (scripts that draw from the global generator that
+// keras.utils.set_random_seed(s) seeds; the "seed" set is default_rng,
+// core/python/numpy_generator.h). Not thread-safe.
 #pragma once
 
 #include <cstdint>

@@ -72,8 +72,8 @@ double max_abs_diff(const Matrix& a, const Matrix& b) {
   return worst;
 }
 
-const QStringList kGenerators = {"seed",  "circle", "xor",   "gaussian", "spiral",
-                                 "moons", "blobs",  "plane", "sine"};
+const QStringList kGenerators = {"seed",   "seed_legacy", "circle", "xor",   "gaussian",
+                                 "spiral", "moons",       "blobs",  "plane", "sine"};
 
 }  // namespace
 
@@ -89,8 +89,10 @@ class TestData : public QObject {
   void deterministic();
   void class_balance_data();
   void class_balance();
+  void seed_label_rule_data();
   void seed_label_rule();
   void seed_matches_numpy();
+  void seed_legacy_matches_numpy();
   void circle_geometry();
   void circle_noise_moves_labels_only();
   void xor_sign_rule();
@@ -116,8 +118,9 @@ void TestData::shapes_and_names_data() {
   QTest::addColumn<QString>("generator");
   QTest::addColumn<int>("features");
   QTest::addColumn<QString>("target");
-  // spec.features is 4 in every row: only "seed" and "blobs" use it.
+  // spec.features is 4 in every row: only "seed", "seed_legacy" and "blobs" use it.
   QTest::newRow("seed") << "seed" << 4 << "y";
+  QTest::newRow("seed_legacy") << "seed_legacy" << 4 << "y";
   QTest::newRow("circle") << "circle" << 2 << "y";
   QTest::newRow("xor") << "xor" << 2 << "y";
   QTest::newRow("gaussian") << "gaussian" << 2 << "y";
@@ -154,6 +157,7 @@ void TestData::labels_data() {
   QTest::addColumn<double>("noise");
   QTest::addColumn<int>("classes");  // 0: regression
   QTest::newRow("seed") << "seed" << 0.0 << 2;
+  QTest::newRow("seed_legacy") << "seed_legacy" << 0.0 << 2;
   QTest::newRow("circle") << "circle" << 0.3 << 2;
   QTest::newRow("xor") << "xor" << 0.3 << 2;
   QTest::newRow("gaussian") << "gaussian" << 0.3 << 2;
@@ -218,8 +222,15 @@ void TestData::class_balance() {
   QVERIFY(count_label(first, 1.0f) > 0 && count_label(first, 0.0f) > 0);
 }
 
+void TestData::seed_label_rule_data() {
+  QTest::addColumn<QString>("generator");
+  QTest::newRow("seed") << "seed";
+  QTest::newRow("seed_legacy") << "seed_legacy";
+}
+
 void TestData::seed_label_rule() {
-  DataSpec s = spec_of("seed", 20000);
+  QFETCH(QString, generator);
+  DataSpec s = spec_of(generator, 20000);
   s.features = 3;
   const Dataset d = generate_dataset(s);
   for (Index i = 0; i < d.size(); ++i) QCOMPARE(d.y(i, 0), d.x(i, 0) > 0.0f ? 1.0f : 0.0f);
@@ -231,8 +242,23 @@ void TestData::seed_label_rule() {
 }
 
 void TestData::seed_matches_numpy() {
-  // /usr/bin/python3: np.random.seed(7); np.random.normal(size=(3, 4)).astype(np.float32)
+  // /usr/bin/python3: np.random.default_rng(7).normal(size=(3, 4)).astype(np.float32), the Keras
+  // script's data (tests/core/tst_numpy_generator compares millions of draws).
   DataSpec s = spec_of("seed", 3);
+  s.features = 4;
+  const Dataset d = generate_dataset(s);
+  const Matrix expected =
+      (Matrix(3, 4) << 1.23015337e-03f, 2.98745543e-01f, -2.74137855e-01f, -8.90591860e-01f,
+       -4.54670787e-01f, -9.91646528e-01f, 6.01436011e-02f, 1.34021521e+00f, -4.92206514e-01f,
+       -6.20474875e-01f, 4.89842057e-01f, 3.56887013e-01f)
+          .finished();
+  QVERIFY2(d.x == expected, qPrintable(QString::number(max_abs_diff(d.x, expected))));
+  QVERIFY(d.y == (Matrix(3, 1) << 1.0f, 0.0f, 0.0f).finished());
+}
+
+void TestData::seed_legacy_matches_numpy() {
+  // /usr/bin/python3: np.random.seed(7); np.random.normal(size=(3, 4)).astype(np.float32)
+  DataSpec s = spec_of("seed_legacy", 3);
   s.features = 4;
   const Dataset d = generate_dataset(s);
   const Matrix expected =
@@ -479,8 +505,8 @@ void TestData::invalid_parameters_data() {
       << "must be at most 0.5 for the Playground's sets (its noise percentage / 100), got 20";
   QTest::newRow("unknown generator")
       << "circles" << qint64(10) << 0.0 << qint64(4) << qint64(3) << "data.generator"
-      << "unknown generator \"circles\"; the known ones are: seed, circle, xor, gaussian, spiral, "
-         "moons, blobs, plane, sine";
+      << "unknown generator \"circles\"; the known ones are: seed, seed_legacy, circle, xor, "
+         "gaussian, spiral, moons, blobs, plane, sine";
 }
 
 void TestData::invalid_parameters() {

@@ -788,10 +788,10 @@ void TestExperimentIo::errors_data() {
       "is required (the loss to minimize, e.g. \"binary_crossentropy\")");
   row("/seed", "-1", "seed", "must be null or a non-negative integer, got -1");
   row("/data/generator", R"("circles")", "data.generator",
-      "\"circles\" is not supported by fitbench; expected one of: seed, circle, xor, gaussian, "
-      "spiral, moons, blobs, plane, sine");
+      "\"circles\" is not supported by fitbench; expected one of: seed, seed_legacy, circle, xor, "
+      "gaussian, spiral, moons, blobs, plane, sine");
   row("/data/features", "3", "data.features",
-      "is not used by the \"circle\" generator (only seed and blobs take it)");
+      "is not used by the \"circle\" generator (only seed, seed_legacy and blobs take it)");
   row("/data/csv", R"("points.csv")", "data.csv", "cannot be combined with \"generator\"");
   row("/devices/count", "0", "devices.count",
       "must be a whole number of devices from 1 to 64, got 0");

@@ -4,8 +4,9 @@
 keras.utils.set_random_seed(7) seeds Python's `random` and NumPy; Dense's glorot_uniform gets
 random.randint(1, 10**9) as its seed (keras/src/random/seed_generator.py make_default_seed) and
 draws jax.random.uniform with the raw key [seed, 0] (threefry2x32, partitionable bit layout);
-the data is np.random.normal(size=(128, 4)) after np.random.seed(7), label x[:, 0] > 0; epoch e
-is shuffled by np.random.default_rng(e).permutation(128)
+the data is the script's own rng = np.random.default_rng(7); x = rng.normal(size=(128, 4))
+.astype("float32"), label x[:, 0] > 0; epoch e is shuffled by
+np.random.default_rng(e).permutation(128)
 (keras/src/trainers/data_adapters/array_data_adapter.py); SGD(0.2), binary cross-entropy,
 batch 16, 4 epochs, logged values are sample-weighted running means. Prints each epoch's
 accuracy and loss; tests/cli/tst_cli.cpp compares fitbench-cli's lines with them.
@@ -45,9 +46,8 @@ def jax_uniform(seed, n, minval, maxval):
 def main():
     assert threefry2x32(0x13198A2E, 0x03707344, 0x243F6A88, 0x85A308D3) == (0xC4923A9C, 0x483DF7A0)
     random.seed(7)
-    np.random.seed(7)
     kernel_seed = random.randint(1, int(1e9))
-    x = np.random.normal(size=(128, 4)).astype(np.float32).astype(np.float64)
+    x = np.random.default_rng(7).normal(size=(128, 4)).astype(np.float32).astype(np.float64)
     y = (x[:, 0] > 0).astype(np.float64).reshape(-1, 1)
     limit = np.sqrt(3.0 / ((4 + 1) / 2.0))
     w = jax_uniform(kernel_seed, 4, -limit, limit).astype(np.float64).reshape(4, 1)

@@ -127,6 +127,7 @@ void TestDataPanel::roundTrip_data() {
   QTest::addColumn<bool>("features");  // the generator takes features
   QTest::addColumn<bool>("classes");   // the generator takes classes
   QTest::newRow("seed") << "seed" << 0.0 << true << false;
+  QTest::newRow("seed_legacy") << "seed_legacy" << 0.0 << true << false;
   QTest::newRow("circle") << "circle" << 0.25 << false << false;
   QTest::newRow("xor") << "xor" << 0.1 << false << false;
   QTest::newRow("gaussian") << "gaussian" << 0.35 << false << false;
@@ -169,7 +170,7 @@ void TestDataPanel::roundTrip() {
   edited.setSpec(DataSpec{});
   child<QListWidget>(edited, "generatorList")->setCurrentRow(generatorRow(edited, generator));
   child<QSpinBox>(edited, "samples")->setValue(200);
-  if (generator != "seed") child<QDoubleSpinBox>(edited, "noise")->setValue(noise);
+  if (!generator.startsWith("seed")) child<QDoubleSpinBox>(edited, "noise")->setValue(noise);
   auto* seed = child<QLineEdit>(edited, "seed");
   seed->clear();
   QTest::keyClicks(seed, "4294967301");

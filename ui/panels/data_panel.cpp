@@ -46,7 +46,14 @@ struct GeneratorInfo {
 
 // The sets as core/data/generators.cpp makes them; the last row of the list is "CSV file…".
 constexpr GeneratorInfo kGenerators[] = {
-    {"seed", "seed", "The seed example's data: x ~ N(0, 1), label 1 where x0 > 0.", nullptr},
+    {"seed", "seed",
+     "The seed example's data: x ~ N(0, 1), label 1 where x0 > 0 (NumPy's "
+     "np.random.default_rng(seed).normal).",
+     nullptr},
+    {"seed_legacy", "seed (legacy NumPy)",
+     "The seed set from NumPy's legacy generator "
+     "(np.random.seed(seed); np.random.normal).",
+     nullptr},
     {"circle", "circle", "Playground: class 1 inside a circle, class 0 in a ring around it.",
      "Moves the point each label is read at by up to ±5 × noise per axis, so labels near the "
      "boundary flip (the Playground's noise % / 100: 0 to 0.5)."},
@@ -79,7 +86,9 @@ const GeneratorInfo* findGenerator(const std::string& name) {
 bool isPlayground(const std::string& g) {
   return g == "circle" || g == "xor" || g == "gaussian" || g == "spiral" || g == "plane";
 }
-bool usesFeatures(const std::string& g) { return g == "seed" || g == "blobs"; }
+bool usesFeatures(const std::string& g) {
+  return g == "seed" || g == "seed_legacy" || g == "blobs";
+}
 int fixedFeatures(const std::string& g) { return g == "sine" ? 1 : 2; }
 
 // Generators by name; a CSV target by its values: one-hot columns, or integer labels 0..19.
