@@ -244,9 +244,10 @@ std::string generator_section(const DataSpec& d, std::vector<std::string>& impor
     return "raise SystemExit(" + py_str("fitbench has no generator named " + d.generator) + ")\n";
   }
   imports.push_back("math");
-  out += "# The data: fitbench's \"" + d.generator + "\" generator (seed " + seed +
-         "), which draws from fitbench's own random generator; it is reproduced here in plain\n"
-         "# Python, so x and y are fitbench's values (the same float32 numbers).\n";
+  out +=
+      "# The data: fitbench's \"" + d.generator + "\" generator (seed " + seed +
+      "). It draws from fitbench's own random\n"
+      "# generator, reproduced here in plain Python, so x and y are fitbench's float32 values.\n";
   out += kRng;
   out += it->second;
   out += "\n\n";
