@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "app/cli_options.h"
 #include "app/repeated_option.h"
 #include "core/base/error.h"
 #include "core/data/csv_reader.h"
@@ -29,10 +30,7 @@
 #include "core/training/progbar.h"
 
 namespace fitbench::cli {
-namespace {
 
-// Parses `args`; prints help (exit 0) or a usage error (exit 2) and returns that code, or -1 to
-// go on.
 int parse(QCommandLineParser& parser, const QStringList& args, int positionals,
           const char* positional_name) {
   parser.addHelpOption();
@@ -70,6 +68,8 @@ int int_option(const QCommandLineParser& p, const QString& name, int min, int ma
                                                     p.value(name).toStdString() + "\"");
   return v;
 }
+
+namespace {
 
 std::string format4(double v) {
   // Python's formatting, which the seed script's print uses: "nan", "inf", "-inf".

@@ -12,5 +12,7 @@ int evaluate_command(const QStringList& args);
 int predict_command(const QStringList& args);
 int summary_command(const QStringList& args);
 int devices_command(const QStringList& args);
+// export EXPERIMENT --format FORMAT -o FILE (cli_export.cpp).
+int export_command(const QStringList& args);
 
 }  // namespace fitbench::cli

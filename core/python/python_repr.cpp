@@ -4,6 +4,9 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "core/base/unicode.h"
+#include "core/python/path_pattern_reader.h"
+
 namespace fitbench {
 
 std::string python_repr(double value) {
@@ -37,6 +40,10 @@ std::string python_repr(double value) {
     return sign + digits + std::string(static_cast<size_t>(point - count), '0') + ".0";
   return sign + digits.substr(0, static_cast<size_t>(point)) + "." +
          digits.substr(static_cast<size_t>(point));
+}
+
+std::string python_str_repr(const std::string& text) {
+  return pattern_ast::python_repr(decode_utf8_lenient(text));
 }
 
 }  // namespace fitbench

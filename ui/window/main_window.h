@@ -141,6 +141,8 @@ class MainWindow : public QMainWindow {
   void exportHistory(bool csv);
   void exportChart(MetricChart* chart);
   void exportModel();
+  // File > Export > Keras script: the experiment as a Keras 3 script in a dialog.
+  void exportKerasScript();
 
   void onPanelChanged();
   void updateContext();

@@ -73,6 +73,8 @@ void MainWindow::buildMenus() {
   m_exportActs << exports->addAction(tr("History as JSON…"), this,
                                      [this] { exportHistory(false); });
   m_exportActs << exports->addAction(tr("Trained model…"), this, [this] { exportModel(); });
+  QAction* script = exports->addAction(tr("Keras script…"), this, [this] { exportKerasScript(); });
+  script->setObjectName(QStringLiteral("exportKerasScriptAction"));
   exports->addSeparator();
   exports->addAction(tr("Loss chart (PNG or SVG)…"), this, [this] { exportChart(m_lossChart); });
   exports->addAction(tr("Metric chart (PNG or SVG)…"), this,

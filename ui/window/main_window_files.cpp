@@ -16,9 +16,12 @@
 #include "core/base/error.h"
 #include "core/io/history_file.h"
 #include "core/io/json_file.h"
+#include "core/run/keras_script.h"
+#include "core/run/run_plan.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/panels/data_panel.h"
 #include "ui/panels/model_panel.h"
+#include "ui/window/keras_script_dialog.h"
 #include "ui/window/main_window.h"
 #include "ui/window/run_controller.h"
 
@@ -200,6 +203,34 @@ void MainWindow::exportModel() {
   } catch (const InputError& e) {
     QMessageBox::warning(this, tr("Could not export"), QString::fromStdString(e.what()));
   }
+}
+
+void MainWindow::exportKerasScript() {
+  auto* dialog = new KerasScriptDialog(this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  const QString file = m_doc.filePath();
+  // The script is made from the run plan a Run would build: the same devices, mesh and layout.
+  try {
+    ExperimentSpec spec = currentSpec();
+    spec.devices.count = resolvedDevices();
+    PlanContext context;
+    context.base_dir =
+        (file.isEmpty() ? QDir::currentPath() : QFileInfo(file).absolutePath()).toStdString();
+    context.experiment_file = file.toStdString();
+    const RunPlan plan = plan_run(std::move(spec), {}, context);
+    const QString stem =
+        file.isEmpty() ? QStringLiteral("experiment") : QFileInfo(file).completeBaseName();
+    const QString folder = file.isEmpty() ? QDir::homePath() : QFileInfo(file).absolutePath();
+    dialog->setScript(QString::fromStdString(keras_script(plan)),
+                      QDir(folder).filePath(stem + QStringLiteral(".py")));
+  } catch (const PlanError& e) {
+    QStringList lines;
+    for (const PlanProblem& p : e.problems()) lines << QString::fromStdString(p.text());
+    dialog->setError(lines.join('\n'));
+  } catch (const InputError& e) {
+    dialog->setError(QString::fromStdString(e.what()));
+  }
+  dialog->open();
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
