@@ -8,10 +8,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 
 #include "core/base/error.h"
 #include "core/io/json_file.h"
 #include "core/io/json_reader.h"
+#include "core/io/keras_config.h"
 #include "core/io/keras_file.h"
 #include "core/io/keras_json.h"
 
@@ -207,7 +209,26 @@ ModelFile read_model_file(const std::filesystem::path& file) {
 
 ModelFile read_weights_file(const std::filesystem::path& file, const ModelFile& like) {
   if (is_keras_weights(file)) return read_keras_weights(file, like);
-  return read_model_file(file);
+  ModelFile saved = read_model_file(file);
+  if (!is_keras_archive(file)) return saved;
+  // Keras loads a layer's variables from the group of the same class and rank (layers/dense_1),
+  // whatever the model and layers are named: the archive's weights take the paths of `like`'s.
+  std::vector<KerasLayerVars> theirs, ours;
+  try {
+    theirs = keras_layer_vars(saved.config);
+    ours = keras_layer_vars(like.config);
+  } catch (const InputError&) {
+    return saved;  // a model without an input shape: set_weights says what is missing
+  }
+  std::map<std::string, std::string> renamed;  // archive path -> this model's
+  for (const KerasLayerVars& mine : ours)
+    for (const KerasLayerVars& other : theirs)
+      if (other.group == mine.group && other.variables.size() == mine.variables.size())
+        for (size_t v = 0; v < mine.variables.size(); ++v)
+          renamed[other.variables[v].path] = mine.variables[v].path;
+  for (NamedWeight& w : saved.weights)
+    if (auto it = renamed.find(w.path); it != renamed.end()) w.path = it->second;
+  return saved;
 }
 
 void write_model_file(const ModelFile& model, const std::filesystem::path& file) {

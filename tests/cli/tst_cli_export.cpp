@@ -1,6 +1,8 @@
 // fitbench-cli export as a user runs it: --format python to a file (written whole) and to stdout,
-// every example, and exit code 2 with one sentence for a missing or unknown format, a format not
-// yet available, a missing -o and an output that names the experiment.
+// every example; --format keras and weights from an experiment and from model files, and run's
+// --save-model / --load-weights with Keras files (training resumes from the optimizer's state);
+// exit code 2 with one sentence for a missing or unknown format, a Keras file to stdout or under
+// another name, a script from a model, a missing -o and an output that names the experiment.
 #include <QFile>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -75,13 +77,23 @@ class TestCliExport : public QObject {
     QTest::addColumn<QString>("error");
     const QString seed = example("seed.json");
     QTest::newRow("no format") << QStringList{"export", seed, "-o", "-"}
-                               << "--format: is required; the known formats are: python (keras and "
-                                  "weights are not yet available)";
+                               << "--format: is required; the formats are: python (a runnable "
+                                  "Keras 3 script (.py)), keras (a Keras model archive (.keras)), "
+                                  "weights (Keras weights (.weights.h5))";
     QTest::newRow("unknown") << QStringList{"export", seed, "--format", "onnx", "-o", "-"}
-                             << "--format: unknown format \"onnx\"; the known formats are: python";
-    QTest::newRow("keras") << QStringList{"export", seed, "--format", "keras", "-o", "-"}
-                           << "--format: \"keras\" (a Keras model archive (.keras)) is not yet "
-                              "available";
+                             << "--format: unknown format \"onnx\"; the formats are: python";
+    QTest::newRow("keras to stdout")
+        << QStringList{"export", seed, "--format", "keras", "-o", "-"}
+        << "--output: must name a file: a Keras model archive (.keras) is binary";
+    QTest::newRow("keras named .h5")
+        << QStringList{"export", seed, "--format", "keras", "-o", "model.h5"}
+        << "--output: \"model.h5\" must end in .keras: Keras tells its files apart by that name";
+    QTest::newRow("weights named .h5")
+        << QStringList{"export", seed, "--format", "weights", "-o", "model.h5"}
+        << "must end in .weights.h5";
+    QTest::newRow("script from a model")
+        << QStringList{"export", "model.keras", "--format", "python", "-o", "-"}
+        << "is a model, but a script needs an experiment";
     QTest::newRow("no output") << QStringList{"export", seed, "--format", "python"}
                                << "--output: is required: -o FILE, or -o - for stdout";
     QTest::newRow("over the experiment")
@@ -100,11 +112,58 @@ class TestCliExport : public QObject {
     QCOMPARE(r.err.count('\n'), 1);
   }
 
+  // A model trained by run --save-model x.keras, converted by export, and loaded by run
+  // --load-weights: the .keras and .weights.h5 forms resume identically (with Adam's state), a
+  // fitbench JSON model file (weights only) differently; evaluate, predict and summary take it.
+  void kerasFiles() {
+    QTemporaryDir dir;
+    const QString keras = dir.filePath("blobs.keras"), json = dir.filePath("blobs.json"),
+                  weights = dir.filePath("blobs.weights.h5");
+    const QString blobs = example("blobs.json");
+    QCOMPARE(cli({"run", blobs, "--verbose", "0", "--save-model", keras}).code, 0);
+    QCOMPARE(cli({"run", blobs, "--verbose", "0", "--save-model", json}).code, 0);
+    const Result converted = cli({"export", keras, "--format", "weights", "-o", weights});
+    QVERIFY2(converted.code == 0, qPrintable(converted.err));
+    const Result initial =
+        cli({"export", blobs, "--format", "keras", "-o", dir.filePath("initial.keras")});
+    QVERIFY2(initial.code == 0, qPrintable(initial.err));
+    const Result summary = cli({"summary", dir.filePath("initial.keras")});
+    QVERIFY(summary.out.contains("Total params: 99"));
+    QVERIFY(!summary.out.contains("Optimizer params"));  // not trained: no optimizer state
+
+    // The History each resumed run writes (the progress lines hold timings).
+    const auto resume = [&](const QString& file) {
+      const QString history = file + QStringLiteral(".history.json");
+      const Result r = cli({"run", blobs, "--epochs", "2", "--verbose", "0", "--load-weights", file,
+                            "--history", history});
+      QFile f(history);
+      return r.code == 0 && f.open(QIODevice::ReadOnly) ? QString::fromUtf8(f.readAll()) : r.err;
+    };
+    const QString fromKeras = resume(keras);
+    QVERIFY2(fromKeras.contains("\"loss\""), qPrintable(fromKeras));
+    QCOMPARE(resume(weights), fromKeras);
+    QVERIFY(resume(json) != fromKeras);  // Adam starts afresh without its moments
+    QVERIFY(cli({"summary", keras}).out.contains("Optimizer params: 200"));
+
+    QFile csv(dir.filePath("x.csv"));
+    QVERIFY(csv.open(QIODevice::WriteOnly));
+    csv.write("a,b,label\n0.5,-1.0,0\n2.0,3.0,1\n-4.0,1.5,2\n");
+    csv.close();
+    const Result fromArchive =
+        cli({"predict", keras, "--data", csv.fileName(), "--target", "label"});
+    const Result fromJson = cli({"predict", json, "--data", csv.fileName(), "--target", "label"});
+    QVERIFY2(fromArchive.code == 0, qPrintable(fromArchive.err));
+    QCOMPARE(fromArchive.out, fromJson.out);  // the Normalization layer standardizes as fitbench
+    const Result evaluated =
+        cli({"evaluate", keras, "--data", csv.fileName(), "--target", "label"});
+    QVERIFY2(evaluated.code == 0 && evaluated.out.contains("loss: "), qPrintable(evaluated.err));
+  }
+
   void help() {
     const Result r = cli({"export", "--help"});
     QCOMPARE(r.code, 0);
     QVERIFY(r.out.contains("--format"));
-    QVERIFY(r.out.contains("keras and weights are not yet available"));
+    QVERIFY(r.out.contains("python, keras or weights"));
     const Result top = cli({"--help"});
     QVERIFY(top.out.contains("export EXPERIMENT"));
   }

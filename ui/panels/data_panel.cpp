@@ -50,7 +50,7 @@ constexpr GeneratorInfo kGenerators[] = {
      "The seed example's data: x ~ N(0, 1), label 1 where x0 > 0 (NumPy's "
      "np.random.default_rng(seed).normal).",
      nullptr},
-    {"seed_legacy", "seed (legacy NumPy)",
+    {"seed_legacy", "legacy seed",
      "The seed set from NumPy's legacy generator "
      "(np.random.seed(seed); np.random.normal).",
      nullptr},

@@ -297,13 +297,15 @@ void MainWindow::loadSpec(const ExperimentSpec& given, const QString& filePath) 
   m_devicesPanel->setSpec(spec.devices, envCount, envError);
   m_strategyPanel->setSpec(spec.distribution);
   m_filling = false;
-  m_doc.markSaved(currentSpec());
   m_about->setDescription(
       QString::fromStdString(spec.name.empty() ? std::string("Untitled") : spec.name),
       QString::fromStdString(spec.description));
   m_metricKey = TrainingWorker::chartMetricKey(spec);
   if (isVisible()) QTimer::singleShot(0, this, &MainWindow::fitAboutDock);
+  // The model panel takes the data's feature count in updateContext: the file as opened is
+  // what is saved, so an untouched experiment is never modified.
   updateContext();
+  m_doc.markSaved(currentSpec());
   updateTitle();
   updateActions();
 }

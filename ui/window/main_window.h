@@ -47,8 +47,9 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  // Opens an experiment file; on failure shows the error (unless `quiet`) and returns false
-  // with the message in `error`, keeping the current experiment.
+  // Opens an experiment file, or a .keras model (openKerasModel); on failure shows the error
+  // (unless `quiet`) and returns false with the message in `error`, keeping the current
+  // experiment.
   bool openFile(const QString& path, QString* error = nullptr, bool quiet = false);
   bool saveTo(const QString& path);
   // Replaces the experiment with `spec` (File > New uses the default one).
@@ -140,7 +141,12 @@ class MainWindow : public QMainWindow {
   void updateExamplesMenu();
   void exportHistory(bool csv);
   void exportChart(MetricChart* chart);
-  void exportModel();
+  // File > Export > Trained model: fitbench's JSON, a .keras archive or a .weights.h5 file.
+  enum class ModelFormat { kFitbench, kKeras, kKerasWeights };
+  void exportModel(ModelFormat format);
+  // A .keras file becomes an untitled experiment: its model, compile options and weights (with
+  // the optimizer's state) on the current experiment's data and devices.
+  bool openKerasModel(const QString& path, QString* error, bool quiet);
   // File > Export > Keras script: the experiment as a Keras 3 script in a dialog.
   void exportKerasScript();
 

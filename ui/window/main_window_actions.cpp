@@ -72,7 +72,15 @@ void MainWindow::buildMenus() {
   m_exportActs << exports->addAction(tr("History as CSV…"), this, [this] { exportHistory(true); });
   m_exportActs << exports->addAction(tr("History as JSON…"), this,
                                      [this] { exportHistory(false); });
-  m_exportActs << exports->addAction(tr("Trained model…"), this, [this] { exportModel(); });
+  QAction* model = exports->addAction(tr("Trained model (fitbench JSON)…"), this,
+                                      [this] { exportModel(ModelFormat::kFitbench); });
+  QAction* keras = exports->addAction(tr("Trained model for Keras (.keras)…"), this,
+                                      [this] { exportModel(ModelFormat::kKeras); });
+  QAction* weights = exports->addAction(tr("Trained weights for Keras (.weights.h5)…"), this,
+                                        [this] { exportModel(ModelFormat::kKerasWeights); });
+  keras->setObjectName(QStringLiteral("exportKerasModelAction"));
+  weights->setObjectName(QStringLiteral("exportKerasWeightsAction"));
+  m_exportActs << model << keras << weights;
   QAction* script = exports->addAction(tr("Keras script…"), this, [this] { exportKerasScript(); });
   script->setObjectName(QStringLiteral("exportKerasScriptAction"));
   exports->addSeparator();

@@ -16,6 +16,8 @@
 #include "core/base/error.h"
 #include "core/io/history_file.h"
 #include "core/io/json_file.h"
+#include "core/io/keras_file.h"
+#include "core/io/model_file.h"
 #include "core/run/keras_script.h"
 #include "core/run/run_plan.h"
 #include "ui/charts/metric_chart.h"
@@ -32,6 +34,9 @@ constexpr int kLayoutVersion = 2;
 
 namespace {
 const char* const kFilter = "fitbench experiments (*.json);;All files (*)";
+const char* const kOpenFilter =
+    "fitbench experiments and Keras models (*.json *.keras);;fitbench experiments "
+    "(*.json);;Keras models (*.keras);;All files (*)";
 }  // namespace
 
 void MainWindow::newExperiment() {
@@ -43,11 +48,13 @@ void MainWindow::openDialog() {
   if (m_runs->isRunning() || !maybeSave()) return;
   const QString dir =
       m_doc.filePath().isEmpty() ? QStringLiteral(FITBENCH_EXAMPLES_DIR) : m_doc.folder();
-  const QString path = QFileDialog::getOpenFileName(this, tr("Open experiment"), dir, tr(kFilter));
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Open experiment"), dir, tr(kOpenFilter));
   if (!path.isEmpty()) openFile(path);
 }
 
 bool MainWindow::openFile(const QString& path, QString* error, bool quiet) {
+  if (is_keras_archive(path.toStdString())) return openKerasModel(path, error, quiet);
   try {
     const ExperimentSpec spec = ExperimentDocument::read(path);
     loadSpec(spec, QFileInfo(path).absoluteFilePath());
@@ -191,17 +198,72 @@ void MainWindow::exportChart(MetricChart* chart) {
     showStatus(tr("Wrote %1").arg(path), 5000);
 }
 
-void MainWindow::exportModel() {
+void MainWindow::exportModel(ModelFormat format) {
   if (!lastResult()) return;
-  const QString path = QFileDialog::getSaveFileName(
-      this, tr("Export trained model"), QDir::home().filePath(QStringLiteral("model.json")),
-      tr("fitbench model (*.json)"));
+  struct Choice {
+    const char* name;
+    const char* filter;
+  };
+  const Choice choice = format == ModelFormat::kKeras
+                            ? Choice{"model.keras", "Keras model (*.keras)"}
+                        : format == ModelFormat::kKerasWeights
+                            ? Choice{"model.weights.h5", "Keras weights (*.weights.h5)"}
+                            : Choice{"model.json", "fitbench model (*.json)"};
+  QString path = QFileDialog::getSaveFileName(
+      this, tr("Export trained model"), QDir::home().filePath(choice.name), tr(choice.filter));
   if (path.isEmpty()) return;
+  // Keras tells its files apart by their names: the chosen kind gets its own ending.
+  const QString ending =
+      QString::fromLatin1(choice.name).mid(5);  // ".keras", ".weights.h5", ".json"
+  if (!path.endsWith(ending)) path += ending;
   try {
     write_model_file(lastResult()->model, path.toStdString());
-    showStatus(tr("Wrote %1").arg(path), 5000);
+    showStatus(tr("Wrote %1").arg(QDir::toNativeSeparators(path)), 5000);
+  } catch (const std::exception& e) {
+    const QString message = QString::fromStdString(e.what());
+    appendLog(tr("Could not export: %1").arg(message), QStringLiteral("#b00020"));
+    QMessageBox::warning(this, tr("Could not export"), message);
+  }
+}
+
+bool MainWindow::openKerasModel(const QString& path, QString* error, bool quiet) {
+  try {
+    const QString absolute = QFileInfo(path).absoluteFilePath();
+    const ModelFile file = read_model_file(absolute.toStdString());
+    ExperimentSpec spec = currentSpec();
+    spec.name = QFileInfo(path).fileName().toStdString();
+    spec.description =
+        tr("The Keras model %1, trained further on this data. Run starts from its weights%2.")
+            .arg(QFileInfo(path).fileName(),
+                 file.optimizer ? tr(" and its optimizer's state") : QString())
+            .toStdString();
+    spec.model = file.config;
+    if (file.compile) spec.compile = *file.compile;
+    spec.initial_weights = absolute.toStdString();
+    // Its Normalization layer is fitbench's standardization of the inputs.
+    if (file.data && !file.data->mean.empty()) spec.data.standardize = true;
+    loadSpec(spec, QString());
+    if (!property("batch").toBool()) addRecentFile(absolute);
+    int tab = 0;
+    const QString problem = setupError(&tab);
+    const QString opened = tr("Opened the Keras model %1 on this experiment's data")
+                               .arg(QDir::toNativeSeparators(path));
+    showStatus(
+        problem.isEmpty()
+            ? opened
+            : tr("%1; to run it, fix the %2 tab: %3").arg(opened, m_tabs->tabText(tab), problem),
+        problem.isEmpty() ? 5000 : 15000);
+    appendLog(opened + (file.compile ? QString()
+                                     : tr("; the file has no compile options, so "
+                                          "the Training tab's are used")),
+              problem.isEmpty() ? QString() : QStringLiteral("#b00020"));
+    return true;
   } catch (const InputError& e) {
-    QMessageBox::warning(this, tr("Could not export"), QString::fromStdString(e.what()));
+    const QString message = QString::fromStdString(e.what());
+    if (error) *error = message;
+    appendLog(tr("Could not open: %1").arg(message), QStringLiteral("#b00020"));
+    if (!quiet) QMessageBox::warning(this, tr("Could not open the Keras model"), message);
+    return false;
   }
 }
 
@@ -249,7 +311,7 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
   if (m_runs->isRunning() || !event->mimeData()->hasUrls()) return;
   for (const QUrl& url : event->mimeData()->urls()) {
     const QString suffix = QFileInfo(url.toLocalFile()).suffix().toLower();
-    if (suffix == "json" || suffix == "csv") {
+    if (suffix == "json" || suffix == "csv" || suffix == "keras") {
       event->acceptProposedAction();
       return;
     }
@@ -261,7 +323,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
   for (const QUrl& url : event->mimeData()->urls()) {
     const QString path = url.toLocalFile();
     const QString suffix = QFileInfo(path).suffix().toLower();
-    if (suffix == "json") {
+    if (suffix == "json" || suffix == "keras") {
       if (maybeSave()) openFile(path);
       event->acceptProposedAction();
       return;
