@@ -18,29 +18,19 @@
 #include <fstream>
 
 #include "core/io/experiment.h"
-#include "core/io/experiment.h"
 #include "core/io/keras_file.h"
 #include "core/io/model_file.h"
 #include "core/run/run.h"
 #include "ui/panels/model_panel.h"
 #include "ui/window/main_window.h"
 #include "ui/window/training_session.h"
+#include "window_fixtures.h"
 
 using namespace fitbench;
+using fixtures::example;
+using fixtures::makeWindow;
 
 namespace {
-
-QString example(const char* name) {
-  return QStringLiteral(FITBENCH_SOURCE_DIR "/resources/examples/") + QLatin1String(name);
-}
-
-std::unique_ptr<MainWindow> makeWindow() {
-  auto w = std::make_unique<MainWindow>();
-  w->setProperty("batch", true);
-  w->resize(1280, 800);
-  w->show();
-  return w;
-}
 
 bool runToEnd(MainWindow& w) {
   QSignalSpy ended(&w, &MainWindow::runEnded);

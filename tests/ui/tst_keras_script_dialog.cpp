@@ -15,22 +15,13 @@
 #include "core/io/experiment.h"
 #include "ui/window/keras_script_dialog.h"
 #include "ui/window/main_window.h"
+#include "window_fixtures.h"
 
 using namespace fitbench;
+using fixtures::example;
+using fixtures::makeWindow;
 
 namespace {
-
-QString example(const char* name) {
-  return QStringLiteral(FITBENCH_SOURCE_DIR "/resources/examples/") + QLatin1String(name);
-}
-
-std::unique_ptr<MainWindow> makeWindow() {
-  auto w = std::make_unique<MainWindow>();
-  w->setProperty("batch", true);
-  w->resize(1280, 800);
-  w->show();
-  return w;
-}
 
 // Triggers File > Export > Keras script... and returns the dialog it opens.
 KerasScriptDialog* openDialog(MainWindow& w) {

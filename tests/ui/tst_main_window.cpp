@@ -34,23 +34,13 @@
 #include "ui/window/experiment_document.h"
 #include "ui/window/main_window.h"
 #include "ui/window/training_session.h"
+#include "window_fixtures.h"
 
 using namespace fitbench;
+using fixtures::example;
+using fixtures::makeWindow;
 
 namespace {
-
-QString example(const char* name) {
-  return QStringLiteral(FITBENCH_SOURCE_DIR "/resources/examples/") + QLatin1String(name);
-}
-
-// A window for automation: no modal dialogs.
-std::unique_ptr<MainWindow> makeWindow() {
-  auto w = std::make_unique<MainWindow>();
-  w->setProperty("batch", true);
-  w->resize(1280, 800);
-  w->show();
-  return w;
-}
 
 int64_t stepsDone(MainWindow& w) {
   // The feed's counters carry over between takes; a take with nothing new still reports them.
