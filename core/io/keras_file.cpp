@@ -164,7 +164,8 @@ std::string local_time(const char* format) {
   return text;
 }
 
-// Python's json.dumps with its default separators (", " and ": "), as Keras writes.
+// Python's json.dumps with its defaults (", " and ": " separators, non-ASCII as \u escapes), as
+// Keras writes.
 std::string python_json(const Json& doc) {
   std::string out;
   const auto write = [&](const auto& self, const Json& v) -> void {
@@ -174,7 +175,7 @@ std::string python_json(const Json& doc) {
       for (const auto& [key, value] : v.items()) {
         if (!first) out += ", ";
         first = false;
-        out += Json(key).dump(-1, ' ', false, Json::error_handler_t::replace) + ": ";
+        out += Json(key).dump(-1, ' ', true, Json::error_handler_t::replace) + ": ";
         self(self, value);
       }
       out += '}';
@@ -186,7 +187,7 @@ std::string python_json(const Json& doc) {
       }
       out += ']';
     } else {
-      out += v.dump(-1, ' ', false, Json::error_handler_t::replace);
+      out += v.dump(-1, ' ', true, Json::error_handler_t::replace);
     }
   };
   write(write, doc);
