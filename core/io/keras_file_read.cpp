@@ -4,7 +4,9 @@
 // group or dataset, a wrong shape or type is refused with a sentence naming the place.
 #include <zip.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <fstream>
@@ -18,6 +20,17 @@
 
 namespace fitbench {
 namespace {
+
+// The number of values of a shape, saturating at INT64_MAX (a damaged file's dimensions may
+// overflow).
+int64_t element_count(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0 || (d > 0 && n > INT64_MAX / d)) return INT64_MAX;
+    n *= d;
+  }
+  return n;
+}
 
 std::string read_bytes(const std::filesystem::path& file) {
   check_regular_file(file, file.string());
@@ -116,21 +129,6 @@ class H5Image {
       fail(path, "cannot be read as an integer");
     return v;
   }
-  std::string name_attr(const std::string& group) const {
-    H5Handle g(H5Gopen2(file_, group.c_str(), H5P_DEFAULT), H5Gclose);
-    if (!g.ok() || H5Aexists(g.get(), "name") <= 0) return {};
-    H5Handle attr(H5Aopen(g.get(), "name", H5P_DEFAULT), H5Aclose);
-    H5Handle type(H5Aget_type(attr.get()), H5Tclose);
-    if (H5Tget_class(type.get()) != H5T_STRING || H5Tis_variable_str(type.get()) <= 0) return {};
-    H5Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
-    H5Tset_size(mem.get(), H5T_VARIABLE);
-    H5Tset_cset(mem.get(), H5Tget_cset(type.get()));  // HDF5 converts no ASCII to UTF-8
-    char* value = nullptr;
-    if (H5Aread(attr.get(), mem.get(), &value) < 0 || value == nullptr) return {};
-    std::string out(value);
-    H5free_memory(value);
-    return out;
-  }
   [[noreturn]] void fail(const std::string& path, const std::string& message) const {
     throw InputError(place_ + ": " + path, message);
   }
@@ -203,7 +201,9 @@ void read_weights_image(const std::string& bytes, const std::string& place, Mode
   model.optimizer.reset();
   if (h5.has_group("optimizer/vars") && h5.members("optimizer/vars") > 0) {
     OptimizerState state;
-    state.name = h5.name_attr("optimizer/vars");
+    // The group's name attribute is not read: it is a variable-length string, kept in HDF5's
+    // global heap, whose reader crashes or hangs on damaged files; the name comes from the
+    // compile options when the model is written again.
     const size_t n = h5.members("optimizer/vars");
     size_t i = 0;
     state.iterations = h5.integer("optimizer/vars/0");
@@ -213,9 +213,19 @@ void read_weights_image(const std::string& bytes, const std::string& place, Mode
       const std::string path = "optimizer/vars/" + std::to_string(i++);
       state.learning_rate = h5.floats(path, Shape{}).front();
     }
+    // A slot is shaped like one of the model's variables: a larger one is damage, refused before
+    // anything is allocated for it.
+    int64_t largest = 1;
+    for (const KerasLayerVars& layer : layers)
+      for (const NamedWeight& v : layer.variables)
+        largest = std::max(largest, element_count(v.shape));
     for (; i < n; ++i) {
       const std::string path = "optimizer/vars/" + std::to_string(i);
       NamedWeight slot{path, h5.shape(path), {}};
+      if (element_count(slot.shape) > largest)
+        h5.fail(path,
+                "holds more values than any variable of the model, so it cannot be one of "
+                "its optimizer's slots (the file is damaged or from another model)");
       slot.values = h5.floats(path, slot.shape);
       if (slot.shape.empty()) slot.shape = {1};
       state.slot_variables.push_back(std::move(slot));

@@ -3,6 +3,7 @@
 // alone), read back to the same weights, statistics and optimizer state, training that continues
 // bit for bit as if it had never stopped (one device, DataParallel, ModelParallel), files as
 // Keras writes them, and damaged or unsupported files refused with a sentence.
+#include <QDir>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
@@ -209,7 +210,6 @@ class TestKerasFile : public QObject {
     QVERIFY(back.optimizer && saved.optimizer);
     QCOMPARE(back.optimizer->iterations, saved.optimizer->iterations);
     QCOMPARE(back.optimizer->iterations, int64_t{14});  // 2 epochs of 7 batches
-    QCOMPARE(back.optimizer->name, std::string("adam"));
     QCOMPARE(*back.optimizer->learning_rate, 0.01f);
     // AMSGrad: m and v of each of the 6 variables, then the 6 velocity_hat.
     QCOMPARE(back.optimizer->slot_variables.size(), size_t{18});
@@ -359,6 +359,31 @@ class TestKerasFile : public QObject {
     QFETCH(QString, sentence);
     const std::string message = refusal(variant(file.toUtf8().constData()));
     QVERIFY2(message.find(sentence.toStdString()) != std::string::npos, message.c_str());
+  }
+
+  // Files damaged by mutation that once crashed or hung HDF5's global heap reader (the optimizer
+  // group's variable-length name attribute, which fitbench no longer reads): each is read or
+  // refused with a sentence.
+  void damagedFilesNeverCrash_data() {
+    QTest::addColumn<QString>("file");
+    for (const QString& f :
+         QDir(FITBENCH_SOURCE_DIR "/tests/data/keras_damaged").entryList(QDir::Files))
+      QTest::newRow(qPrintable(f))
+          << QStringLiteral(FITBENCH_SOURCE_DIR "/tests/data/keras_damaged/") + f;
+  }
+  void damagedFilesNeverCrash() {
+    QFETCH(QString, file);
+    ModelSpec blobs;
+    blobs.name = "blobs";
+    blobs.layers = {fixtures::input(2), fixtures::dense(16, "relu"), fixtures::dense(3, "softmax")};
+    Sequential like(blobs);
+    like.build(2);
+    try {
+      const ModelFile f = read_weights_file(file.toStdString(), like.model_file());
+      QVERIFY(!f.weights.empty());
+    } catch (const InputError& e) {
+      QVERIFY2(std::string(e.what()).find(file.toStdString()) == 0, e.what());
+    }
   }
 
   void refusesDamagedWeightsFile() {

@@ -137,6 +137,10 @@ def check_weights(h5, layers, fitbench):
             ref = np.array(w["values"], dtype=np.float32).reshape(w["shape"])
             expect(np.array_equal(d[()], ref), f"{group}/{i} values differ from fitbench's")
     opt = h5.get("optimizer/vars")
+    if opt is not None:
+        compile_config = fitbench.get("compile")
+        expect(opt.attrs.get("name") == snake(compile_config["optimizer"]["class_name"]),
+               f"optimizer/vars name attr {opt.attrs.get('name')}")
     if opt is not None and len(opt):
         expect(opt["0"].dtype == np.int32 and opt["0"].shape == (), "iteration dtype")
         for k in list(opt)[1:]:

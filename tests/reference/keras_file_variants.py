@@ -163,6 +163,13 @@ def main():
         f["layers/dense/vars"].create_dataset("1", data=np.array([b"a", b"b", b"c"]))
 
     write(f"{out}/string_dataset.keras", h5=weights_h5(transform=strings))
+
+    def huge_slot(f):
+        # Storage is allocated late: the file stays small, its header claims 10^10 floats.
+        del f["optimizer/vars/9"]
+        f["optimizer/vars"].create_dataset("9", shape=(100000, 100000), dtype="f4")
+
+    write(f"{out}/huge_slot.keras", h5=weights_h5(transform=huge_slot))
     renamed = {"out" if k == "dense_1" else k: v for k, v in WEIGHTS.items()}
     write(f"{out}/renamed_group.keras", h5=weights_h5(renamed, optimizer=False))
     with open(f"{out}/keras_demo.keras", "rb") as f:
