@@ -401,6 +401,9 @@ void MainWindow::updateActions() {
   m_pauseAct->setText(paused ? tr("Resume") : tr("Pause"));
   m_pauseAct->setIcon(style()->standardIcon(paused ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
   m_stepAct->setEnabled(!running || paused);
+  // What Step does now (shown while the pointer is on it, over the status bar's text).
+  m_stepAct->setStatusTip(running ? tr("Train one more batch, then hold")
+                                  : tr("Start a run and hold it after its first batch"));
   m_stopAct->setEnabled(running);
   m_resetAct->setEnabled(!running);
   for (QAction* a : {m_newAct, m_openAct}) a->setEnabled(!running);

@@ -82,7 +82,9 @@ QString MainWindow::setupError(int* tab) const {
   return {};
 }
 
-void MainWindow::run() {
+void MainWindow::run() { startRun(false); }
+
+void MainWindow::startRun(bool held) {
   m_lastRunError.clear();
   if (m_runs->isRunning()) return;
   int tab = 0;
@@ -97,7 +99,7 @@ void MainWindow::run() {
   const ExperimentSpec spec = currentSpec();
   m_metricKey = TrainingWorker::chartMetricKey(spec);
   m_decisionView->clear();
-  if (const QString note = m_runs->start(spec, m_doc.filePath(), resolvedDevices());
+  if (const QString note = m_runs->start(spec, m_doc.filePath(), resolvedDevices(), held);
       !note.isEmpty())
     appendLog(note, QStringLiteral("#555555"));
   setEditing(false);
@@ -112,15 +114,14 @@ void MainWindow::run() {
 
 void MainWindow::step() {
   if (m_runs->isRunning()) {
+    if (!m_runs->isPaused()) return;  // Step is for a held run
     m_runs->stepOnce();
+    showStatus(tr("Training one more batch…"), 60000);
     return;
   }
-  run();
-  if (m_runs->isRunning()) {
-    m_runs->pause();
-    m_runs->stepOnce();
-    updateActions();
-  }
+  // The run starts held with one batch allowed: pausing it once it runs would race the worker.
+  startRun(true);
+  if (m_runs->isRunning()) showStatus(tr("Training one batch…"), 60000);
 }
 
 void MainWindow::stop() { m_runs->stop(); }
@@ -128,6 +129,8 @@ void MainWindow::stop() { m_runs->stop(); }
 void MainWindow::togglePause() {
   if (!m_runs->isRunning()) return;
   m_runs->togglePause();
+  // Resumed: the "Paused ..." message no longer says what happens.
+  if (!m_runs->isPaused()) m_statusTimer->start(0);
   updateActions();
 }
 
@@ -227,6 +230,14 @@ void MainWindow::onTick(const FeedUpdate& u) {
                               .arg(u.step)
                               .arg(u.steps)
                               .arg(m_runs->isPaused() ? tr(" · paused") : eta));
+    // Held (Pause or Step): say where, and what the keys do now.
+    if (m_runs->isPaused() && !u.batchLoss.isEmpty())
+      showStatus(tr("Paused at epoch %1, step %2/%3: Step (F10) trains one more batch, "
+                    "Resume (Ctrl+P) goes on")
+                     .arg(u.epoch + 1)
+                     .arg(u.step)
+                     .arg(u.steps),
+                 3600000);
   }
   // Rates over the last half second or more.
   if (u.elapsed - m_rateTime >= 0.5) {

@@ -1,0 +1,167 @@
+// What a hands-on trial of the window found (issue 25), driven as a person does it: keys, the
+// menus' actions and the dialogs they open. Step from idle, examples as read-only templates,
+// results that belong to their experiment, Save As's shortcut, and the smaller texts.
+#include <QApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileDialog>
+#include <QLabel>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+#include <functional>
+
+#include "core/io/experiment.h"
+#include "ui/charts/metric_chart.h"
+#include "ui/panels/data_panel.h"
+#include "ui/panels/devices_panel.h"
+#include "ui/rehearsal/batch_split_view.h"
+#include "ui/rehearsal/decision_view.h"
+#include "ui/rehearsal/device_timeline_view.h"
+#include "ui/window/experiment_document.h"
+#include "ui/window/main_window.h"
+#include "ui/window/run_controller.h"
+#include "ui/window/training_session.h"
+#include "window_fixtures.h"
+
+using namespace fitbench;
+using fixtures::example;
+using fixtures::makeWindow;
+
+namespace {
+
+int64_t stepsDone(MainWindow& w) {
+  // The feed's counters carry over between takes; a take with nothing new still reports them.
+  return w.session()->feed().take().stepsDone;
+}
+
+// The menu bar's menu (or submenu) titled `title` ("&Examples").
+QMenu* menu(MainWindow& w, const QString& title) {
+  for (QMenu* m : w.findChildren<QMenu*>())
+    if (m->title() == title) return m;
+  return nullptr;
+}
+
+QAction* menuAction(MainWindow& w, const QString& menuTitle, const QString& text) {
+  if (QMenu* m = menu(w, menuTitle))
+    for (QAction* a : m->actions())
+      if (a->text() == text) return a;
+  return nullptr;
+}
+
+// File > Examples' entry for resources/examples/<file> (listed by the experiment's name).
+QAction* exampleAction(MainWindow& w, const char* file) {
+  const std::string name = read_experiment(example(file).toStdString()).name;
+  return menuAction(w, QStringLiteral("&Examples"), QString::fromStdString(name));
+}
+
+// The status bar's texts (its labels), joined by " | ".
+QString statusTexts(MainWindow& w) {
+  QStringList texts;
+  for (QLabel* label : w.statusBar()->findChildren<QLabel*>())
+    if (label->isVisible() && !label->text().isEmpty()) texts << label->text();
+  return texts.join(QStringLiteral(" | "));
+}
+
+QByteArray bytesOf(const QString& path) {
+  QFile f(path);
+  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// Hands the first modal dialog that opens in the next `ms` to `handle`, which must close it.
+class ModalCatcher : public QObject {
+ public:
+  explicit ModalCatcher(std::function<void(QWidget*)> handle, int ms = 5000)
+      : m_handle(std::move(handle)), m_ms(ms) {
+    m_timer.setInterval(10);
+    connect(&m_timer, &QTimer::timeout, this, [this] {
+      if (QWidget* modal = QApplication::activeModalWidget()) {
+        m_timer.stop();
+        m_seen = true;
+        m_handle(modal);
+      } else if (m_clock.elapsed() > m_ms) {
+        m_timer.stop();
+      }
+    });
+    m_clock.start();
+    m_timer.start();
+  }
+  bool seen() const { return m_seen; }
+
+ private:
+  std::function<void(QWidget*)> m_handle;
+  int m_ms;
+  QTimer m_timer;
+  QElapsedTimer m_clock;
+  bool m_seen = false;
+};
+
+// Restores a file's bytes when it goes (a failing test must not leave an example changed).
+struct KeepBytes {
+  explicit KeepBytes(QString p) : path(std::move(p)), bytes(bytesOf(path)) {}
+  ~KeepBytes() {
+    if (bytesOf(path) == bytes) return;
+    QFile f(path);
+    if (f.open(QIODevice::WriteOnly)) f.write(bytes);
+  }
+  QString path;
+  QByteArray bytes;
+};
+
+}  // namespace
+
+class TestWindowTrial : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("fitbench-tests"));
+  }
+
+  // F10 from idle trains one batch and holds, every time, on one device and on several; F10
+  // while held trains one more; the status bar says it is paused.
+  void stepFromIdleTrainsOneBatch_data() {
+    QTest::addColumn<QString>("file");
+    QTest::newRow("xor, one device") << QStringLiteral("xor.json");
+    QTest::newRow("uneven shards, 3 devices") << QStringLiteral("uneven_shards.json");
+  }
+  void stepFromIdleTrainsOneBatch() {
+    QFETCH(QString, file);
+    auto w = makeWindow();
+    QVERIFY(QTest::qWaitForWindowActive(w.get()));
+    QVERIFY(w->openFile(example(file.toLatin1().constData()), nullptr, true));
+    QSignalSpy ended(w.get(), &MainWindow::runEnded);
+    for (int round = 1; round <= 3; ++round) {
+      QTest::keyClick(w.get(), Qt::Key_F10);
+      QVERIFY(w->runs()->isRunning());
+      // (The status first: stepsDone() takes the feed's news before the window could.)
+      QTRY_VERIFY_WITH_TIMEOUT(
+          statusTexts(*w).contains(QStringLiteral("Paused at epoch 1, step 1/")), 5000);
+      QTest::qWait(150);
+      QCOMPARE(stepsDone(*w), int64_t(1));  // held after exactly one batch
+      QVERIFY(w->runs()->isRunning());
+      QVERIFY(w->runs()->isPaused());
+      QTest::keyClick(w.get(), Qt::Key_F10);
+      QTRY_VERIFY_WITH_TIMEOUT(statusTexts(*w).contains(QStringLiteral("step 2/")), 5000);
+      QTRY_COMPARE_WITH_TIMEOUT(stepsDone(*w), int64_t(2), 5000);
+      QTest::qWait(100);
+      QCOMPARE(stepsDone(*w), int64_t(2));
+      QVERIFY(w->runs()->isPaused());
+      QTest::keyClick(w.get(), Qt::Key_Period, Qt::ControlModifier);  // Stop
+      QTRY_COMPARE_WITH_TIMEOUT(ended.count(), round, 10000);
+      QCOMPARE(w->lastResult()->stop_reason, std::string("stopped"));
+      QVERIFY(!w->runs()->isPaused());
+    }
+  }
+};
+
+QTEST_MAIN(TestWindowTrial)
+#include "tst_window_trial.moc"
