@@ -161,6 +161,80 @@ class TestWindowTrial : public QObject {
       QVERIFY(!w->runs()->isPaused());
     }
   }
+
+  // Every example opens unmodified, whichever experiment (other data, another width) was open.
+  void examplesOpenUnmodified() {
+    auto w = makeWindow();
+    const QStringList files = QDir(QStringLiteral(FITBENCH_SOURCE_DIR "/resources/examples"))
+                                  .entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
+    QVERIFY(files.size() >= 10);
+    for (const char* before : {"seed.json", "spiral.json", "regression.json", "blobs.json",
+                               "model_parallel_2x2.json", "ring_vs_naive.json"}) {
+      for (const QString& file : files) {
+        QAction* first = exampleAction(*w, before);
+        QAction* second = exampleAction(*w, file.toLatin1().constData());
+        QVERIFY(first && second);
+        first->trigger();
+        QTest::qWait(20);
+        QVERIFY2(!w->isWindowModified(), before);
+        second->trigger();
+        QTest::qWait(20);
+        QVERIFY2(!w->isWindowModified(),
+                 qPrintable(QStringLiteral("%1 after %2").arg(file, before)));
+        QCOMPARE(w->filePath(), example(file.toLatin1().constData()));
+      }
+    }
+  }
+
+  // A stray Enter in "Unsaved changes" does not write the file.
+  void enterInUnsavedChangesDoesNotSave() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("mine.json"));
+    QVERIFY(QFile::copy(example("xor.json"), path));
+    const QByteArray before = bytesOf(path);
+    auto w = makeWindow();
+    QVERIFY(QTest::qWaitForWindowActive(w.get()));
+    QVERIFY(w->openFile(path, nullptr, true));
+    w->devicesPanel()->findChild<QSpinBox*>(QStringLiteral("deviceCount"))->setValue(3);
+    QVERIFY(w->isWindowModified());
+    bool saveIsDefault = true;
+    ModalCatcher catcher([&](QWidget* modal) {
+      auto* box = qobject_cast<QMessageBox*>(modal);
+      saveIsDefault = box && static_cast<QAbstractButton*>(box->defaultButton()) ==
+                                 box->button(QMessageBox::Save);
+      QTest::keyClick(modal, Qt::Key_Return);
+    });
+    QTest::keyClick(w.get(), Qt::Key_N, Qt::ControlModifier);  // New
+    QVERIFY(catcher.seen());
+    QVERIFY(!saveIsDefault);
+    QCOMPARE(bytesOf(path), before);
+    QCOMPARE(w->filePath(), path);  // Enter cancelled New
+    QVERIFY(w->isWindowModified());
+  }
+
+  // Ctrl+S on an example asks where to save a copy (the home folder), never writes over it.
+  void saveOnAnExampleGoesToSaveAs() {
+    const QString path = example("spiral.json");
+    const KeepBytes keep(path);
+    auto w = makeWindow();
+    QVERIFY(QTest::qWaitForWindowActive(w.get()));
+    exampleAction(*w, "spiral.json")->trigger();
+    QCOMPARE(w->filePath(), path);
+    w->devicesPanel()->findChild<QSpinBox*>(QStringLiteral("deviceCount"))->setValue(3);
+    QString suggested;
+    ModalCatcher catcher([&](QWidget* modal) {
+      if (auto* dialog = qobject_cast<QFileDialog*>(modal)) {
+        suggested = dialog->directory().absolutePath();
+        dialog->reject();
+      } else {
+        QTest::keyClick(modal, Qt::Key_Escape);
+      }
+    });
+    QTest::keyClick(w.get(), Qt::Key_S, Qt::ControlModifier);
+    QVERIFY(catcher.seen());
+    QCOMPARE(suggested, QDir::homePath());
+    QCOMPARE(bytesOf(path), keep.bytes);
+  }
 };
 
 QTEST_MAIN(TestWindowTrial)
