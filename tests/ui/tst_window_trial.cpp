@@ -235,6 +235,54 @@ class TestWindowTrial : public QObject {
     QCOMPARE(suggested, QDir::homePath());
     QCOMPARE(bytesOf(path), keep.bytes);
   }
+
+  // Opening another experiment (or New) starts without the previous one's results.
+  void resultsBelongToTheirExperiment() {
+    auto w = makeWindow();
+    QVERIFY(QTest::qWaitForWindowActive(w.get()));
+    QSignalSpy ended(w.get(), &MainWindow::runEnded);
+    exampleAction(*w, "one_vs_data_parallel.json")->trigger();
+    for (int i = 1; i <= 2; ++i) {  // the first run becomes an overlay of the second
+      QTest::keyClick(w.get(), Qt::Key_R, Qt::ControlModifier);
+      QTRY_COMPARE_WITH_TIMEOUT(ended.count(), i, 60000);
+    }
+    QCOMPARE(w->lossChart()->overlayCount(), 1);
+    QVERIFY(w->timelineView()->store().size() > 0);
+    QVERIFY(!w->decisionView()->caption().isEmpty());
+    QVERIFY(w->lastResult());
+
+    // What a fresh window shows for seed.json (4 features, no boundary to draw).
+    auto fresh = makeWindow();
+    exampleAction(*fresh, "seed.json")->trigger();
+    const QString freshMessage = fresh->decisionView()->message();
+    const QString freshSplit = fresh->batchSplitView()->caption();
+    fresh.reset();
+    w->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(w.get()));
+    const auto expectClean = [&](const char* when) {
+      QVERIFY2(w->lossChart()->overlayCount() == 0, when);
+      QVERIFY2(w->metricChart()->overlayCount() == 0, when);
+      QVERIFY2(w->lossChart()->batchPointCount() == 0, when);
+      QVERIFY2(w->lossChart()->epochPointCount(false) == 0, when);
+      QVERIFY2(w->decisionView()->caption().isEmpty(), when);
+      QVERIFY2(w->timelineView()->store().size() == 0, when);
+      QVERIFY2(!w->lastResult(), when);
+      for (const char* name : {"exportKerasModelAction", "exportKerasWeightsAction"})
+        QVERIFY2(!w->findChild<QAction*>(QLatin1String(name))->isEnabled(), when);
+    };
+    exampleAction(*w, "seed.json")->trigger();
+    expectClean("after opening seed.json");
+    QCOMPARE(w->decisionView()->message(), freshMessage);
+    QCOMPARE(w->batchSplitView()->caption(), freshSplit);
+
+    // A run of this experiment has no overlay from the last one; New clears it too.
+    QTest::keyClick(w.get(), Qt::Key_R, Qt::ControlModifier);
+    QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 3, 60000);
+    QCOMPARE(w->lossChart()->overlayCount(), 0);
+    QVERIFY(w->lossChart()->epochPointCount(false) > 0);
+    QTest::keyClick(w.get(), Qt::Key_N, Qt::ControlModifier);
+    expectClean("after New");
+  }
 };
 
 QTEST_MAIN(TestWindowTrial)

@@ -280,6 +280,7 @@ void MainWindow::loadSpec(const ExperimentSpec& given, const QString& filePath) 
     if (QDir::isAbsolutePath(csv) && !relative.startsWith(QStringLiteral("..")))
       spec.data.csv = relative.toStdString();
   }
+  clearResults();
   m_filling = true;
   m_doc.reset(spec, filePath);
   m_dataPanel->setBaseDir(m_doc.folder());

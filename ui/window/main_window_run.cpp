@@ -25,7 +25,9 @@
 #include "ui/panels/model_panel.h"
 #include "ui/panels/strategy_panel.h"
 #include "ui/panels/training_panel.h"
+#include "ui/rehearsal/collectives_view.h"
 #include "ui/rehearsal/decision_view.h"
+#include "ui/rehearsal/device_timeline_view.h"
 #include "ui/window/main_window.h"
 #include "ui/window/run_controller.h"
 
@@ -146,6 +148,22 @@ void MainWindow::reset() {
   appendLog(tr("Reset: the next run starts from freshly initialized weights."),
             QStringLiteral("#555555"));
   updateActions();
+}
+
+void MainWindow::clearResults() {
+  m_runs->forget();  // the trained model: its exports are disabled until the next run
+  m_runCount = 0;
+  for (MetricChart* chart : {m_lossChart, m_metricChart}) {
+    chart->beginRun(QString());  // the current run becomes an overlay, cleared with the rest
+    chart->clearOverlays();
+  }
+  m_decisionView->clear();
+  m_timeline->clear({});
+  m_collectives->clear();
+  m_viewsKey.clear();  // updateViews sets every view up again for the experiment now open
+  m_progress->setValue(0);
+  m_progress->setFormat(tr("Ready"));
+  m_statusRate->clear();
 }
 
 void MainWindow::onStarted(int devices, const QStringList& names, const QString& distribution) {
