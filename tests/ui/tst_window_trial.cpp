@@ -283,6 +283,33 @@ class TestWindowTrial : public QObject {
     QTest::keyClick(w.get(), Qt::Key_N, Qt::ControlModifier);
     expectClean("after New");
   }
+
+  // Ctrl+Shift+S is Save As on every platform, and the menus show every action's shortcut.
+  void saveAsHasItsShortcut() {
+    auto w = makeWindow();
+    QVERIFY(QTest::qWaitForWindowActive(w.get()));
+    QAction* saveAs = menuAction(*w, QStringLiteral("&File"), QStringLiteral("Save &As…"));
+    QVERIFY(saveAs);
+    QCOMPARE(saveAs->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+    for (const auto& [title, text] : {std::pair{"&File", "&New"},
+                                      {"&File", "&Open…"},
+                                      {"&File", "&Save"},
+                                      {"&File", "&Quit"},
+                                      {"&Run", "&Run"},
+                                      {"&Run", "S&tep"},
+                                      {"&Run", "St&op"}}) {
+      QAction* a = menuAction(*w, QLatin1String(title), QString::fromUtf8(text));
+      QVERIFY2(a && !a->shortcut().isEmpty() && a->isShortcutVisibleInContextMenu(), text);
+    }
+    bool dialog = false;
+    ModalCatcher catcher([&](QWidget* modal) {
+      dialog = qobject_cast<QFileDialog*>(modal) != nullptr;
+      if (auto* d = qobject_cast<QDialog*>(modal)) d->reject();
+    });
+    QTest::keyClick(w.get(), Qt::Key_S, Qt::ControlModifier | Qt::ShiftModifier);
+    QVERIFY(catcher.seen());
+    QVERIFY(dialog);
+  }
 };
 
 QTEST_MAIN(TestWindowTrial)
