@@ -310,6 +310,97 @@ class TestWindowTrial : public QObject {
     QVERIFY(catcher.seen());
     QVERIFY(dialog);
   }
+
+  // Open Recent tells two files of the same name apart by their folders.
+  void recentFilesShowTheirFolders() {
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("a")) &&
+            QDir(dir.path()).mkpath(QStringLiteral("b")));
+    const QString a = dir.filePath(QStringLiteral("a/seed.json"));
+    const QString b = dir.filePath(QStringLiteral("b/seed.json"));
+    QVERIFY(QFile::copy(example("seed.json"), a) && QFile::copy(example("seed.json"), b));
+    ExperimentDocument::addRecentFile(a);
+    ExperimentDocument::addRecentFile(b);
+    auto w = makeWindow();
+    QMenu* recent = menu(*w, QStringLiteral("Open &Recent"));
+    QVERIFY(recent && recent->actions().size() >= 2);
+    const QString first = recent->actions()[0]->text(), second = recent->actions()[1]->text();
+    QVERIFY2(first != second, qPrintable(first));
+    QVERIFY2(first.contains(QDir::toNativeSeparators(QFileInfo(b).absolutePath())),
+             qPrintable(first));
+    QVERIFY2(second.contains(QDir::toNativeSeparators(QFileInfo(a).absolutePath())),
+             qPrintable(second));
+    recent->actions()[1]->trigger();
+    QCOMPARE(w->filePath(), QFileInfo(a).absoluteFilePath());
+  }
+
+  // Four devices without a strategy: the status bar says training uses cpu:0.
+  void statusSaysWhatDevicesTrain() {
+    auto w = makeWindow();
+    exampleAction(*w, "xor.json")->trigger();
+    auto* count = w->devicesPanel()->findChild<QSpinBox*>(QStringLiteral("deviceCount"));
+    count->selectAll();
+    QTest::keyClicks(count, QStringLiteral("4"));
+    QCOMPARE(count->value(), 4);
+    const QString status = statusTexts(*w);
+    QVERIFY2(status.contains(QStringLiteral("4 devices")), qPrintable(status));
+    QVERIFY2(!status.contains(QStringLiteral("single device")), qPrintable(status));
+    QVERIFY2(
+        status.contains(QStringLiteral("no strategy")) && status.contains(QStringLiteral("cpu:0")),
+        qPrintable(status));
+  }
+
+  // File > Export > History as JSON suggests history.json.
+  void historyAsJsonSuggestsJson() {
+    auto w = makeWindow();
+    QVERIFY(QTest::qWaitForWindowActive(w.get()));
+    QSignalSpy ended(w.get(), &MainWindow::runEnded);
+    exampleAction(*w, "seed.json")->trigger();
+    QTest::keyClick(w.get(), Qt::Key_R, Qt::ControlModifier);
+    QVERIFY(ended.wait(60000));
+    for (const auto& [text, name] : {std::pair{"History as CSV…", "history.csv"},
+                                     std::pair{"History as JSON…", "history.json"}}) {
+      QAction* history = menuAction(*w, QStringLiteral("&Export"), QString::fromUtf8(text));
+      QVERIFY(history && history->isEnabled());
+      QString suggested;
+      ModalCatcher catcher([&](QWidget* modal) {
+        if (auto* dialog = qobject_cast<QFileDialog*>(modal)) {
+          suggested = dialog->selectedFiles().value(0);
+          dialog->reject();
+        }
+      });
+      history->trigger();
+      QVERIFY(catcher.seen());
+      QVERIFY2(QFileInfo(suggested).fileName() == QLatin1String(name), qPrintable(suggested));
+    }
+  }
+
+  // An empty CSV file says it is empty; a binary one that it is not text.
+  void unreadableCsvSaysWhy_data() {
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("says");
+    QTest::newRow("empty") << QByteArray() << QStringLiteral("is empty");
+    QTest::newRow("blank lines") << QByteArray("\n\n  \n") << QStringLiteral("is empty");
+    QTest::newRow("NUL bytes") << QByteArray("PK\x03\x04\x00\x00\n\x01\x02(\x00\xff", 13)
+                               << QStringLiteral("is not a text file");
+    QTest::newRow("not UTF-8") << QByteArray("a,b\n\xff\xfe\x80,1\n")
+                               << QStringLiteral("is not UTF-8 text");
+  }
+  void unreadableCsvSaysWhy() {
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, says);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("binary.csv"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(bytes);
+    f.close();
+    auto w = makeWindow();
+    w->dataPanel()->loadCsvFile(path);  // what Browse… and a drop on the window do
+    const QString error = w->dataPanel()->errorText();
+    QVERIFY2(error.contains(says), qPrintable(error));
+    QVERIFY2(!error.contains(QStringLiteral("data.target")), qPrintable(error));
+  }
 };
 
 QTEST_MAIN(TestWindowTrial)

@@ -359,9 +359,11 @@ void MainWindow::updateContext() {
   const QString devices = m_devicesPanel->deviceCount() == 1
                               ? tr("1 device")
                               : tr("%1 devices").arg(m_devicesPanel->deviceCount());
-  const QString strategy = spec.distribution.class_name.empty()
-                               ? tr("single device")
-                               : QString::fromStdString(spec.distribution.class_name);
+  // Without a strategy, a run trains on the first device whatever the count (the others idle).
+  const QString strategy =
+      !spec.distribution.class_name.empty() ? QString::fromStdString(spec.distribution.class_name)
+      : m_devicesPanel->deviceCount() == 1  ? tr("single device")
+                                            : tr("no strategy: training uses cpu:0");
   m_statusDevices->setText(QStringLiteral("%1 (%2) · %3")
                                .arg(devices, QString::fromStdString(spec.devices.type), strategy));
   updateViews(spec);

@@ -6,6 +6,7 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFontMetrics>
 #include <QMenu>
 #include <QMessageBox>
 #include <QMimeData>
@@ -146,9 +147,15 @@ void MainWindow::addRecentFile(const QString& path) {
 void MainWindow::updateRecentMenu() {
   m_recentMenu->clear();
   const QStringList files = ExperimentDocument::recentFiles();
+  const QFontMetrics metrics(m_recentMenu->font());
   for (const QString& f : files) {
+    // The folder too: two seed.json files look alike by name alone.
+    const QString folder = metrics.elidedText(QDir::toNativeSeparators(QFileInfo(f).absolutePath()),
+                                              Qt::ElideMiddle, 420);
+    QString text = QStringLiteral("%1 \u2014 %2").arg(QFileInfo(f).fileName(), folder);
+    text.replace('&', QStringLiteral("&&"));  // a menu reads & as a mnemonic
     m_recentMenu
-        ->addAction(QFileInfo(f).fileName(), this,
+        ->addAction(text, this,
                     [this, f] {
                       if (!m_runs->isRunning() && maybeSave()) openFile(f);
                     })
