@@ -95,14 +95,15 @@ void check_unique(const std::vector<std::string>& names, const std::string& plac
 
 Dataset read_csv_dataset(const DataSpec& spec, const std::filesystem::path& base_dir) {
   if (spec.csv.empty()) throw InputError("data.csv", "must name a CSV file");
-  if (spec.target.empty()) throw InputError("data.target", "must name at least one column");
-  check_unique(spec.target, "data.target");
-  check_unique(spec.features_columns, "data.features");
-
+  // The file first: an empty or binary file says so, rather than that no column is chosen
+  // (a window chooses its columns from the header it could not read).
   std::filesystem::path file = spec.csv;
   if (file.is_relative()) file = base_dir / file;
   CsvReader reader(file, spec.csv, spec.delimiter);
   const std::vector<std::string>& header = reader.read_header();
+  if (spec.target.empty()) throw InputError("data.target", "must name at least one column");
+  check_unique(spec.target, "data.target");
+  check_unique(spec.features_columns, "data.features");
 
   std::vector<size_t> targets;
   for (const std::string& name : spec.target)

@@ -10,6 +10,7 @@
 #include <system_error>
 
 #include "core/base/error.h"
+#include "core/base/unicode.h"
 #include "core/file_checks.h"
 
 namespace fitbench {
@@ -18,6 +19,11 @@ namespace {
 constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
 bool is_space(char c) { return c == ' ' || c == '\t'; }
+
+// The 1-based line of text[pos].
+int64_t line_at(const std::string& text, size_t pos) {
+  return 1 + static_cast<int64_t>(std::count(text.begin(), text.begin() + long(pos), '\n'));
+}
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
@@ -55,6 +61,23 @@ CsvReader::CsvReader(const std::filesystem::path& file, std::string display_name
     throw InputError(display_name_,
                      "is UTF-16 text (as some spreadsheets save \"Unicode text\"); save it as a "
                      "UTF-8 or plain CSV file");
+  }
+  // A binary file (a spreadsheet's .xlsx, an image) would otherwise fail at some cell with its
+  // bytes in the message; pandas.read_csv reads UTF-8 and refuses other bytes the same way.
+  if (const size_t nul = text_.find('\0'); nul != std::string::npos) {
+    throw InputError(display_name_, "is not a text file: it holds NUL bytes (the first on line " +
+                                        std::to_string(line_at(text_, nul)) +
+                                        "); a CSV file is UTF-8 text");
+  }
+  for (size_t i = 0; i < text_.size();) {
+    const size_t n = utf8_length(text_, i);
+    if (n == 0) {
+      throw InputError(display_name_, "is not UTF-8 text: line " +
+                                          std::to_string(line_at(text_, i)) +
+                                          " has bytes that are not UTF-8 (a Latin-1 file?); "
+                                          "save it as UTF-8 CSV");
+    }
+    i += n;
   }
   // Lines ended by a carriage return alone (classic Mac OS, some spreadsheet exports), as pandas
   // and Python's csv module read them.

@@ -38,7 +38,8 @@ std::string describe_csv_header(const std::vector<std::string>& header, char del
 class CsvReader {
  public:
   // Reads the whole file. `display_name` is how errors name the file (e.g. "iris.csv"). Throws
-  // InputError(display_name, ...) if the file cannot be opened or read, and
+  // InputError(display_name, ...) if the file cannot be opened or read or is not UTF-8 text
+  // (NUL bytes, bytes that are not UTF-8), and
   // InputError("data.delimiter", ...) for a quote or line break as the delimiter.
   CsvReader(const std::filesystem::path& file, std::string display_name, char delimiter);
 

@@ -373,6 +373,16 @@ void TestCsv::errors_data() {
                               << "is empty: a header row is required";
   QTest::newRow("blank file") << QByteArray("\xEF\xBB\xBF\r\n\n  \n") << y << all << "f.csv"
                               << "is empty: a header row is required";
+  QTest::newRow("empty file, no target yet") << QByteArray() << QStringList{} << all << "f.csv"
+                                             << "is empty: a header row is required";
+  QTest::newRow("binary file")
+      << QByteArray("PK\x03\x04\n\x00\x00,y\n", 11) << y << all << "f.csv"
+      << "is not a text file: it holds NUL bytes (the first on line 2); a CSV "
+         "file is UTF-8 text";
+  QTest::newRow("Latin-1 file")
+      << QByteArray("caf\xe9,y\n1,0\n") << y << all << "f.csv"
+      << "is not UTF-8 text: line 1 has bytes that are not UTF-8 (a Latin-1 "
+         "file?); save it as UTF-8 CSV";
   QTest::newRow("header only") << QByteArray("a,y\n\n") << y << all << "f.csv"
                                << "has a header row but no data rows";
   QTest::newRow("unclosed quote") << QByteArray("a,y\n1,0\n2,\"1\n3,0\n") << y << all

@@ -280,6 +280,7 @@ void MainWindow::loadSpec(const ExperimentSpec& given, const QString& filePath) 
     if (QDir::isAbsolutePath(csv) && !relative.startsWith(QStringLiteral("..")))
       spec.data.csv = relative.toStdString();
   }
+  clearResults();
   m_filling = true;
   m_doc.reset(spec, filePath);
   m_dataPanel->setBaseDir(m_doc.folder());
@@ -358,9 +359,11 @@ void MainWindow::updateContext() {
   const QString devices = m_devicesPanel->deviceCount() == 1
                               ? tr("1 device")
                               : tr("%1 devices").arg(m_devicesPanel->deviceCount());
-  const QString strategy = spec.distribution.class_name.empty()
-                               ? tr("single device")
-                               : QString::fromStdString(spec.distribution.class_name);
+  // Without a strategy, a run trains on the first device whatever the count (the others idle).
+  const QString strategy =
+      !spec.distribution.class_name.empty() ? QString::fromStdString(spec.distribution.class_name)
+      : m_devicesPanel->deviceCount() == 1  ? tr("single device")
+                                            : tr("no strategy: training uses cpu:0");
   m_statusDevices->setText(QStringLiteral("%1 (%2) · %3")
                                .arg(devices, QString::fromStdString(spec.devices.type), strategy));
   updateViews(spec);
@@ -401,6 +404,9 @@ void MainWindow::updateActions() {
   m_pauseAct->setText(paused ? tr("Resume") : tr("Pause"));
   m_pauseAct->setIcon(style()->standardIcon(paused ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
   m_stepAct->setEnabled(!running || paused);
+  // What Step does now (shown while the pointer is on it, over the status bar's text).
+  m_stepAct->setStatusTip(running ? tr("Train one more batch, then hold")
+                                  : tr("Start a run and hold it after its first batch"));
   m_stopAct->setEnabled(running);
   m_resetAct->setEnabled(!running);
   for (QAction* a : {m_newAct, m_openAct}) a->setEnabled(!running);

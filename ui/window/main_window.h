@@ -160,6 +160,12 @@ class MainWindow : public QMainWindow {
   void onFinished(std::shared_ptr<RunResult> result);
   void onError(const QString& message);
   void setEditing(bool editable);
+  // Forgets every result of the experiment that was open: the charts' runs and overlays, the
+  // decision boundary, the batch split's step, the device timeline, measured collectives and
+  // the trained model. Results belong to their experiment (opening another, or New).
+  void clearResults();
+  // Run (held: paused with one batch allowed, as Step from idle starts it).
+  void startRun(bool held);
   void appendLog(const QString& text, const QString& color = {});
   // A status bar message for `milliseconds`, elided to the room left of the devices label and
   // the progress bar, the whole text in its tooltip.

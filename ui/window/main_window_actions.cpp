@@ -19,6 +19,7 @@ void MainWindow::buildActions() {
                      const QString& tip) {
     auto* act = new QAction(style()->standardIcon(icon), text, this);
     if (!key.isEmpty()) act->setShortcut(key);
+    act->setShortcutVisibleInContextMenu(true);  // every shortcut is shown in the menus
     act->setToolTip(
         key.isEmpty() ? tip
                       : QStringLiteral("%1 (%2)").arg(tip, key.toString(QKeySequence::NativeText)));
@@ -30,8 +31,11 @@ void MainWindow::buildActions() {
                    tr("Open an experiment file"));
   m_saveAct =
       make(tr("&Save"), QStyle::SP_DialogSaveButton, QKeySequence::Save, tr("Save the experiment"));
-  m_saveAsAct = make(tr("Save &As…"), QStyle::SP_DialogSaveButton, QKeySequence::SaveAs,
-                     tr("Save the experiment to a new file"));
+  // Explicit: QKeySequence::SaveAs is empty where the platform has no binding for it (X11
+  // without a desktop theme, e.g. Xvfb with openbox, and the offscreen platform).
+  m_saveAsAct =
+      make(tr("Save &As…"), QStyle::SP_DialogSaveButton,
+           QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S), tr("Save the experiment to a new file"));
   m_runAct = make(tr("&Run"), QStyle::SP_MediaPlay, QKeySequence(Qt::CTRL | Qt::Key_R),
                   tr("Train the model with fit()"));
   m_pauseAct = make(tr("&Pause"), QStyle::SP_MediaPause, QKeySequence(Qt::CTRL | Qt::Key_P),
@@ -89,7 +93,8 @@ void MainWindow::buildMenus() {
                      [this] { exportChart(m_metricChart); });
   file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
-  quit->setShortcut(QKeySequence::Quit);
+  quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));  // QKeySequence::Quit: as SaveAs
+  quit->setShortcutVisibleInContextMenu(true);
 
   QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
   for (QAction* a : {m_runAct, m_pauseAct, m_stepAct, m_stopAct, m_resetAct}) runMenu->addAction(a);

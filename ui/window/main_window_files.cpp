@@ -6,6 +6,7 @@
 #include <QDropEvent>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFontMetrics>
 #include <QMenu>
 #include <QMessageBox>
 #include <QMimeData>
@@ -34,6 +35,12 @@ constexpr int kLayoutVersion = 2;
 
 namespace {
 const char* const kFilter = "fitbench experiments (*.json);;All files (*)";
+// Whether `path` is one of the teaching examples (resources/examples): read-only templates.
+bool isExample(const QString& path) {
+  if (path.isEmpty()) return false;
+  const QString examples = QDir(QStringLiteral(FITBENCH_EXAMPLES_DIR)).absolutePath() + '/';
+  return QFileInfo(path).absoluteFilePath().startsWith(examples);
+}
 const char* const kOpenFilter =
     "fitbench experiments and Keras models (*.json *.keras);;fitbench experiments "
     "(*.json);;Keras models (*.keras);;All files (*)";
@@ -81,14 +88,15 @@ bool MainWindow::openFile(const QString& path, QString* error, bool quiet) {
 }
 
 bool MainWindow::save() {
-  if (m_doc.filePath().isEmpty()) return saveAsDialog();
+  // An example is a template: Save makes a copy elsewhere, never writes over it.
+  if (m_doc.filePath().isEmpty() || isExample(m_doc.filePath())) return saveAsDialog();
   return saveTo(m_doc.filePath());
 }
 
 bool MainWindow::saveAsDialog() {
   QString dir = m_doc.filePath().isEmpty() ? QDir::homePath() : m_doc.filePath();
   // Examples are read-only teaching material: suggest the home folder for a copy.
-  if (dir.startsWith(QStringLiteral(FITBENCH_EXAMPLES_DIR)))
+  if (isExample(m_doc.filePath()))
     dir = QDir::home().filePath(QFileInfo(m_doc.filePath()).fileName());
   QString path = QFileDialog::getSaveFileName(this, tr("Save experiment"), dir, tr(kFilter));
   if (path.isEmpty()) return false;
@@ -122,10 +130,11 @@ bool MainWindow::saveTo(const QString& path) {
 
 bool MainWindow::maybeSave() {
   if (!isModified()) return true;
+  // Cancel is the default: a stray Enter must neither write the file nor drop the changes.
   const auto answer = QMessageBox::warning(
       this, tr("Unsaved changes"),
       tr("The experiment has changes that are not saved. Save them first?"),
-      QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+      QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Cancel);
   if (answer == QMessageBox::Save) return save();
   return answer == QMessageBox::Discard;
 }
@@ -138,9 +147,15 @@ void MainWindow::addRecentFile(const QString& path) {
 void MainWindow::updateRecentMenu() {
   m_recentMenu->clear();
   const QStringList files = ExperimentDocument::recentFiles();
+  const QFontMetrics metrics(m_recentMenu->font());
   for (const QString& f : files) {
+    // The folder too: two seed.json files look alike by name alone.
+    const QString folder = metrics.elidedText(QDir::toNativeSeparators(QFileInfo(f).absolutePath()),
+                                              Qt::ElideMiddle, 420);
+    QString text = QStringLiteral("%1 \u2014 %2").arg(QFileInfo(f).fileName(), folder);
+    text.replace('&', QStringLiteral("&&"));  // a menu reads & as a mnemonic
     m_recentMenu
-        ->addAction(QFileInfo(f).fileName(), this,
+        ->addAction(text, this,
                     [this, f] {
                       if (!m_runs->isRunning() && maybeSave()) openFile(f);
                     })

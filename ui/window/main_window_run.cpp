@@ -25,7 +25,9 @@
 #include "ui/panels/model_panel.h"
 #include "ui/panels/strategy_panel.h"
 #include "ui/panels/training_panel.h"
+#include "ui/rehearsal/collectives_view.h"
 #include "ui/rehearsal/decision_view.h"
+#include "ui/rehearsal/device_timeline_view.h"
 #include "ui/window/main_window.h"
 #include "ui/window/run_controller.h"
 
@@ -82,7 +84,9 @@ QString MainWindow::setupError(int* tab) const {
   return {};
 }
 
-void MainWindow::run() {
+void MainWindow::run() { startRun(false); }
+
+void MainWindow::startRun(bool held) {
   m_lastRunError.clear();
   if (m_runs->isRunning()) return;
   int tab = 0;
@@ -97,7 +101,7 @@ void MainWindow::run() {
   const ExperimentSpec spec = currentSpec();
   m_metricKey = TrainingWorker::chartMetricKey(spec);
   m_decisionView->clear();
-  if (const QString note = m_runs->start(spec, m_doc.filePath(), resolvedDevices());
+  if (const QString note = m_runs->start(spec, m_doc.filePath(), resolvedDevices(), held);
       !note.isEmpty())
     appendLog(note, QStringLiteral("#555555"));
   setEditing(false);
@@ -112,15 +116,14 @@ void MainWindow::run() {
 
 void MainWindow::step() {
   if (m_runs->isRunning()) {
+    if (!m_runs->isPaused()) return;  // Step is for a held run
     m_runs->stepOnce();
+    showStatus(tr("Training one more batch…"), 60000);
     return;
   }
-  run();
-  if (m_runs->isRunning()) {
-    m_runs->pause();
-    m_runs->stepOnce();
-    updateActions();
-  }
+  // The run starts held with one batch allowed: pausing it once it runs would race the worker.
+  startRun(true);
+  if (m_runs->isRunning()) showStatus(tr("Training one batch…"), 60000);
 }
 
 void MainWindow::stop() { m_runs->stop(); }
@@ -128,6 +131,8 @@ void MainWindow::stop() { m_runs->stop(); }
 void MainWindow::togglePause() {
   if (!m_runs->isRunning()) return;
   m_runs->togglePause();
+  // Resumed: the "Paused ..." message no longer says what happens.
+  if (!m_runs->isPaused()) m_statusTimer->start(0);
   updateActions();
 }
 
@@ -143,6 +148,22 @@ void MainWindow::reset() {
   appendLog(tr("Reset: the next run starts from freshly initialized weights."),
             QStringLiteral("#555555"));
   updateActions();
+}
+
+void MainWindow::clearResults() {
+  m_runs->forget();  // the trained model: its exports are disabled until the next run
+  m_runCount = 0;
+  for (MetricChart* chart : {m_lossChart, m_metricChart}) {
+    chart->beginRun(QString());  // the current run becomes an overlay, cleared with the rest
+    chart->clearOverlays();
+  }
+  m_decisionView->clear();
+  m_timeline->clear({});
+  m_collectives->clear();
+  m_viewsKey.clear();  // updateViews sets every view up again for the experiment now open
+  m_progress->setValue(0);
+  m_progress->setFormat(tr("Ready"));
+  m_statusRate->clear();
 }
 
 void MainWindow::onStarted(int devices, const QStringList& names, const QString& distribution) {
@@ -227,6 +248,14 @@ void MainWindow::onTick(const FeedUpdate& u) {
                               .arg(u.step)
                               .arg(u.steps)
                               .arg(m_runs->isPaused() ? tr(" · paused") : eta));
+    // Held (Pause or Step): say where, and what the keys do now.
+    if (m_runs->isPaused() && !u.batchLoss.isEmpty())
+      showStatus(tr("Paused at epoch %1, step %2/%3: Step (F10) trains one more batch, "
+                    "Resume (Ctrl+P) goes on")
+                     .arg(u.epoch + 1)
+                     .arg(u.step)
+                     .arg(u.steps),
+                 3600000);
   }
   // Rates over the last half second or more.
   if (u.elapsed - m_rateTime >= 0.5) {

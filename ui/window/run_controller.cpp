@@ -39,9 +39,11 @@ void RunController::setOutputs(const QString& historyFile, const QString& traceF
   m_traceFile = traceFile;
 }
 
-QString RunController::start(ExperimentSpec spec, const QString& experimentFile, int devices) {
+QString RunController::start(ExperimentSpec spec, const QString& experimentFile, int devices,
+                             bool held) {
   if (m_running) return {};
   RunRequest request;
+  request.startPaused = held;
   request.spec = std::move(spec);
   request.spec.devices.count = devices;
   request.baseDir =

@@ -32,11 +32,13 @@ class RunController : public QObject {
   // Starts a run of `spec` on `devices` devices, its relative paths taken from the folder of
   // `experimentFile` (the working folder when it is ""). Returns a note for the log ("" when
   // none): a --trace file that this one-device run does not write. Ignored while a run runs.
-  QString start(ExperimentSpec spec, const QString& experimentFile, int devices);
+  // `held`: the run starts paused with one batch allowed (Step from idle), so it trains exactly
+  // one batch and holds, however fast the model.
+  QString start(ExperimentSpec spec, const QString& experimentFile, int devices, bool held = false);
   void stop();
   void pause();
   void togglePause();
-  // While running: one more batch. Idle: nothing (the window starts a run, then steps it).
+  // While running and paused: one more batch. Idle: nothing (the window starts a held run).
   void stepOnce();
   // Stops a run and joins the training thread (the window is closing).
   void shutdown();

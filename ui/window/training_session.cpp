@@ -40,6 +40,9 @@ void TrainingSession::connectSignals() {
 void TrainingSession::start(const RunRequest& request) {
   if (m_running || !m_thread.isRunning()) return;
   m_control->reset();
+  // Held before the worker can see the control: a pause sent after the queued run began would
+  // race fit(), which may run many batches (a small model, all of them) before it arrives.
+  if (request.startPaused) m_control->step_once();
   m_running = true;
   emit runningChanged(true);
   if (request.startPaused) emit pausedChanged(true);

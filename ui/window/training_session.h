@@ -22,7 +22,7 @@ class TrainingSession : public QObject {
   LiveFeed& feed() { return *m_feed; }
   TrainingWorker* worker() const { return m_worker; }
 
-  // Starts a run; ignored while one runs.
+  // Starts a run (held after one batch when request.startPaused); ignored while one runs.
   void start(const RunRequest& request);
   void stop();
   void pause();

@@ -273,10 +273,6 @@ void TrainingWorker::run(const RunRequest& request) {
     io.interactive = false;
     io.control = m_control.get();
     io.callbacks = {&decisionGrid};
-    if (request.startPaused) {
-      m_control->pause();
-      m_control->step_once();
-    }
     QStringList names;
     for (const std::string& d : plan.device_names) names << QString::fromStdString(d);
     emit started(int(names.size()), names,

@@ -33,8 +33,9 @@ struct RunRequest {
   ExperimentSpec spec;
   RunOverrides overrides;
   QString baseDir;
-  QString experimentFile;    // the file the experiment came from ("" when unsaved)
-  bool startPaused = false;  // Step pressed while idle: start held before the first batch
+  QString experimentFile;  // the file the experiment came from ("" when unsaved)
+  // Step pressed while idle: TrainingSession::start holds the run with one batch allowed.
+  bool startPaused = false;
 };
 
 // What the UI thread takes from the feed on each tick (value copies).

@@ -1,0 +1,407 @@
+// What a hands-on trial of the window found (issue 25), driven as a person does it: keys, the
+// menus' actions and the dialogs they open. Step from idle, examples as read-only templates,
+// results that belong to their experiment, Save As's shortcut, and the smaller texts.
+#include <QApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFile>
+#include <QFileDialog>
+#include <QLabel>
+#include <QMenu>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+#include <functional>
+
+#include "core/io/experiment.h"
+#include "ui/charts/metric_chart.h"
+#include "ui/panels/data_panel.h"
+#include "ui/panels/devices_panel.h"
+#include "ui/rehearsal/batch_split_view.h"
+#include "ui/rehearsal/decision_view.h"
+#include "ui/rehearsal/device_timeline_view.h"
+#include "ui/window/experiment_document.h"
+#include "ui/window/main_window.h"
+#include "ui/window/run_controller.h"
+#include "ui/window/training_session.h"
+#include "window_fixtures.h"
+
+using namespace fitbench;
+using fixtures::example;
+using fixtures::makeWindow;
+
+namespace {
+
+int64_t stepsDone(MainWindow& w) {
+  // The feed's counters carry over between takes; a take with nothing new still reports them.
+  return w.session()->feed().take().stepsDone;
+}
+
+// The menu bar's menu (or submenu) titled `title` ("&Examples").
+QMenu* menu(MainWindow& w, const QString& title) {
+  for (QMenu* m : w.findChildren<QMenu*>())
+    if (m->title() == title) return m;
+  return nullptr;
+}
+
+QAction* menuAction(MainWindow& w, const QString& menuTitle, const QString& text) {
+  if (QMenu* m = menu(w, menuTitle))
+    for (QAction* a : m->actions())
+      if (a->text() == text) return a;
+  return nullptr;
+}
+
+// File > Examples' entry for resources/examples/<file> (listed by the experiment's name).
+QAction* exampleAction(MainWindow& w, const char* file) {
+  const std::string name = read_experiment(example(file).toStdString()).name;
+  return menuAction(w, QStringLiteral("&Examples"), QString::fromStdString(name));
+}
+
+// The status bar's texts (its labels), joined by " | ".
+QString statusTexts(MainWindow& w) {
+  QStringList texts;
+  for (QLabel* label : w.statusBar()->findChildren<QLabel*>())
+    if (label->isVisible() && !label->text().isEmpty()) texts << label->text();
+  return texts.join(QStringLiteral(" | "));
+}
+
+QByteArray bytesOf(const QString& path) {
+  QFile f(path);
+  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// Hands the first modal dialog that opens in the next `ms` to `handle`, which must close it.
+class ModalCatcher : public QObject {
+ public:
+  explicit ModalCatcher(std::function<void(QWidget*)> handle, int ms = 5000)
+      : m_handle(std::move(handle)), m_ms(ms) {
+    m_timer.setInterval(10);
+    connect(&m_timer, &QTimer::timeout, this, [this] {
+      if (QWidget* modal = QApplication::activeModalWidget()) {
+        m_timer.stop();
+        m_seen = true;
+        m_handle(modal);
+      } else if (m_clock.elapsed() > m_ms) {
+        m_timer.stop();
+      }
+    });
+    m_clock.start();
+    m_timer.start();
+  }
+  bool seen() const { return m_seen; }
+
+ private:
+  std::function<void(QWidget*)> m_handle;
+  int m_ms;
+  QTimer m_timer;
+  QElapsedTimer m_clock;
+  bool m_seen = false;
+};
+
+// Restores a file's bytes when it goes (a failing test must not leave an example changed).
+struct KeepBytes {
+  explicit KeepBytes(QString p) : path(std::move(p)), bytes(bytesOf(path)) {}
+  ~KeepBytes() {
+    if (bytesOf(path) == bytes) return;
+    QFile f(path);
+    if (f.open(QIODevice::WriteOnly)) f.write(bytes);
+  }
+  QString path;
+  QByteArray bytes;
+};
+
+}  // namespace
+
+class TestWindowTrial : public QObject {
+  Q_OBJECT
+ private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("fitbench-tests"));
+  }
+
+  // F10 from idle trains one batch and holds, every time, on one device and on several; F10
+  // while held trains one more; the status bar says it is paused.
+  void stepFromIdleTrainsOneBatch_data() {
+    QTest::addColumn<QString>("file");
+    QTest::newRow("xor, one device") << QStringLiteral("xor.json");
+    QTest::newRow("uneven shards, 3 devices") << QStringLiteral("uneven_shards.json");
+  }
+  void stepFromIdleTrainsOneBatch() {
+    QFETCH(QString, file);
+    auto w = makeWindow();
+    QVERIFY(QTest::qWaitForWindowActive(w.get()));
+    QVERIFY(w->openFile(example(file.toLatin1().constData()), nullptr, true));
+    QSignalSpy ended(w.get(), &MainWindow::runEnded);
+    for (int round = 1; round <= 3; ++round) {
+      QTest::keyClick(w.get(), Qt::Key_F10);
+      QVERIFY(w->runs()->isRunning());
+      // (The status first: stepsDone() takes the feed's news before the window could.)
+      QTRY_VERIFY_WITH_TIMEOUT(
+          statusTexts(*w).contains(QStringLiteral("Paused at epoch 1, step 1/")), 5000);
+      QTest::qWait(150);
+      QCOMPARE(stepsDone(*w), int64_t(1));  // held after exactly one batch
+      QVERIFY(w->runs()->isRunning());
+      QVERIFY(w->runs()->isPaused());
+      QTest::keyClick(w.get(), Qt::Key_F10);
+      QTRY_VERIFY_WITH_TIMEOUT(statusTexts(*w).contains(QStringLiteral("step 2/")), 5000);
+      QTRY_COMPARE_WITH_TIMEOUT(stepsDone(*w), int64_t(2), 5000);
+      QTest::qWait(100);
+      QCOMPARE(stepsDone(*w), int64_t(2));
+      QVERIFY(w->runs()->isPaused());
+      QTest::keyClick(w.get(), Qt::Key_Period, Qt::ControlModifier);  // Stop
+      QTRY_COMPARE_WITH_TIMEOUT(ended.count(), round, 10000);
+      QCOMPARE(w->lastResult()->stop_reason, std::string("stopped"));
+      QVERIFY(!w->runs()->isPaused());
+    }
+  }
+
+  // Every example opens unmodified, whichever experiment (other data, another width) was open.
+  void examplesOpenUnmodified() {
+    auto w = makeWindow();
+    const QStringList files = QDir(QStringLiteral(FITBENCH_SOURCE_DIR "/resources/examples"))
+                                  .entryList({QStringLiteral("*.json")}, QDir::Files, QDir::Name);
+    QVERIFY(files.size() >= 10);
+    for (const char* before : {"seed.json", "spiral.json", "regression.json", "blobs.json",
+                               "model_parallel_2x2.json", "ring_vs_naive.json"}) {
+      for (const QString& file : files) {
+        QAction* first = exampleAction(*w, before);
+        QAction* second = exampleAction(*w, file.toLatin1().constData());
+        QVERIFY(first && second);
+        first->trigger();
+        QTest::qWait(20);
+        QVERIFY2(!w->isWindowModified(), before);
+        second->trigger();
+        QTest::qWait(20);
+        QVERIFY2(!w->isWindowModified(),
+                 qPrintable(QStringLiteral("%1 after %2").arg(file, before)));
+        QCOMPARE(w->filePath(), example(file.toLatin1().constData()));
+      }
+    }
+  }
+
+  // A stray Enter in "Unsaved changes" does not write the file.
+  void enterInUnsavedChangesDoesNotSave() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("mine.json"));
+    QVERIFY(QFile::copy(example("xor.json"), path));
+    const QByteArray before = bytesOf(path);
+    auto w = makeWindow();
+    QVERIFY(QTest::qWaitForWindowActive(w.get()));
+    QVERIFY(w->openFile(path, nullptr, true));
+    w->devicesPanel()->findChild<QSpinBox*>(QStringLiteral("deviceCount"))->setValue(3);
+    QVERIFY(w->isWindowModified());
+    bool saveIsDefault = true;
+    ModalCatcher catcher([&](QWidget* modal) {
+      auto* box = qobject_cast<QMessageBox*>(modal);
+      saveIsDefault = box && static_cast<QAbstractButton*>(box->defaultButton()) ==
+                                 box->button(QMessageBox::Save);
+      QTest::keyClick(modal, Qt::Key_Return);
+    });
+    QTest::keyClick(w.get(), Qt::Key_N, Qt::ControlModifier);  // New
+    QVERIFY(catcher.seen());
+    QVERIFY(!saveIsDefault);
+    QCOMPARE(bytesOf(path), before);
+    QCOMPARE(w->filePath(), path);  // Enter cancelled New
+    QVERIFY(w->isWindowModified());
+  }
+
+  // Ctrl+S on an example asks where to save a copy (the home folder), never writes over it.
+  void saveOnAnExampleGoesToSaveAs() {
+    const QString path = example("spiral.json");
+    const KeepBytes keep(path);
+    auto w = makeWindow();
+    QVERIFY(QTest::qWaitForWindowActive(w.get()));
+    exampleAction(*w, "spiral.json")->trigger();
+    QCOMPARE(w->filePath(), path);
+    w->devicesPanel()->findChild<QSpinBox*>(QStringLiteral("deviceCount"))->setValue(3);
+    QString suggested;
+    ModalCatcher catcher([&](QWidget* modal) {
+      if (auto* dialog = qobject_cast<QFileDialog*>(modal)) {
+        suggested = dialog->directory().absolutePath();
+        dialog->reject();
+      } else {
+        QTest::keyClick(modal, Qt::Key_Escape);
+      }
+    });
+    QTest::keyClick(w.get(), Qt::Key_S, Qt::ControlModifier);
+    QVERIFY(catcher.seen());
+    QCOMPARE(suggested, QDir::homePath());
+    QCOMPARE(bytesOf(path), keep.bytes);
+  }
+
+  // Opening another experiment (or New) starts without the previous one's results.
+  void resultsBelongToTheirExperiment() {
+    auto w = makeWindow();
+    QVERIFY(QTest::qWaitForWindowActive(w.get()));
+    QSignalSpy ended(w.get(), &MainWindow::runEnded);
+    exampleAction(*w, "one_vs_data_parallel.json")->trigger();
+    for (int i = 1; i <= 2; ++i) {  // the first run becomes an overlay of the second
+      QTest::keyClick(w.get(), Qt::Key_R, Qt::ControlModifier);
+      QTRY_COMPARE_WITH_TIMEOUT(ended.count(), i, 60000);
+    }
+    QCOMPARE(w->lossChart()->overlayCount(), 1);
+    QVERIFY(w->timelineView()->store().size() > 0);
+    QVERIFY(!w->decisionView()->caption().isEmpty());
+    QVERIFY(w->lastResult());
+
+    // What a fresh window shows for seed.json (4 features, no boundary to draw).
+    auto fresh = makeWindow();
+    exampleAction(*fresh, "seed.json")->trigger();
+    const QString freshMessage = fresh->decisionView()->message();
+    const QString freshSplit = fresh->batchSplitView()->caption();
+    fresh.reset();
+    w->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(w.get()));
+    const auto expectClean = [&](const char* when) {
+      QVERIFY2(w->lossChart()->overlayCount() == 0, when);
+      QVERIFY2(w->metricChart()->overlayCount() == 0, when);
+      QVERIFY2(w->lossChart()->batchPointCount() == 0, when);
+      QVERIFY2(w->lossChart()->epochPointCount(false) == 0, when);
+      QVERIFY2(w->decisionView()->caption().isEmpty(), when);
+      QVERIFY2(w->timelineView()->store().size() == 0, when);
+      QVERIFY2(!w->lastResult(), when);
+      for (const char* name : {"exportKerasModelAction", "exportKerasWeightsAction"})
+        QVERIFY2(!w->findChild<QAction*>(QLatin1String(name))->isEnabled(), when);
+    };
+    exampleAction(*w, "seed.json")->trigger();
+    expectClean("after opening seed.json");
+    QCOMPARE(w->decisionView()->message(), freshMessage);
+    QCOMPARE(w->batchSplitView()->caption(), freshSplit);
+
+    // A run of this experiment has no overlay from the last one; New clears it too.
+    QTest::keyClick(w.get(), Qt::Key_R, Qt::ControlModifier);
+    QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 3, 60000);
+    QCOMPARE(w->lossChart()->overlayCount(), 0);
+    QVERIFY(w->lossChart()->epochPointCount(false) > 0);
+    QTest::keyClick(w.get(), Qt::Key_N, Qt::ControlModifier);
+    expectClean("after New");
+  }
+
+  // Ctrl+Shift+S is Save As on every platform, and the menus show every action's shortcut.
+  void saveAsHasItsShortcut() {
+    auto w = makeWindow();
+    QVERIFY(QTest::qWaitForWindowActive(w.get()));
+    QAction* saveAs = menuAction(*w, QStringLiteral("&File"), QStringLiteral("Save &As…"));
+    QVERIFY(saveAs);
+    QCOMPARE(saveAs->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_S));
+    for (const auto& [title, text] : {std::pair{"&File", "&New"},
+                                      {"&File", "&Open…"},
+                                      {"&File", "&Save"},
+                                      {"&File", "&Quit"},
+                                      {"&Run", "&Run"},
+                                      {"&Run", "S&tep"},
+                                      {"&Run", "St&op"}}) {
+      QAction* a = menuAction(*w, QLatin1String(title), QString::fromUtf8(text));
+      QVERIFY2(a && !a->shortcut().isEmpty() && a->isShortcutVisibleInContextMenu(), text);
+    }
+    bool dialog = false;
+    ModalCatcher catcher([&](QWidget* modal) {
+      dialog = qobject_cast<QFileDialog*>(modal) != nullptr;
+      if (auto* d = qobject_cast<QDialog*>(modal)) d->reject();
+    });
+    QTest::keyClick(w.get(), Qt::Key_S, Qt::ControlModifier | Qt::ShiftModifier);
+    QVERIFY(catcher.seen());
+    QVERIFY(dialog);
+  }
+
+  // Open Recent tells two files of the same name apart by their folders.
+  void recentFilesShowTheirFolders() {
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkpath(QStringLiteral("a")) &&
+            QDir(dir.path()).mkpath(QStringLiteral("b")));
+    const QString a = dir.filePath(QStringLiteral("a/seed.json"));
+    const QString b = dir.filePath(QStringLiteral("b/seed.json"));
+    QVERIFY(QFile::copy(example("seed.json"), a) && QFile::copy(example("seed.json"), b));
+    ExperimentDocument::addRecentFile(a);
+    ExperimentDocument::addRecentFile(b);
+    auto w = makeWindow();
+    QMenu* recent = menu(*w, QStringLiteral("Open &Recent"));
+    QVERIFY(recent && recent->actions().size() >= 2);
+    const QString first = recent->actions()[0]->text(), second = recent->actions()[1]->text();
+    QVERIFY2(first != second, qPrintable(first));
+    QVERIFY2(first.contains(QDir::toNativeSeparators(QFileInfo(b).absolutePath())),
+             qPrintable(first));
+    QVERIFY2(second.contains(QDir::toNativeSeparators(QFileInfo(a).absolutePath())),
+             qPrintable(second));
+    recent->actions()[1]->trigger();
+    QCOMPARE(w->filePath(), QFileInfo(a).absoluteFilePath());
+  }
+
+  // Four devices without a strategy: the status bar says training uses cpu:0.
+  void statusSaysWhatDevicesTrain() {
+    auto w = makeWindow();
+    exampleAction(*w, "xor.json")->trigger();
+    auto* count = w->devicesPanel()->findChild<QSpinBox*>(QStringLiteral("deviceCount"));
+    count->selectAll();
+    QTest::keyClicks(count, QStringLiteral("4"));
+    QCOMPARE(count->value(), 4);
+    const QString status = statusTexts(*w);
+    QVERIFY2(status.contains(QStringLiteral("4 devices")), qPrintable(status));
+    QVERIFY2(!status.contains(QStringLiteral("single device")), qPrintable(status));
+    QVERIFY2(
+        status.contains(QStringLiteral("no strategy")) && status.contains(QStringLiteral("cpu:0")),
+        qPrintable(status));
+  }
+
+  // File > Export > History as JSON suggests history.json.
+  void historyAsJsonSuggestsJson() {
+    auto w = makeWindow();
+    QVERIFY(QTest::qWaitForWindowActive(w.get()));
+    QSignalSpy ended(w.get(), &MainWindow::runEnded);
+    exampleAction(*w, "seed.json")->trigger();
+    QTest::keyClick(w.get(), Qt::Key_R, Qt::ControlModifier);
+    QVERIFY(ended.wait(60000));
+    for (const auto& [text, name] : {std::pair{"History as CSV…", "history.csv"},
+                                     std::pair{"History as JSON…", "history.json"}}) {
+      QAction* history = menuAction(*w, QStringLiteral("&Export"), QString::fromUtf8(text));
+      QVERIFY(history && history->isEnabled());
+      QString suggested;
+      ModalCatcher catcher([&](QWidget* modal) {
+        if (auto* dialog = qobject_cast<QFileDialog*>(modal)) {
+          suggested = dialog->selectedFiles().value(0);
+          dialog->reject();
+        }
+      });
+      history->trigger();
+      QVERIFY(catcher.seen());
+      QVERIFY2(QFileInfo(suggested).fileName() == QLatin1String(name), qPrintable(suggested));
+    }
+  }
+
+  // An empty CSV file says it is empty; a binary one that it is not text.
+  void unreadableCsvSaysWhy_data() {
+    QTest::addColumn<QByteArray>("bytes");
+    QTest::addColumn<QString>("says");
+    QTest::newRow("empty") << QByteArray() << QStringLiteral("is empty");
+    QTest::newRow("blank lines") << QByteArray("\n\n  \n") << QStringLiteral("is empty");
+    QTest::newRow("NUL bytes") << QByteArray("PK\x03\x04\x00\x00\n\x01\x02(\x00\xff", 13)
+                               << QStringLiteral("is not a text file");
+    QTest::newRow("not UTF-8") << QByteArray("a,b\n\xff\xfe\x80,1\n")
+                               << QStringLiteral("is not UTF-8 text");
+  }
+  void unreadableCsvSaysWhy() {
+    QFETCH(QByteArray, bytes);
+    QFETCH(QString, says);
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("binary.csv"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(bytes);
+    f.close();
+    auto w = makeWindow();
+    w->dataPanel()->loadCsvFile(path);  // what Browse… and a drop on the window do
+    const QString error = w->dataPanel()->errorText();
+    QVERIFY2(error.contains(says), qPrintable(error));
+    QVERIFY2(!error.contains(QStringLiteral("data.target")), qPrintable(error));
+  }
+};
+
+QTEST_MAIN(TestWindowTrial)
+#include "tst_window_trial.moc"
