@@ -208,7 +208,13 @@ void TestBatchSplitView::plannedBatches_data() {
       << "7 training samples, batch size 16: one batch of 7 rows per epoch.";
   QTest::newRow("DataParallel, samples unknown")
       << "DataParallel" << 3 << 16LL << 0LL << QStringList{"Full batch"} << QList<Rows>{{6, 5, 5}}
-      << "Each batch has 16 rows.";
+      << "Each batch has up to 16 rows (the data's row count is not known yet).";
+  // A batch size beyond the data (batch_size=1e9 on 400 rows): Keras trains one batch of all the
+  // rows, which is full, not partial.
+  QTest::newRow("batch size far beyond the data")
+      << "DataParallel" << 2 << 1000000000LL << 400LL << QStringList{"The only batch"}
+      << QList<Rows>{{200, 200}}
+      << "400 training samples, batch size 1000000000: one batch of 400 rows per epoch.";
   QTest::newRow("8 devices, batch 32: the last batch leaves devices without rows")
       << "DataParallel" << 8 << 32LL << 100LL << QStringList{"Full batch", "Last batch"}
       << QList<Rows>{{4, 4, 4, 4, 4, 4, 4, 4}, {1, 1, 1, 1, 0, 0, 0, 0}}
@@ -238,7 +244,7 @@ void TestBatchSplitView::plannedBatches() {
     QCOMPARE(b.title, titles[i]);
     QCOMPARE(b.parts, parts[i]);
     QCOMPARE(b.rows, std::accumulate(parts[i].begin(), parts[i].end(), int64_t{0}));
-    QCOMPARE(b.partial, b.rows < batch);
+    QCOMPARE(b.partial, b.rows < (samples > 0 ? std::min(batch, samples) : batch));
   }
   QCOMPARE(view.caption(), caption);
   if (QTest::currentDataTag() == QByteArray("DataParallel, uneven last batch"))
@@ -249,9 +255,12 @@ void TestBatchSplitView::plannedBatches() {
   StepTrace step;
   step.epoch = 0;
   step.batch = 0;
-  step.shard_rows = BatchSplitView::shardRows(batch, devices);
+  const int64_t rows = samples > 0 ? std::min(batch, samples) : batch;
+  step.shard_rows = BatchSplitView::shardRows(rows, devices);
   view.showStep(step);
   QCOMPARE(view.batches().size(), size_t(1));
+  QVERIFY(!view.batches().front().partial);  // the largest batch the data gives is full
+  QVERIFY(!view.caption().contains(QStringLiteral("partial")));
   view.setPlan(plan);
   QCOMPARE(view.batches().size(), size_t(titles.size()));
   view.clear();

@@ -23,6 +23,7 @@
 #include "ui/charts/metric_chart.h"
 #include "ui/panels/data_panel.h"
 #include "ui/panels/devices_panel.h"
+#include "ui/panels/training_panel.h"
 #include "ui/rehearsal/batch_split_view.h"
 #include "ui/rehearsal/decision_view.h"
 #include "ui/rehearsal/device_timeline_view.h"
@@ -400,6 +401,38 @@ class TestWindowTrial : public QObject {
     const QString error = w->dataPanel()->errorText();
     QVERIFY2(error.contains(says), qPrintable(error));
     QVERIFY2(!error.contains(QStringLiteral("data.target")), qPrintable(error));
+  }
+
+  // A batch size beyond the data: before a run the batch split says the rows a batch really
+  // has (a CSV file's rows, once read), and after a run that batch is drawn full.
+  void batchSplitShowsTheRowsABatchHas() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("points.csv"));
+    QFile f(path);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write("a,b,label\n");
+    for (int i = 0; i < 400; ++i)
+      f.write(QStringLiteral("%1,%2,%3\n").arg(i % 7).arg(i % 5).arg(i % 2).toUtf8());
+    f.close();
+    auto w = makeWindow();
+    QVERIFY(w->openFile(example("xor.json"), nullptr, true));
+    w->dataPanel()->loadCsvFile(path);
+    QVERIFY2(w->dataPanel()->errorText().isEmpty(), qPrintable(w->dataPanel()->errorText()));
+    auto* batch = w->trainingPanel()->findChild<QSpinBox*>(QStringLiteral("batch_size"));
+    QVERIFY(batch != nullptr);
+    batch->selectAll();
+    QTest::keyClicks(batch, QStringLiteral("1000"));
+    QTest::keyClick(batch, Qt::Key_Return);
+    QCOMPARE(batch->value(), 1000);
+    QTRY_VERIFY2(w->batchSplitView()->caption().contains(QStringLiteral("one batch of 400 rows")),
+                 qPrintable(w->batchSplitView()->caption()));
+    QVERIFY(!w->batchSplitView()->caption().contains(QStringLiteral("1000 rows")));
+    QSignalSpy ended(w.get(), &MainWindow::runEnded);
+    w->run();
+    QVERIFY(ended.wait(60000));
+    QVERIFY(!w->batchSplitView()->batches().empty());
+    QVERIFY(!w->batchSplitView()->batches().front().partial);
+    QCOMPARE(w->batchSplitView()->batches().front().rows, int64_t{400});
   }
 };
 

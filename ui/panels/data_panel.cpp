@@ -537,6 +537,10 @@ QString DataPanel::errorText() const {
 
 int DataPanel::featureCount() const { return m_loaded ? static_cast<int>(m_data.x.cols()) : 0; }
 
+int64_t DataPanel::sampleCount() const {
+  return m_loaded ? static_cast<int64_t>(m_data.x.rows()) : 0;
+}
+
 void DataPanel::setValidationSplit(double fraction) {
   m_validationSplit = fraction;
   {

@@ -58,6 +58,8 @@ class DataPanel : public QWidget {
   // sets, `classes` for blobs, 0 for plane and sine. CSV: the column count of one-hot targets, or
   // max + 1 (at least 2) for one integer target column with values 0 to 19.
   int featureCount() const;
+  // The rows of the data as read (0 when not loaded): a CSV file's count is known only here.
+  int64_t sampleCount() const;
   int classCount() const { return m_classCount; }
 
   // Switches to the CSV file at `path` (e.g. dropped on the window; a relative path is relative to

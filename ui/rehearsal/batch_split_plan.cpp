@@ -80,6 +80,11 @@ int64_t trainingSamples(int64_t samples, double validationSplit) {
   return training_rows(samples, validationSplit);
 }
 
+int64_t largestBatch(const BatchSplitPlan& plan) {
+  const int64_t bs = std::max<int64_t>(plan.batchSize, 1);
+  return plan.trainingSamples > 0 ? std::min(bs, plan.trainingSamples) : bs;
+}
+
 int64_t batchesPerEpoch(const BatchSplitPlan& plan) {
   const int64_t bs = std::max<int64_t>(plan.batchSize, 1);
   return plan.trainingSamples > 0 ? (plan.trainingSamples + bs - 1) / bs : 0;
@@ -90,7 +95,7 @@ std::vector<BatchSplit> plannedBatches(const BatchSplitPlan& plan) {
   const int64_t bs = std::max<int64_t>(plan.batchSize, 1);
   const int64_t n = plan.trainingSamples;
   const auto make = [&](const QString& title, int64_t rows) {
-    return BatchSplit{title, rows, shardRows(rows, parts), rows < bs};
+    return BatchSplit{title, rows, shardRows(rows, parts), rows < largestBatch(plan)};
   };
   if (n > 0 && n < bs) return {make(tr("The only batch"), n)};
   std::vector<BatchSplit> out{make(tr("Full batch"), bs)};
@@ -112,14 +117,15 @@ BatchSplit liveBatch(const BatchSplitPlan& plan, const StepTrace& step) {
     }
   }
   out.rows = std::accumulate(out.parts.begin(), out.parts.end(), int64_t{0});
-  out.partial = out.rows < plan.batchSize;
+  out.partial = out.rows < largestBatch(plan);
   return out;
 }
 
 QString plannedCaption(const BatchSplitPlan& plan) {
   const int64_t bs = std::max<int64_t>(plan.batchSize, 1);
   const int64_t n = plan.trainingSamples;
-  if (n <= 0) return tr("Each batch has %1.").arg(rowsText(bs));
+  if (n <= 0)
+    return tr("Each batch has up to %1 (the data's row count is not known yet).").arg(rowsText(bs));
   const QString head = tr("%1 training samples, batch size %2: ").arg(n).arg(bs);
   if (n < bs) return head + tr("one batch of %1 per epoch.").arg(rowsText(n));
   if (n % bs == 0) return head + tr("%1 full batches per epoch.").arg(n / bs);
@@ -134,7 +140,7 @@ QString liveCaption(const BatchSplitPlan& plan, const StepTrace& step, int64_t r
       total > 0 ? tr("Epoch %1, batch %2 of %3").arg(step.epoch + 1).arg(step.batch + 1).arg(total)
                 : tr("Epoch %1, batch %2").arg(step.epoch + 1).arg(step.batch + 1);
   text += QStringLiteral(" · ") + rowsText(rows);
-  if (rows < plan.batchSize)
+  if (rows < largestBatch(plan))
     text +=
         total > 0 && step.batch + 1 == total ? tr(": last partial batch") : tr(": partial batch");
   return text;

@@ -70,6 +70,10 @@ BatchSplit liveBatch(const BatchSplitPlan& plan, const StepTrace& step);
 // The rows fit() trains on per epoch (core's training_rows).
 int64_t trainingSamples(int64_t samples, double validationSplit);
 
+// The most rows a batch of this plan has: the batch size, or all the training samples when
+// there are fewer (Keras then trains one batch of them); the batch size when they are unknown.
+int64_t largestBatch(const BatchSplitPlan& plan);
+
 // Batches per epoch, ceil(trainingSamples / batchSize) (Keras's steps per epoch); 0 if unknown.
 int64_t batchesPerEpoch(const BatchSplitPlan& plan);
 

@@ -187,7 +187,8 @@ int BatchSplitView::renderBatches(Canvas& c, int y, int width, int height) const
   }
   y += titleHeight + 6;
   // One row height for every column, so a partial batch looks shorter than a full one.
-  int64_t longest = std::max<int64_t>(m_plan.batchSize, 1);
+  // The largest batch the data gives, not the nominal batch size (which may exceed the data).
+  int64_t longest = batchsplit::largestBatch(m_plan);
   for (const auto& b : m_batches) longest = std::max(longest, b.rows);
   const double room = height > 0 ? std::max(120, height - y - noteHeight - kMargin - 12) : 300;
   const double rowHeight = std::min(kMaxRowHeight, room / static_cast<double>(longest));

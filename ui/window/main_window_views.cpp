@@ -60,7 +60,8 @@ void MainWindow::updateViews(const ExperimentSpec& spec) {
   // the user looks at them (the window calls this on every edit, and when a run ends).
   // (With the data's feature count: model_variables() below checks the model against it.)
   const std::string key = experiment_to_json(spec).dump() + "/" + std::to_string(devices) + "/" +
-                          std::to_string(m_dataPanel->featureCount());
+                          std::to_string(m_dataPanel->featureCount()) + "/" +
+                          std::to_string(m_dataPanel->sampleCount());
   if (key == m_viewsKey) return;
   m_viewsKey = key;
   const bool distributed = !spec.distribution.class_name.empty();
@@ -72,10 +73,10 @@ void MainWindow::updateViews(const ExperimentSpec& spec) {
   }
   plan.strategy = spec.distribution.class_name;
   plan.batchSize = spec.fit.batch_size;
-  plan.trainingSamples = spec.data.csv.empty()
-                             ? batchsplit::trainingSamples(spec.data.samples,
-                                                           spec.fit.validation_split)
-                             : 0;  // a CSV file's row count is known only once it is read
+  // A CSV file's row count is known once the data panel has read it.
+  plan.trainingSamples = batchsplit::trainingSamples(
+      spec.data.csv.empty() ? spec.data.samples : m_dataPanel->sampleCount(),
+      spec.fit.validation_split);
   int64_t parameters = 0;
   try {
     const std::vector<VariableInfo> variables =
