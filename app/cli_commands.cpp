@@ -347,7 +347,7 @@ int evaluate_command(const QStringList& args) {
   QCommandLineParser p;
   p.setApplicationDescription("Evaluates a model file on a CSV file and prints loss and metrics.");
   p.addPositionalArgument("MODEL",
-                         "The model file (JSON or .keras) with weights and compile options.");
+                          "The model file (JSON or .keras) with weights and compile options.");
   p.addOption({"data", "The CSV file (with a header row).", "CSV"});
   p.addOption({"target", "The target column (default: the model file's targets).", "COL"});
   p.addOption({"batch-size", "Batch size (default 32).", "N", "32"});

@@ -471,11 +471,11 @@ void Sequential::set_optimizer_state(const OptimizerState& state, const std::str
   const auto order = optimizer_->keras_slots();
   const std::string what = optimizer_->name() + " optimizer of this model";
   if (state.slot_variables.size() != order.size()) {
-    throw InputError(
-        source, "holds " +
-                    counted(static_cast<long long>(state.slot_variables.size()), "optimizer slot variable") +
-                    " but the " + what + " has " + std::to_string(order.size()) +
-                    " (was it saved with another optimizer or its options?)");
+    throw InputError(source, "holds " +
+                                 counted(static_cast<long long>(state.slot_variables.size()),
+                                         "optimizer slot variable") +
+                                 " but the " + what + " has " + std::to_string(order.size()) +
+                                 " (was it saved with another optimizer or its options?)");
   }
   if (state.iterations < 0) throw InputError(source, "the optimizer's iteration count is negative");
   std::vector<Matrix> values;
