@@ -299,7 +299,7 @@ ExperimentSpec parse_document(const Json& doc, const std::filesystem::path& base
          "one with initial_weights");
   ObjectReader r(doc, "",
                  {"name", "description", "seed", "devices", "distribution", "data", "model",
-                  "compile", "fit", "initial_weights"});
+                  "compile", "fit", "initial_weights", "sweep"});
   ExperimentSpec spec;
   spec.name = r.string("name", "");
   spec.description = r.string("description", "", "a string (Markdown)");
@@ -324,6 +324,12 @@ ExperimentSpec parse_document(const Json& doc, const std::filesystem::path& base
     const std::string file = json_io::to_string(*weights, "initial_weights", "a model file path");
     if (file.empty()) fail_expected("initial_weights", "null or a model file path", *weights);
     spec.initial_weights = resolve(file, base_dir);
+  }
+  if (const Json* sweep = r.get_non_null("sweep")) {
+    // Checked in full by plan_sweep, which needs the rest of the experiment.
+    if (!sweep->is_object())
+      fail_expected("sweep", "null or an object (method, objective, parameters, ...)", *sweep);
+    spec.sweep = *sweep;
   }
   return spec;
 }
@@ -374,6 +380,7 @@ Json experiment_to_ordered_json(const ExperimentSpec& spec) {
   doc["compile"] = compile_to_ordered_json(spec.compile);
   doc["fit"] = fit_to_ordered_json(spec.fit);
   if (!spec.initial_weights.empty()) doc["initial_weights"] = spec.initial_weights;
+  if (!spec.sweep.is_null()) doc["sweep"] = spec.sweep;
   return doc;
 }
 

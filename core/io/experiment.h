@@ -28,6 +28,9 @@ struct ExperimentSpec {
   CompileOptions compile{};
   FitOptions fit{};
   std::string initial_weights;  // a model file; empty: none. Resolved relative to the file.
+  // The sweep section as written (null: none): `fitbench-cli sweep` and the window's Sweep view
+  // read it with plan_sweep (core/run/sweep.h); a run of the experiment itself ignores it.
+  nlohmann::ordered_json sweep;
 };
 
 // Parses an experiment document. `source` names it in errors (usually the file name);

@@ -17,11 +17,29 @@ uint64_t splitmix64(uint64_t& x) {
 
 uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
+constexpr uint64_t kUnseeded = 1337;  // used when set_random_seed was never called
+
 std::mutex g_seed_mutex;
-uint64_t g_seed_state = 1337;  // used when set_random_seed was never called
-PythonRandom g_python_random(1337);
+uint64_t g_seed_state = kUnseeded;
+PythonRandom g_python_random(kUnseeded);
 
 }  // namespace
+
+struct RandomScope::State {
+  uint64_t seed_state = kUnseeded;
+  PythonRandom python_random{kUnseeded};
+};
+
+namespace {
+thread_local RandomScope::State* t_scope = nullptr;
+}  // namespace
+
+RandomScope::RandomScope() : state_(new State) { t_scope = state_; }
+
+RandomScope::~RandomScope() {
+  t_scope = nullptr;
+  delete state_;
+}
 
 Rng::Rng(uint64_t seed) {
   uint64_t x = seed;
@@ -77,17 +95,24 @@ uint64_t Rng::below(uint64_t n) {
 }
 
 void set_random_seed(uint64_t seed) {
+  if (t_scope) {
+    t_scope->seed_state = seed;
+    t_scope->python_random.seed_with(seed);
+    return;
+  }
   std::lock_guard<std::mutex> lock(g_seed_mutex);
   g_seed_state = seed;
   g_python_random.seed_with(seed);
 }
 
 uint32_t make_default_seed() {
+  if (t_scope) return static_cast<uint32_t>(t_scope->python_random.randint(1, 1000000000));
   std::lock_guard<std::mutex> lock(g_seed_mutex);
   return static_cast<uint32_t>(g_python_random.randint(1, 1000000000));
 }
 
 uint64_t next_seed() {
+  if (t_scope) return splitmix64(t_scope->seed_state);
   std::lock_guard<std::mutex> lock(g_seed_mutex);
   return splitmix64(g_seed_state);
 }

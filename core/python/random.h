@@ -40,6 +40,23 @@ void set_random_seed(uint64_t seed);
 uint32_t make_default_seed();
 // The next seed of the global sequence; thread-safe.
 uint64_t next_seed();
+
+// Gives the calling thread a seed sequence of its own while it lives: set_random_seed,
+// make_default_seed and next_seed on this thread use it instead of the process-wide one, so runs
+// on several threads at once (a sweep's trials) each see the sequence they would see alone. It
+// starts as the process-wide sequence starts before any set_random_seed. Scopes do not nest.
+class RandomScope {
+ public:
+  RandomScope();
+  ~RandomScope();
+  RandomScope(const RandomScope&) = delete;
+  RandomScope& operator=(const RandomScope&) = delete;
+
+  struct State;
+
+ private:
+  State* state_;
+};
 // A well-mixed 64-bit hash of the given words: counter-based randomness (dropout masks that do not
 // depend on how a batch is split across devices).
 uint64_t hash_words(std::initializer_list<uint64_t> words);
