@@ -14,5 +14,7 @@ int summary_command(const QStringList& args);
 int devices_command(const QStringList& args);
 // export EXPERIMENT --format FORMAT -o FILE (cli_export.cpp).
 int export_command(const QStringList& args);
+// sweep EXPERIMENT [--jobs N] [--out DIR] (cli_sweep.cpp).
+int sweep_command(const QStringList& args);
 
 }  // namespace fitbench::cli

@@ -1,5 +1,5 @@
 // fitbench-cli: the engine without a window. Subcommands run, evaluate, predict, summary,
-// devices and export; argument parsing and wiring only, the work is in core/.
+// devices, export and sweep; argument parsing and wiring only, the work is in core/.
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <cmath>
@@ -23,6 +23,7 @@ const char* kUsage =
     "  summary FILE          the Keras summary of an experiment or model file\n"
     "  devices               the simulated devices (keras.distribution.list_devices)\n"
     "  export EXPERIMENT     the experiment as a runnable Keras 3 script (--format python)\n"
+    "  sweep EXPERIMENT      every trial of the experiment's sweep section, several at once\n"
     "\n"
     "Run 'fitbench-cli <command> --help' for a command's options.\n";
 
@@ -55,9 +56,10 @@ int main(int argc, char** argv) {
     if (command == "summary") return fitbench::cli::summary_command(sub);
     if (command == "devices") return fitbench::cli::devices_command(sub);
     if (command == "export") return fitbench::cli::export_command(sub);
+    if (command == "sweep") return fitbench::cli::sweep_command(sub);
     std::cerr << "fitbench-cli: unknown command \""
               << fitbench::printable_message(command.toStdString())
-              << "\"; expected run, evaluate, predict, summary, devices or export\n";
+              << "\"; expected run, evaluate, predict, summary, devices, export or sweep\n";
     return 2;
   } catch (const fitbench::PlanError& e) {
     // Every problem of a run plan, one line each.

@@ -24,8 +24,8 @@ namespace fitbench {
 
 // One entry of sweep.parameters: a path into the experiment and a Keras Tuner hyperparameter.
 struct SweepParameter {
-  std::string path;        // "compile.optimizer.config.learning_rate", "model.layers[1].config.units"
-  std::string class_name;  // "Choice", "Int", "Float", "Boolean", "Fixed"
+  std::string path;  // "compile.optimizer.config.learning_rate", "model.layers[1].config.units"
+  std::string class_name;                      // "Choice", "Int", "Float", "Boolean", "Fixed"
   std::vector<nlohmann::ordered_json> values;  // Choice: its values; Fixed: the one value
   double min_value = 0.0, max_value = 0.0;     // Int, Float
   std::optional<double> step;                  // Int (default 1 when linear), Float
@@ -91,7 +91,8 @@ struct SweepPlan {
 // model.config.layers[1].config.units").
 SweepPlan plan_sweep(const ExperimentSpec& base, const PlanContext& context);
 
-// A trial's values as "learning_rate=0.01, units=8" (each path's last name).
+// A trial's values as "learning_rate=0.01, units=8" (each path's last name; numbers with four
+// significant digits).
 std::string describe_values(const SweepSpec& spec, const SweepTrial& trial);
 // The last name of a parameter path: "learning_rate" for "compile.optimizer.config.learning_rate".
 std::string parameter_label(const std::string& path);
@@ -150,6 +151,7 @@ struct SweepResult {
   std::vector<TrialResult> trials;  // by trial number
   double seconds = 0.0;
   bool stopped = false;
+  bool maximize = false;  // the objective's direction
   // Trials sorted for the table: completed by objective (best first), then pruned by objective,
   // then stopped, failed and pending, each by number.
   std::vector<int> ranking() const;
