@@ -74,9 +74,10 @@ int main(int argc, char** argv) {
   std::printf("16 xor trials (30 epochs, 1 device each), medians of %d:\n", repeats);
   std::printf("  --jobs 1: %.1f ms   --jobs 2: %.1f ms   speed-up %.2fx (target >= 1.8x)\n",
               m1 * 1e3, m2 * 1e3, m1 / m2);
-  std::printf("  the same runs one after another: %.1f ms; sweep overhead per trial %.3f ms "
-              "(target < 1 ms)\n",
-              ma * 1e3, (m1 - ma) / n * 1e3);
+  std::printf(
+      "  the same runs one after another: %.1f ms; sweep overhead per trial %.3f ms "
+      "(target < 1 ms)\n",
+      ma * 1e3, (m1 - ma) / n * 1e3);
   std::printf("load after: %s\n", bench::load_average().c_str());
   std::printf("SUMMARY sweep speedup=%.3f overhead_ms=%.4f\n", m1 / m2, (m1 - ma) / n * 1e3);
   return 0;
