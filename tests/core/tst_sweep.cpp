@@ -4,6 +4,7 @@
 // whatever the number of jobs, with pruning, repeats, a stop request and the files.
 #include <QTemporaryDir>
 #include <QtTest>
+#include <atomic>
 #include <cmath>
 #include <fstream>
 #include <mutex>
@@ -324,6 +325,37 @@ class TestSweep : public QObject {
     QCOMPARE(counter.begun, 0);
   }
 
+  // A trial of 2 devices takes both of 2 cores: never two at once; with --oversubscribe each
+  // counts as one. Either way the histories are those of the trials alone.
+  void devicesCountAgainstCores() {
+    Json sweep = Json::parse(R"({"method": "grid", "objective": "loss", "parameters": {
+      "fit.batch_size": {"class_name": "Choice", "config": {"values": [8, 16, 32, 64]}}}})");
+    ExperimentSpec spec = xor_with(sweep, 3);
+    spec.devices.count = 2;
+    spec.distribution.class_name = "DataParallel";
+    const SweepPlan plan = plan_sweep(spec, {});
+    struct Concurrency : SweepListener {
+      std::atomic<int> now{0}, most{0};
+      void on_trial_begin(const SweepTrial&) override {
+        const int n = ++now;
+        int m = most.load();
+        while (n > m && !most.compare_exchange_weak(m, n)) {
+        }
+      }
+      void on_trial_end(const SweepTrial&, const TrialResult&) override { --now; }
+    } counted;
+    SweepOptions options;
+    options.jobs = 2;
+    const SweepResult r = run_sweep(plan, options, &counted);
+    QCOMPARE(counted.most.load(), 1);
+    options.oversubscribe = true;
+    const SweepResult o = run_sweep(plan, options);
+    for (size_t t = 0; t < plan.trials.size(); ++t) {
+      QCOMPARE(r.trials[t].histories[0].history, o.trials[t].histories[0].history);
+      QCOMPARE(r.trials[t].histories[0].history, run_alone(plan.trials[t]).history);
+    }
+  }
+
   // Each trial's History equals its experiment run alone, and 1 or 2 jobs give the same.
   void deterministicAcrossJobs() {
     const SweepPlan plan = plan_sweep(xor_with(lr_units_sweep("random")), {});
@@ -407,6 +439,30 @@ class TestSweep : public QObject {
     double ss = 0;
     for (double v : t.objectives) ss += (v - mean) * (v - mean);
     QVERIFY(std::abs(t.spread - std::sqrt(ss / 2)) < 1e-12);
+  }
+
+  // A folder that cannot be written ends the sweep with its error, whatever the jobs: no trial
+  // waits forever for cores or for the pruning rule.
+  void unwritableFolderEndsTheSweep() {
+    for (int jobs : {1, 2}) {
+      QTemporaryDir dir;
+      const std::filesystem::path out = dir.path().toStdString();
+      std::ofstream(out / "trial_002") << "a file where a trial's folder goes";
+      Json sweep = lr_units_sweep("grid");
+      sweep["pruning"] = {{"min_epochs", 1}, {"startup_trials", 1}};
+      const SweepPlan plan = plan_sweep(xor_with(sweep), {});
+      SweepOptions options;
+      options.jobs = jobs;
+      options.out_dir = out;
+      try {
+        run_sweep(plan, options);
+        QFAIL("no error");
+      } catch (const InputError& e) {
+        QVERIFY2(e.place() == (out / "trial_002").string(), e.what());
+        QVERIFY(e.message().rfind("cannot be made a folder for the trial's files", 0) == 0);
+      }
+      QVERIFY(std::filesystem::exists(out / "trial_000" / "history.json"));
+    }
   }
 
   // The files: each trial's experiment (which runs to the same History) and History, and the
