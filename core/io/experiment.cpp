@@ -70,8 +70,7 @@ DataSpec parse_data(const Json& doc, const std::string& path, const std::filesys
     ObjectReader r(doc, path, {"csv", "target", "features", "delimiter", "standardize"});
     data.generator.clear();
     const Json& file = r.require("csv", "the CSV file");
-    data.csv = json_io::to_string(file, r.path_of("csv"), "a file path");
-    if (data.csv.empty()) fail_expected(r.path_of("csv"), "a non-empty file path", file);
+    data.csv = json_io::to_path(file, r.path_of("csv"));
     data.csv = resolve(data.csv, base);
     data.target = read_column_list(r.require("target", "the target column or columns"),
                                    r.path_of("target"), true);
@@ -321,8 +320,7 @@ ExperimentSpec parse_document(const Json& doc, const std::filesystem::path& base
   }
   if (const Json* fit = r.get_non_null("fit")) spec.fit = parse_fit(*fit, "fit");
   if (const Json* weights = r.get_non_null("initial_weights")) {
-    const std::string file = json_io::to_string(*weights, "initial_weights", "a model file path");
-    if (file.empty()) fail_expected("initial_weights", "null or a model file path", *weights);
+    const std::string file = json_io::to_path(*weights, "initial_weights");
     spec.initial_weights = resolve(file, base_dir);
   }
   if (const Json* sweep = r.get_non_null("sweep")) {

@@ -29,10 +29,7 @@ std::string read_mode(const ObjectReader& r) {
 }
 
 std::string read_path(const ObjectReader& r, const std::string& key, const std::string& what) {
-  const Json& v = r.require(key, what);
-  const std::string path = json_io::to_string(v, r.path_of(key), "a file path");
-  if (path.empty()) fail_expected(r.path_of(key), "a non-empty file path", v);
-  return path;
+  return json_io::to_path(r.require(key, what), r.path_of(key));
 }
 
 CallbackSpec parse_callback(const Json& v, const std::string& path) {

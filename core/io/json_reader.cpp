@@ -34,6 +34,10 @@ std::optional<int64_t> integral(const Json& v) {
 }  // namespace
 
 std::string key_path(const std::string& path, std::string_view key) {
+  // A key holding a control character (a NUL, a newline) is written as JSON writes it, in
+  // brackets, so a message shows it whole: data["nul\u0000key"].
+  if (has_control_character(std::string(key)))
+    return path + "[" + Json(std::string(key)).dump() + "]";
   if (path.empty()) return std::string(key);
   return path + "." + std::string(key);
 }
@@ -115,6 +119,14 @@ bool to_bool(const Json& v, const std::string& path) {
 std::string to_string(const Json& v, const std::string& path, const std::string& expected) {
   if (!v.is_string()) fail_expected(path, expected, v);
   return v.get<std::string>();
+}
+
+std::string to_path(const Json& v, const std::string& path) {
+  const std::string file = to_string(v, path, "a file path");
+  if (file.empty()) fail_expected(path, "a non-empty file path", v);
+  if (file.find('\0') != std::string::npos)
+    fail(path, "holds a NUL character (\\u0000), which no file name can hold: " + describe(v));
+  return file;
 }
 
 std::vector<int64_t> to_dims(const Json& v, const std::string& path) {

@@ -17,7 +17,8 @@ namespace fitbench::json_io {
 
 using Json = nlohmann::ordered_json;
 
-// "a.b" from ("a", "b"); "b" from ("", "b").
+// "a.b" from ("a", "b"); "b" from ("", "b"); a key with a control character in JSON's
+// escapes and brackets: a["x\u0000y"].
 std::string key_path(const std::string& path, std::string_view key);
 // "a[3]" from ("a", 3).
 std::string index_path(const std::string& path, size_t index);
@@ -52,6 +53,8 @@ double to_number(const Json& v, const std::string& path, const std::string& expe
 bool to_bool(const Json& v, const std::string& path);
 std::string to_string(const Json& v, const std::string& path,
                       const std::string& expected = "a string");
+// A file path: a non-empty string without a NUL character (which would cut the name short).
+std::string to_path(const Json& v, const std::string& path);
 // A shape dimension list such as [4] or [2, 3]: every entry a positive integer.
 std::vector<int64_t> to_dims(const Json& v, const std::string& path);
 

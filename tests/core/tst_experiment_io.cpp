@@ -793,6 +793,21 @@ void TestExperimentIo::errors_data() {
   row("/data/features", "3", "data.features",
       "is not used by the \"circle\" generator (only seed, seed_legacy and blobs take it)");
   row("/data/csv", R"("points.csv")", "data.csv", "cannot be combined with \"generator\"");
+  // A NUL would cut a file name short (reading cls.csv for "cls.csv\u0000.txt"): refused.
+  row("/data", R"({"csv": "cls.csv\u0000.txt", "target": "y"})", "data.csv",
+      "holds a NUL character (\\u0000), which no file name can hold: \"cls.csv\\u0000.txt\"");
+  row("/initial_weights", R"("w.json\u0000")", "initial_weights",
+      "holds a NUL character (\\u0000), which no file name can hold: \"w.json\\u0000\"");
+  row("/fit/callbacks", R"([{"class_name": "CSVLogger", "config": {"filename": "\u0000"}}])",
+      "fit.callbacks[0].config.filename",
+      "holds a NUL character (\\u0000), which no file name can hold: \"\\u0000\"");
+  row("/fit/callbacks",
+      R"([{"class_name": "ModelCheckpoint", "config": {"filepath": "m\u0000.json"}}])",
+      "fit.callbacks[0].config.filepath",
+      "holds a NUL character (\\u0000), which no file name can hold: \"m\\u0000.json\"");
+  // A key with a control character is shown whole, in JSON's escapes.
+  row("/data/a\nb", "1", "data[\"a\\nb\"]",
+      "unknown key; expected one of: generator, samples, noise, seed, standardize");
   row("/devices/count", "0", "devices.count",
       "must be a whole number of devices from 1 to 64, got 0");
   row("/devices/count", "1000", "devices.count",
