@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Quick start 2: installs what is missing, builds fitbench and runs the whole test suite with
 # ctest, then again under AddressSanitizer + UndefinedBehaviorSanitizer, then the core and CLI
-# tests under ThreadSanitizer. FITBENCH_QUICK=1 skips the sanitizer passes.
+# tests under ThreadSanitizer, then every fuzz target for 15 s (FITBENCH_FUZZ_SECONDS).
+# FITBENCH_QUICK=1 skips the sanitizer and fuzz passes.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$root/scripts/deps.sh"
@@ -36,7 +37,11 @@ run_threaded_tsan() {
 run_suite "${FITBENCH_BUILD_DIR:-$root/build}"
 if [ "${FITBENCH_QUICK:-0}" != "1" ]; then
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+    LSAN_OPTIONS="suppressions=$root/tests/lsan.supp" \
     run_suite "$root/build-asan" -DFITBENCH_SANITIZE=ON -DFITBENCH_NATIVE=OFF
   run_threaded_tsan
+  # Every fuzz target briefly from its corpus (docs/fuzzing.md; scripts/fuzz.sh SECONDS for long
+  # runs).
+  "$root/scripts/fuzz.sh" "${FITBENCH_FUZZ_SECONDS:-15}"
 fi
 echo "== fitbench: all test suites passed"

@@ -181,7 +181,10 @@ void check_outputs(const ExperimentSpec& spec, const RunOverrides& o, const Plan
                                                               {"--history", &o.history_file},
                                                               {"--trace", &o.trace_file}};
   bool writable = true;
-  for (const auto& [option, path] : files) {
+  for (const auto& file : files) {
+    // Not a structured binding: Clang before 16 cannot capture one in a lambda (the fuzz build).
+    const char* option = file.first;
+    const std::string* path = file.second;
     if (path->empty()) continue;
     writable &= problems.attempt([&] {
       try {

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (fuzz/fuzz_*.cpp) with Clang, AddressSanitizer and
+# UndefinedBehaviorSanitizer, and runs each for SECONDS (default 60) from its seed corpus in
+# tests/fuzz/<target>/. New inputs go to a working corpus in the build folder, never into the
+# repository; a crash, leak, timeout or out-of-memory input is kept in <build>/fuzz-findings/ and
+# fails the script. Prints one line per target: executions, executions per second, findings.
+#   scripts/fuzz.sh [SECONDS] [TARGET...]     (targets: experiment csv layout_key ...)
+# Environment: FITBENCH_FUZZ_BUILD_DIR (default <repo>/build-fuzz), FITBENCH_FUZZ_JOBS (build
+# jobs, default 2).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+seconds="${1:-60}"
+shift || true
+if ! [[ "$seconds" =~ ^[0-9]+$ ]] || [ "$seconds" -lt 1 ]; then
+  echo "fuzz.sh: SECONDS must be a whole number of seconds, got \"$seconds\"" >&2
+  exit 2
+fi
+source "$root/scripts/deps.sh"
+fitbench_install_deps
+build="${FITBENCH_FUZZ_BUILD_DIR:-$root/build-fuzz}"
+targets=("$@")
+if [ ${#targets[@]} -eq 0 ]; then
+  for f in "$root"/fuzz/fuzz_*.cpp; do
+    t="$(basename "$f" .cpp)"
+    targets+=("${t#fuzz_}")
+  done
+fi
+for t in "${targets[@]}"; do
+  if [ ! -f "$root/fuzz/fuzz_$t.cpp" ]; then
+    echo "fuzz.sh: no target \"$t\" (fuzz/fuzz_$t.cpp)" >&2
+    exit 2
+  fi
+done
+
+echo "== fitbench: building the fuzz targets with Clang in $build"
+CC=clang CXX=clang++ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DFITBENCH_FUZZ=ON -DFITBENCH_NATIVE=OFF >/dev/null
+cmake --build "$build" -j"${FITBENCH_FUZZ_JOBS:-2}" --target $(printf 'fuzz_%s ' "${targets[@]}")
+
+findings="$build/fuzz-findings"
+mkdir -p "$findings"
+failed=0
+export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1"
+export LSAN_OPTIONS="suppressions=$root/tests/lsan.supp"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+for t in "${targets[@]}"; do
+  corpus="$build/fuzz-corpus/$t"
+  mkdir -p "$corpus"
+  log="$build/fuzz-$t.log"
+  # -rss_limit_mb: an input that makes a reader take 2 GB is a finding; -timeout: so is one that
+  # takes 10 s. The seed corpus is read, not written.
+  if "$build/fuzz/fuzz_$t" "$corpus" "$root/tests/fuzz/$t" -max_total_time="$seconds" \
+      -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+      -artifact_prefix="$findings/$t-" >"$log" 2>&1; then
+    status="ok"
+  else
+    status="FINDING (see $log and $findings)"
+    failed=1
+  fi
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+  printf 'fuzz %-12s %12s executions %8s/s  %s\n' "$t" "$runs" "$rate" "$status"
+done
+exit "$failed"
