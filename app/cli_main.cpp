@@ -2,8 +2,10 @@
 // devices, export and sweep; argument parsing and wiring only, the work is in core/.
 #include <QCommandLineParser>
 #include <QCoreApplication>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 
@@ -27,6 +29,8 @@ const char* kUsage =
     "\n"
     "Run 'fitbench-cli <command> --help' for a command's options.\n";
 
+int run_command_line(const QString& command, const QStringList& sub);
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -49,6 +53,23 @@ int main(int argc, char** argv) {
   const QString command = args[1];
   QStringList sub = args.mid(2);
   sub.prepend("fitbench-cli " + command);
+  const int code = run_command_line(command, sub);
+  // What is still buffered is written now, where a failure can be said (a full disk, a closed
+  // pipe): at exit it would be lost without a word and the exit code would say success.
+  errno = 0;
+  std::cout.flush();
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) || !std::cout) {
+    const int error = errno;
+    std::cerr << "fitbench-cli: cannot write the output to standard output"
+              << (error ? std::string(": ") + std::strerror(error) : std::string()) << "\n";
+    return code == 0 ? 1 : code;
+  }
+  return code;
+}
+
+namespace {
+
+int run_command_line(const QString& command, const QStringList& sub) {
   try {
     if (command == "run") return fitbench::cli::run_command(sub);
     if (command == "evaluate") return fitbench::cli::evaluate_command(sub);
@@ -77,3 +98,5 @@ int main(int argc, char** argv) {
     return 1;
   }
 }
+
+}  // namespace

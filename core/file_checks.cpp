@@ -21,10 +21,18 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Throws unless `status` is that of a regular file or of nothing.
-void require_regular(const fs::file_status& status, const std::string& place) {
+// Throws unless `status` is that of a regular file or of nothing; `ec` is the error status()
+// gave, which says why there is no answer (a name too long, a folder that cannot be searched).
+void require_regular(const fs::file_status& status, const std::error_code& ec,
+                     const std::string& place) {
   if (status.type() == fs::file_type::not_found || status.type() == fs::file_type::regular) return;
   if (status.type() == fs::file_type::directory) throw InputError(place, "is a directory");
+  if (ec == std::errc::filename_too_long)
+    throw InputError(place,
+                     "is a name too long for the file system (each name in a path may "
+                     "hold 255 bytes, the whole path 4095)");
+  if (status.type() == fs::file_type::none && ec)
+    throw InputError(place, "cannot be looked at: " + ec.message());
   throw InputError(place, "is not a regular file (a FIFO, socket or device)");
 }
 
@@ -134,7 +142,8 @@ void check_outputs_apart(std::vector<RunFile> inputs, const std::vector<RunFile>
 
 void check_regular_file(const fs::path& file, const std::string& display) {
   std::error_code ec;
-  require_regular(fs::status(file, ec), display);
+  const fs::file_status status = fs::status(file, ec);
+  require_regular(status, ec, display);
 }
 
 fs::path write_target(const fs::path& file) {
@@ -146,7 +155,9 @@ fs::path write_target(const fs::path& file) {
     if (ec) break;
     target = to.is_absolute() ? to : target.parent_path() / to;
   }
-  require_regular(fs::status(target, ec), file.string());
+  ec.clear();
+  const fs::file_status status = fs::status(target, ec);
+  require_regular(status, ec, file.string());
   return target;
 }
 

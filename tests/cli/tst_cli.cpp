@@ -60,6 +60,7 @@ class TestCli : public QObject {
   Q_OBJECT
  private slots:
   void seed_example_output();
+  void full_disk_is_said();
   void history_and_model_files();
   void evaluate_and_predict();
   void evaluate_reads_columns_as_trained();
@@ -74,6 +75,23 @@ class TestCli : public QObject {
   void layout_map_entry_matching_nothing_warns();
   void single_unit_softmax_and_wrong_delimiter_are_said();
 };
+
+// Output to a full disk (/dev/full) ends with exit 1 and a sentence, never exit 0 in silence.
+void TestCli::full_disk_is_said() {
+  for (const QStringList& args :
+       {QStringList{"devices"},
+        QStringList{"run", QString(FITBENCH_SOURCE_DIR "/resources/examples/xor.json"), "--epochs",
+                    "1"}}) {
+    QProcess p;
+    p.setStandardOutputFile("/dev/full");
+    p.start(FITBENCH_CLI, args);
+    QVERIFY(p.waitForFinished(60000));
+    QCOMPARE(p.exitCode(), 1);
+    QVERIFY2(QString::fromUtf8(p.readAllStandardError())
+                 .contains("fitbench-cli: cannot write the output to standard output"),
+             qPrintable(args.join(' ')));
+  }
+}
 
 void TestCli::seed_example_output() {
   const Result r = cli({"run", example("seed.json")});

@@ -42,6 +42,7 @@ class TestFileChecks : public QObject {
   void writing_refuses_fifos_and_devices_and_leaves_them();
   void writing_goes_through_a_symbolic_link();
   void writability_is_checked_without_writing();
+  void names_too_long_are_said_so();
   void outputs_must_not_name_inputs_or_each_other();
   void checkpoint_epoch_fields_name_every_epochs_file();
 };
@@ -102,6 +103,17 @@ void TestFileChecks::writing_goes_through_a_symbolic_link() {
   json_io::write_file_atomically(dangling, "x\n");
   QVERIFY(fs::is_symlink(dangling));
   QCOMPARE(read_all(real / "next.json"), std::string("x\n"));
+}
+
+// A name over 255 bytes is "too long", not "not a regular file", read or written.
+void TestFileChecks::names_too_long_are_said_so() {
+  QTemporaryDir dir;
+  const fs::path file = dir.filePath(QString(300, 'a') + ".json").toStdString();
+  const QString expected = QString::fromStdString(file.string()) +
+                           ": is a name too long for the file system (each name in a path may "
+                           "hold 255 bytes, the whole path 4095)";
+  QCOMPARE(error_of([&] { check_writable_file(file); }), expected);
+  QCOMPARE(error_of([&] { json_io::read_json_file(file); }), expected);
 }
 
 void TestFileChecks::writability_is_checked_without_writing() {
