@@ -33,7 +33,22 @@ std::optional<int64_t> integral(const Json& v) {
 
 }  // namespace
 
-std::string key_path(const std::string& path, std::string_view key) {
+namespace {
+
+// A key as a place shows it: whole up to 64 bytes, else its first 32 (cut at a character's
+// start) and its length, so the sentence after it is never pushed past a message's limit.
+constexpr size_t kKeyShown = 64;
+std::string shown_key(std::string_view key) {
+  if (key.size() <= kKeyShown) return std::string(key);
+  size_t cut = kKeyShown / 2;
+  while (cut > 0 && (static_cast<unsigned char>(key[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(key.substr(0, cut)) + "...(a key of " + std::to_string(key.size()) + " bytes)";
+}
+
+}  // namespace
+
+std::string key_path(const std::string& path, std::string_view full_key) {
+  const std::string key = shown_key(full_key);
   // A key holding a control character (a NUL, a newline) is written as JSON writes it, in
   // brackets, so a message shows it whole: data["nul\u0000key"].
   if (has_control_character(std::string(key)))

@@ -805,6 +805,10 @@ void TestExperimentIo::errors_data() {
       R"([{"class_name": "ModelCheckpoint", "config": {"filepath": "m\u0000.json"}}])",
       "fit.callbacks[0].config.filepath",
       "holds a NUL character (\\u0000), which no file name can hold: \"m\\u0000.json\"");
+  // A long key is shortened, never the sentence after it.
+  const std::string long_key = "/data/" + std::string(100000, 'k');
+  row(long_key.c_str(), "1", "data.kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk...(a key of 100000 bytes)",
+      "unknown key; expected one of: generator, samples, noise, seed, standardize");
   // A key with a control character is shown whole, in JSON's escapes.
   row("/data/a\nb", "1", "data[\"a\\nb\"]",
       "unknown key; expected one of: generator, samples, noise, seed, standardize");
