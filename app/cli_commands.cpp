@@ -292,6 +292,13 @@ int run_command(const QStringList& args) {
   else if (result.history.history.count("loss"))
     std::cout << "Final loss: " << format4(result.history.last("loss")) << "\n";
   print_usage();
+  if (!result.weights_finite) {
+    // The History is written; the model file (if asked for) was not, a notice above said so.
+    std::cerr << "fitbench-cli: training diverged: the weights are not finite numbers (NaN or "
+                 "infinity); lower the learning rate (TerminateOnNaN stops a run at the first "
+                 "NaN loss)\n";
+    return 1;
+  }
   return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "core/io/json_file.h"
 #include "core/io/json_reader.h"
 #include "core/io/keras_config.h"
+#include "core/io/model_file.h"
 
 namespace fitbench {
 namespace {
@@ -267,6 +268,7 @@ bool is_keras_weights(const std::filesystem::path& file) {
 }
 
 void write_keras_weights(const ModelFile& model, const std::filesystem::path& file) {
+  check_weights_finite(model, file);
   std::string bytes;
   try {
     bytes = weights_image(model);
@@ -277,6 +279,7 @@ void write_keras_weights(const ModelFile& model, const std::filesystem::path& fi
 }
 
 void write_keras_archive(const ModelFile& model, const std::filesystem::path& file) {
+  check_weights_finite(model, file);
   std::vector<ZipMember> members;
   try {
     const Json metadata = {{"keras_version", "3.16.0"},

@@ -231,7 +231,35 @@ ModelFile read_weights_file(const std::filesystem::path& file, const ModelFile& 
   return saved;
 }
 
+bool weights_finite(const ModelFile& model) {
+  const auto finite = [](const std::vector<float>& values) {
+    return std::all_of(values.begin(), values.end(), [](float v) { return std::isfinite(v); });
+  };
+  for (const NamedWeight& w : model.weights)
+    if (!finite(w.values)) return false;
+  if (model.optimizer)
+    for (const NamedWeight& w : model.optimizer->slot_variables)
+      if (!finite(w.values)) return false;
+  return true;
+}
+
+void check_weights_finite(const ModelFile& model, const std::filesystem::path& file) {
+  if (weights_finite(model)) return;
+  std::string first;
+  for (const NamedWeight& w : model.weights)
+    if (first.empty() &&
+        !std::all_of(w.values.begin(), w.values.end(), [](float v) { return std::isfinite(v); }))
+      first = w.path;
+  throw InputError(
+      file.string(),
+      "not written: training diverged, the weights" +
+          (first.empty() ? std::string(" (the optimizer's state)") : " (\"" + first + "\" first)") +
+          " are not finite numbers (NaN or infinity); lower the learning rate "
+          "(TerminateOnNaN stops a run at the first NaN loss)");
+}
+
 void write_model_file(const ModelFile& model, const std::filesystem::path& file) {
+  check_weights_finite(model, file);
   if (is_keras_archive(file)) return write_keras_archive(model, file);
   if (is_keras_weights(file)) return write_keras_weights(model, file);
   for (size_t w = 0; w < model.weights.size(); ++w) {

@@ -19,6 +19,14 @@ namespace fitbench {
 ModelFile read_model_file(const std::filesystem::path& file);
 void write_model_file(const ModelFile& model, const std::filesystem::path& file);
 
+// Whether every weight and optimizer slot is a finite number (a diverged run's are not).
+bool weights_finite(const ModelFile& model);
+// Every writer (JSON, .keras, .weights.h5) refuses a model whose weights are not finite, with
+// this one sentence placed at `file`: training diverged, what to change. (Keras would save
+// them; a model made of NaN cannot be evaluated or trained on, so fitbench keeps the History
+// and says so instead.)
+void check_weights_finite(const ModelFile& model, const std::filesystem::path& file);
+
 // The weights and optimizer state `file` holds for a model like `like` (its config, compile
 // options and data): read_model_file's answer, or a .weights.h5 file's as read_keras_weights
 // gives it.

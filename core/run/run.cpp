@@ -75,15 +75,18 @@ RunResult execute_run(RunPlan& plan, const RunIO& io, RunListener* listener) {
                                         std::to_string(result.steps_seen) + " steps"});
   }
   if (!plan.history_file.empty()) write_history(result.history, plan.history_file);
+  result.weights_finite = weights_finite(result.model);
   if (!plan.save_model_file.empty()) {
-    try {
+    // A diverged run's weights are not numbers: the run still ends (a failure the front end
+    // reports), its History written, the model file not.
+    if (result.weights_finite)
       write_model_file(result.model, plan.save_model_file);
-    } catch (const InputError& e) {
-      // A run TerminateOnNaN stopped may hold weights that are not numbers: it still ends as a
-      // failed run, said by the front end, the model file not written.
-      if (result.stop_reason != "invalid_loss") throw;
-      result.notices.push_back({PlanNotice::Kind::kWarning, e.what()});
-    }
+    else
+      try {
+        check_weights_finite(result.model, plan.save_model_file);
+      } catch (const InputError& e) {
+        result.notices.push_back({PlanNotice::Kind::kWarning, e.what()});
+      }
   }
   if (listener) listener->on_run_end(result);
   return result;

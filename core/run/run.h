@@ -36,6 +36,9 @@ struct RunResult {
   size_t steps_traced = 0;  // steps the trace file holds (at most kMaxTraceSteps)
   size_t steps_seen = 0;    // distributed steps run
   double seconds = 0.0;     // wall time of fit()
+  // Every trained weight is a finite number; false after a run that diverged, whose model file
+  // is then not written (a notice says so) and which the front ends report as a failure.
+  bool weights_finite = true;
   // Said after the run: the trace file holding only the first steps; a model file not written
   // because the run diverged.
   std::vector<PlanNotice> notices;

@@ -172,7 +172,17 @@ void ModelCheckpoint::on_epoch_end(int epoch, Logs& logs) {
   } else if (verbose) {
     model_->output() << at << "saving model to " << file << std::endl;
   }
-  write_(model_->model_file(), file);
+  const ModelFile saved = model_->model_file();
+  for (const NamedWeight& w : saved.weights)
+    for (float v : w.values)
+      if (!std::isfinite(v)) {
+        // A diverged run's weights: no file (none of fitbench's writers takes them), a warning,
+        // and training goes on as Keras's would (TerminateOnNaN is what stops it).
+        model_->warn("ModelCheckpoint: " + file +
+                     " not written: training diverged, the weights are not finite numbers");
+        return;
+      }
+  write_(saved, file);
   if (verbose) model_->output() << at << "finished saving model to " << file << std::endl;
 }
 

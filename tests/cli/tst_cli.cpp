@@ -472,9 +472,35 @@ void TestCli::nan_exits_1() {
   const QString model = dir.filePath("m.json");
   const Result saved = cli({"run", file, "--save-model", model});
   QCOMPARE(saved.code, 1);
-  QVERIFY2(saved.err.contains("(TerminateOnNaN)") && saved.err.contains("cannot be saved"),
+  QVERIFY2(saved.err.contains("(TerminateOnNaN)") &&
+               saved.err.contains("m.json: not written: training diverged"),
            qPrintable(saved.err));
   QVERIFY(!QFileInfo::exists(model));
+  // Without TerminateOnNaN the run goes to its end, keeps its History and says it diverged, the
+  // same for every model format.
+  QFile in(file);
+  QVERIFY(in.open(QIODevice::ReadOnly));
+  QString text = QString::fromUtf8(in.readAll());
+  text.replace(R"("callbacks": [{"class_name": "TerminateOnNaN"}])", R"("callbacks": [])");
+  text.replace(R"({"class_name": "Dense", "config": {"units": 16)",
+               R"({"class_name": "InputLayer", "config": {"batch_shape": [null, 1]}},
+    {"class_name": "Dense", "config": {"units": 16)");
+  const QString open_ended = dir.filePath("diverges_to_the_end.json");
+  QFile out(open_ended);
+  QVERIFY(out.open(QIODevice::WriteOnly));
+  out.write(text.toUtf8());
+  out.close();
+  for (const char* name : {"m.json", "m.keras", "m.weights.h5"}) {
+    const Result r2 = cli({"run", open_ended, "--save-model", dir.filePath(name), "--history",
+                           dir.filePath("h.json")});
+    QCOMPARE(r2.code, 1);
+    QVERIFY2(r2.err.contains(QString(name) + ": not written: training diverged") &&
+                 r2.err.contains("fitbench-cli: training diverged: the weights are not finite"),
+             qPrintable(r2.err));
+    QVERIFY(r2.out.contains("Final loss: nan"));
+    QVERIFY(!QFileInfo::exists(dir.filePath(name)));
+    QVERIFY(QFileInfo::exists(dir.filePath("h.json")));
+  }
 }
 
 void TestCli::rehearsal_flags_and_trace() {

@@ -302,9 +302,22 @@ void TestModelFile::write_rejects_what_it_could_not_read() {
       {"sequential/dense/kernel", {4, 1}, {1, 2, std::numeric_limits<float>::quiet_NaN(), 4}});
   auto error = error_of([&] { write_model_file(model, file); });
   QVERIFY(error.has_value());
-  QCOMPARE(error->place(), file.string() + ": weights[1].values[2]");
-  QCOMPARE(error->message(), std::string("is not finite (NaN or infinity) and cannot be saved"));
+  // A diverged run's weights: one sentence in every format, the file not written.
+  const std::string diverged =
+      "not written: training diverged, the weights (\"sequential/dense/kernel\" first) are not "
+      "finite numbers (NaN or infinity); lower the learning rate (TerminateOnNaN stops a run at "
+      "the first NaN loss)";
+  QCOMPARE(error->place(), file.string());
+  QCOMPARE(error->message(), diverged);
   QVERIFY(!std::filesystem::exists(file));
+  for (const char* name : {"model.keras", "model.weights.h5"}) {
+    const auto other = folder(dir) / name;
+    error = error_of([&] { write_model_file(model, other); });
+    QVERIFY(error.has_value());
+    QCOMPARE(error->place(), other.string());
+    QCOMPARE(error->message(), diverged);
+    QVERIFY(!std::filesystem::exists(other));
+  }
 
   model.weights[1].values = {1, 2, 3};
   error = error_of([&] { write_model_file(model, file); });
