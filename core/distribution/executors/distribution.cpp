@@ -62,7 +62,7 @@ void apply_distribution(Sequential& model, const DistributionSpec& spec, int dev
   std::shared_ptr<ProcessGroup> processes = process_group();
   const int process_count = processes ? processes->size() : 1;
   if (process_count > 1 && devices % process_count != 0)
-    throw InputError("devices.count", there_are(devices, "device") +
+    throw InputError("devices.count", counted(devices, "device") +
                                           " cannot be spread evenly over " +
                                           std::to_string(process_count) +
                                           " processes; give each process the same number");
