@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Quick start 2: installs what is missing, builds fitbench and runs the whole test suite with
 # ctest, then again under AddressSanitizer + UndefinedBehaviorSanitizer, then the core and CLI
-# tests under ThreadSanitizer. FITBENCH_QUICK=1 skips the sanitizer passes.
+# tests under ThreadSanitizer. FITBENCH_QUICK=1 skips the sanitizer passes. With Open MPI installed
+# (deps.sh installs it) the suites include the mpi/ tests: mpirun on 2 and 4 processes, each under
+# a timeout, as root too (the tests set OMPI_ALLOW_RUN_AS_ROOT and its confirmation themselves).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$root/scripts/deps.sh"
