@@ -1,7 +1,8 @@
 // DataParallel over Open MPI processes (run by mpirun with 2 and 4 processes, ctest mpi/*)
 // against the same device count on threads, computed on every rank: the History, the weights,
 // evaluate() and predict() bit for bit, with 1 and 2 devices per process, ring and naive, an
-// uneven last batch and a validation split; and every rank's weights equal at each epoch end.
+// uneven last batch and a validation split, the update replicated or sharded (then the model's
+// optimizer ends with every process's slots); and every rank's weights equal at each epoch end.
 #include <QTest>
 
 #include "core/distribution/executors/distribution.h"
@@ -49,6 +50,12 @@ fixtures::Run train(const RehearsalOptions& options, int devices, Callback* chec
   r.weights = m.get_weights();
   r.evaluated = m.evaluate(x, y, 7);
   r.predicted = m.predict(x, 9);
+  // The optimizer's state, as a saved model holds it.
+  for (const Optimizer::SlotVariable& slot : m.optimizer()->keras_slots())
+    r.weights.push_back(
+        {slot.kind,
+         {},
+         std::vector<float>(slot.value->data(), slot.value->data() + slot.value->size())});
   return r;
 }
 
@@ -72,27 +79,32 @@ void TestMpiTraining::equals_threads_data() {
   QTest::addColumn<int>("local");
   QTest::addColumn<int>("algorithm");
   QTest::addColumn<int>("batch");
+  QTest::addColumn<bool>("sharded");
   for (int local : {1, 2})
     for (auto a : {CollectiveAlgorithm::kRing, CollectiveAlgorithm::kNaive})
       for (int batch : {16, 13})
-        QTest::addRow("%d per process, %s, batch %d", local, algorithm_name(a), batch)
-            << local << static_cast<int>(a) << batch;
+        for (bool sharded : {false, true})
+          QTest::addRow("%d per process, %s, batch %d%s", local, algorithm_name(a), batch,
+                        sharded ? ", sharded update" : "")
+              << local << static_cast<int>(a) << batch << sharded;
 }
 
 void TestMpiTraining::equals_threads() {
   QFETCH(int, local);
   QFETCH(int, algorithm);
   QFETCH(int, batch);
+  QFETCH(bool, sharded);
   const int devices = group_->size() * local;
   RehearsalOptions across{.algorithm = static_cast<CollectiveAlgorithm>(algorithm)};
+  across.sharded_update_min_elements = sharded ? 0 : INT64_MAX;
   across.processes = group_;
   ReplicaCheck check(*group_);
   const fixtures::Run mpi = train(across, devices, &check, batch);
   QCOMPARE(check.epochs, 3);
   QCOMPARE(check.differing, 0);
-  // The same devices as threads of this process (an update never sharded, as across processes).
-  RehearsalOptions threads{.algorithm = across.algorithm};
-  threads.sharded_update_min_elements = INT64_MAX;
+  // The same devices as threads of this process.
+  RehearsalOptions threads = across;
+  threads.processes = nullptr;
   const fixtures::Run one = train(threads, devices, nullptr, batch);
   QCOMPARE(mpi.history.history, one.history.history);
   QCOMPARE(mpi.weights.size(), one.weights.size());

@@ -1,8 +1,10 @@
 #include "core/distribution/executors/data_parallel_executor.h"
 
 #include <cassert>
+#include <map>
 
 #include "core/distribution/collectives/hierarchical_collectives.h"
+#include "core/distribution/collectives/thread_collectives.h"
 
 namespace fitbench {
 namespace {
@@ -86,10 +88,7 @@ DataParallelExecutor::DataParallelExecutor(const ExecutorContext& ctx, int devic
     dev->owned = chunk_of(total_size(dev->grad_pieces), devices, first_ + d);
     devices_.push_back(std::move(dev));
   }
-  // Across processes the update is never sharded: the model's optimizer would need the slots
-  // other processes keep (push_to_model), and the replicated update gives the same bits.
-  sharded_ = devices > 1 && !multi_process(options_) && ctx_.optimizer &&
-             ctx_.optimizer->elementwise() &&
+  sharded_ = devices > 1 && ctx_.optimizer && ctx_.optimizer->elementwise() &&
              total_size(devices_[0]->grad_pieces) >= options_.sharded_update_min_elements;
 }
 
@@ -135,6 +134,39 @@ void DataParallelExecutor::push_to_model() {
   for (size_t d = 1; d < devices_.size(); ++d) {
     const Chunk c = devices_[d]->owned;
     ctx_.optimizer->copy_state_range(*devices_[d]->optimizer, c.begin, c.begin + c.size);
+  }
+  if (multi_process(options_)) gather_optimizer_state();
+}
+
+void DataParallelExecutor::gather_optimizer_state() {
+  // The model's optimizer now holds this process's chunks of every slot; the other processes
+  // send theirs (each kind of slot is one buffer over the trainable variables, chunked as the
+  // gradients are).
+  const int64_t total = total_size(devices_[0]->grad_pieces);
+  std::map<std::string, std::vector<std::span<float>>> kinds;
+  for (const Optimizer::SlotVariable& s : ctx_.optimizer->keras_slots()) {
+    auto* m = const_cast<Matrix*>(s.value);  // the model's optimizer's own slots
+    kinds[s.kind].emplace_back(m->data(), static_cast<size_t>(m->size()));
+  }
+  const int processes = options_.processes->size(), local = pool_.size();
+  counts_.resize(static_cast<size_t>(processes));
+  displs_.resize(static_cast<size_t>(processes));
+  for (int q = 0; q < processes; ++q) {
+    const Chunk first = chunk_of(total, devices_total_, q * local);
+    const Chunk last = chunk_of(total, devices_total_, q * local + local - 1);
+    counts_[static_cast<size_t>(q)] = static_cast<int>(last.begin + last.size - first.begin);
+    displs_[static_cast<size_t>(q)] = static_cast<int>(first.begin);
+  }
+  const int64_t begin = displs_[static_cast<size_t>(options_.processes->rank())];
+  const int64_t end = begin + counts_[static_cast<size_t>(options_.processes->rank())];
+  for (auto& [kind, pieces] : kinds) {
+    if (total_size(pieces) != total) continue;  // a slot kind not kept for every variable
+    rows_out_.resize(static_cast<size_t>(end - begin));
+    pieces_to_flat(pieces, rows_out_.data(), begin, end);
+    rows_in_.resize(static_cast<size_t>(total));
+    options_.processes->all_gather(rows_out_.data(), rows_in_.data(), counts_.data(),
+                                   displs_.data());
+    flat_to_pieces(rows_in_.data(), pieces, 0, total);
   }
 }
 

@@ -14,7 +14,8 @@
 // down in real time, and what they added is noted beside each span. Driven by one thread (fit()).
 // Across processes (RehearsalOptions::processes), each process runs the devices it hosts and the
 // same fit() loop; gradients, step totals and predictions are exchanged so that every process
-// computes what the one-process run computes, bit for bit; the update is then never sharded.
+// computes what the one-process run computes, bit for bit (a sharded update's optimizer slots are
+// all-gathered into the model's optimizer at push_to_model, so rank 0 saves the whole state).
 #pragma once
 
 #include <chrono>
@@ -86,6 +87,8 @@ class DataParallelExecutor : public StepExecutor {
   void add_device_totals(StepTotals& totals);
   // Every process's rows of the predictions (each computed its devices' rows).
   void gather_predictions(MatrixRef& out);
+  // Sharded update across processes: every process's chunks of the model optimizer's slots.
+  void gather_optimizer_state();
 
   ExecutorContext ctx_;
   RehearsalOptions options_;
