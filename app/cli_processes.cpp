@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <type_traits>
 #include <vector>
 
 #include "core/base/error.h"
@@ -126,6 +127,15 @@ ProcessRun::PlanOutcome ProcessRun::plan_outcome(const std::string& error) {
     o.others = (failures == 1 ? "rank " : "ranks ") + failed +
                " could not plan the run (said above); every process stops";
   return o;
+}
+
+void ProcessRun::gather(std::vector<DeviceUsage>& usage) const {
+  if (!group_) return;
+  static_assert(std::is_trivially_copyable_v<DeviceUsage>);
+  std::vector<DeviceUsage> all(usage.size() * static_cast<size_t>(layout_.size));
+  group_->all_gather_bytes(usage.data(), static_cast<int64_t>(usage.size() * sizeof(DeviceUsage)),
+                           all.data());
+  usage = std::move(all);
 }
 
 std::string ProcessRun::placement(int devices, int batch_size, long long rows) const {

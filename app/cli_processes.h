@@ -7,8 +7,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "core/distribution/processes/process_group.h"
+#include "core/distribution/trace/trace.h"
 
 namespace fitbench::cli {
 
@@ -51,6 +53,9 @@ class ProcessRun {
     std::string others;     // what rank 0 says when only others failed
   };
   PlanOutcome plan_outcome(const std::string& error);
+
+  // Every process's devices' usage, in device order (each process measured its own).
+  void gather(std::vector<DeviceUsage>& usage) const;
 
   // The sentence --verbose prints on stderr: which devices and rows this process holds.
   std::string placement(int devices, int batch_size, long long rows) const;
