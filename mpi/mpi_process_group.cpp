@@ -28,10 +28,11 @@ std::shared_ptr<MpiProcessGroup> MpiProcessGroup::initialize(const ProcessLayout
   group->local_rank_ = layout.local_rank;
   if (group->size_ != layout.size || group->rank_ != layout.rank)
     throw std::runtime_error(
-        layout.source + " says process " + std::to_string(layout.rank) + " of " +
-        std::to_string(layout.size) + " but MPI started this one as rank " +
-        std::to_string(group->rank_) + " of " + std::to_string(group->size_) +
-        "; unset KERAS_DISTRIBUTION_* under mpirun or give each process its own rank");
+        "says process " + std::to_string(layout.rank) + " of " + std::to_string(layout.size) +
+        " but MPI started this one as rank " + std::to_string(group->rank_) + " of " +
+        std::to_string(group->size_) +
+        "; fitbench's processes talk through MPI: start them with mpirun and leave "
+        "KERAS_DISTRIBUTION_* unset, or set them to the ranks mpirun gives");
   return group;
 }
 
