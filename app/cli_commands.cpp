@@ -296,7 +296,15 @@ int run_command(const QStringList& args) {
   std::exception_ptr plan_exception;
   try {
     ExperimentSpec spec = read_experiment(file);
-    if (processes.multi()) {
+    // Without a distribution there is nothing to spread: every process trains the whole model.
+    const bool distributed =
+        o.strategy ? *o.strategy != "none" : !spec.distribution.class_name.empty();
+    if (processes.multi() && !distributed && processes.owns_output())
+      std::cerr << "fitbench-cli: note: the experiment has no distribution, so each of the "
+                << processes.size()
+                << " processes trains the whole model on one device (the same run; rank 0 "
+                   "speaks); add --strategy data_parallel to spread the batches over them\n";
+    if (processes.multi() && distributed) {
       try {
         o.devices = processes.device_count(per_process, o.devices, spec.devices.count);
       } catch (const InputError& e) {
