@@ -107,10 +107,13 @@ int main() {
     threads2 =
         model(mlp_spec(), mlp_compile(), 784, [](Sequential& m) { use_data_parallel(m, 2); });
   }
-  std::vector<double> s_mpi, s_one, s_threads, r_one, r_threads;
+  std::vector<double> s_mpi, s_one, s_threads, r_one, r_threads, mlp_share;
   for (int round = 0; round <= kRounds; ++round) {
+    TraceRecorder recorder(0);
     MPI_Barrier(MPI_COMM_WORLD);
-    const double t_mpi = epoch(*mpi2, x, y, kBatch);
+    const double t_mpi = epoch(*mpi2, x, y, kBatch, &recorder);
+    const DeviceUsage u = recorder.usage()[0];
+    mlp_share.push_back(u.total_us > 0 ? u.communication_us / u.total_us : 0);
     quiet_barrier();
     double t_one = 0, t_threads = 0;
     if (rank == 0) {
@@ -130,7 +133,10 @@ int main() {
                 kBatch, kRows / kBatch, kRounds);
     std::printf("  1 process x 1 device        %9.0f samples/s\n", median(s_one));
     std::printf("  1 process x 2 thread devices %8.0f samples/s\n", median(s_threads));
-    std::printf("  2 processes x 1 device      %9.0f samples/s\n", median(s_mpi));
+    std::printf(
+        "  2 processes x 1 device      %9.0f samples/s (%.0f%% of device 0's time in MPI "
+        "collectives)\n",
+        median(s_mpi), 100 * median(mlp_share));
     std::printf("  2 processes / 1 process: %.2fx; 2 processes / 2 threads: %.2fx\n", median(r_one),
                 median(r_threads));
   }
