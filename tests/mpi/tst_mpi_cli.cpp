@@ -70,6 +70,7 @@ class TestMpiCli : public QObject {
   void examples_equal_threads_data();
   void examples_equal_threads();
   void mismatched_ranks_are_named();
+  void other_commands_refuse_processes();
   void killed_rank_ends_the_job();
   void sigint_stops_every_rank();
 };
@@ -150,6 +151,17 @@ void TestMpiCli::mismatched_ranks_are_named() {
            qPrintable(r.err));
   QCOMPARE(r.err.count("differs from rank 0"), 1);  // said once, by rank 0
   QVERIFY(r.out.isEmpty());
+}
+
+void TestMpiCli::other_commands_refuse_processes() {
+  QTemporaryDir dir;
+  const Result r =
+      mpi(2, {"export", example("seed.json"), "--format", "python", "-o", dir.filePath("seed.py")});
+  QVERIFY(r.code != 0);
+  QCOMPARE(r.err.count("fitbench-cli: export runs in one process; start it without mpirun (only "
+                       "run spreads over processes)"),
+           1);
+  QVERIFY(QDir(dir.path()).entryList(QDir::Files).isEmpty());
 }
 
 // Starts a seed run of a million epochs on 2 processes, writing a History into `dir` at its end,
