@@ -362,6 +362,7 @@ int run_command(const QStringList& args) {
     processes.abort(dynamic_cast<const InputError*>(&e) ? 2 : 1);
   }
   std::cout.flush();
+  processes.run_ended();
   processes.gather(result.usage);  // rank 0 says every device's share
   if (!speaks) return result.stop_reason == "invalid_loss" ? 1 : 0;
   for (const PlanNotice& n : result.notices)

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -23,6 +24,24 @@ std::string file_bytes(const std::string& path) {
   std::ostringstream s;
   s << in.rdbuf();
   return s.str();
+}
+
+// Whether rank 0's run has ended (its files written); read by say_ended.
+volatile std::sig_atomic_t files_done = 0;
+
+// mpirun ends the ranks with SIGTERM (a rank died or failed) or passes on Ctrl+C: rank 0 says so
+// before it goes (with write(), which a signal handler may call), then dies of the signal.
+void say_ended(int signal_number) {
+  static const char kBefore[] =
+      "fitbench-cli: rank 0: the job was ended by mpirun (another rank died or failed, or it was "
+      "interrupted) before the run ended; no output file was written\n";
+  static const char kAfter[] =
+      "fitbench-cli: rank 0: the job was ended by mpirun (another rank died or failed, or it was "
+      "interrupted) after the run ended and its files were written\n";
+  [[maybe_unused]] const ssize_t ignored =
+      files_done ? ::write(2, kAfter, sizeof kAfter - 1) : ::write(2, kBefore, sizeof kBefore - 1);
+  std::signal(signal_number, SIG_DFL);
+  std::raise(signal_number);
 }
 
 }  // namespace
@@ -49,6 +68,10 @@ ProcessRun::ProcessRun(const ProcessLayout& layout) : layout_(layout) {
     throw InputError(layout_.source, e.what());
   }
   set_process_group(group_);
+  if (layout_.rank == 0) {
+    std::signal(SIGTERM, say_ended);
+    std::signal(SIGINT, say_ended);
+  }
 #else
   throw InputError(layout_.source,
                    "is " + std::to_string(layout_.size) + ": " + install_mpi_hint());
@@ -128,6 +151,8 @@ ProcessRun::PlanOutcome ProcessRun::plan_outcome(const std::string& error) {
                " could not plan the run (said above); every process stops";
   return o;
 }
+
+void ProcessRun::run_ended() const { files_done = 1; }
 
 void ProcessRun::gather(std::vector<DeviceUsage>& usage) const {
   if (!group_) return;

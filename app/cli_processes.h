@@ -54,6 +54,10 @@ class ProcessRun {
   };
   PlanOutcome plan_outcome(const std::string& error);
 
+  // Notes that the run ended and its files are written (for what rank 0 says if mpirun ends it
+  // now).
+  void run_ended() const;
+
   // Every process's devices' usage, in device order (each process measured its own).
   void gather(std::vector<DeviceUsage>& usage) const;
 

@@ -181,7 +181,8 @@ QString start_long_run(QProcess& p, const QTemporaryDir& dir) {
   return err;
 }
 
-// Waits for the job to end after a signal: within 10 s, not successfully, no file written.
+// Waits for the job to end after a signal: within 10 s, not successfully, no file written, and
+// rank 0 says so.
 void ends_within_10s(QProcess& p, const QTemporaryDir& dir, QString& err) {
   QElapsedTimer t;
   t.start();
@@ -190,6 +191,10 @@ void ends_within_10s(QProcess& p, const QTemporaryDir& dir, QString& err) {
   err += QString::fromUtf8(p.readAllStandardError());
   QVERIFY(p.exitCode() != 0 || p.exitStatus() != QProcess::NormalExit);
   QVERIFY(QDir(dir.path()).entryList(QDir::Files).isEmpty());  // no half-written history
+  QVERIFY2(err.contains("fitbench-cli: rank 0: the job was ended by mpirun (another rank died or "
+                        "failed, or it was interrupted) before the run ended; no output file was "
+                        "written"),
+           qPrintable(err));
 }
 
 void TestMpiCli::killed_rank_ends_the_job() {
