@@ -6,6 +6,7 @@
 // check: ranks that agree pass, a rank with another experiment is named.
 #include <QTest>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <thread>
 
@@ -195,7 +196,8 @@ void TestMpiCollectives::equals_thread_collectives() {
       for (int m = 0; m < local; ++m) {
         const auto& w = want[static_cast<size_t>(c.global_rank(m))];
         QCOMPARE(got[static_cast<size_t>(m)].size(), w.size());
-        QVERIFY2(std::memcmp(got[m].data(), w.data(), w.size() * sizeof(float)) == 0,
+        // (A chunk may be empty: 2 floats over 4 ranks.)
+        QVERIFY2(w.empty() || std::memcmp(got[m].data(), w.data(), w.size() * sizeof(float)) == 0,
                  qPrintable(QString("op %1, %2 floats, member %3: not the thread backend's bits")
                                 .arg(static_cast<int>(op))
                                 .arg(size)
