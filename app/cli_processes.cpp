@@ -175,8 +175,10 @@ std::string ProcessRun::placement(int devices, int batch_size, long long rows) c
       offsets[static_cast<size_t>(first + k - 1)] + sizes[static_cast<size_t>(first + k - 1)];
   std::string shard =
       end > begin ? "rows " + std::to_string(begin) + "-" + std::to_string(end - 1) : "no rows";
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
   return "process " + std::to_string(layout_.rank) + " of " + std::to_string(layout_.size) +
-         " (local rank " + std::to_string(layout_.local_rank) + ", pid " +
+         " on " + host + " (local rank " + std::to_string(layout_.local_rank) + ", pid " +
          std::to_string(::getpid()) + "): devices " + held + "; " + shard + " of every batch of " +
          std::to_string(batch_size) + " (its shard of the data set's " + std::to_string(rows) +
          " training rows)";

@@ -136,7 +136,7 @@ void TestMpiCli::examples_equal_threads() {
       mpi(processes, {"run", example(experiment), "--epochs", "1", "--verbose", "0"});
   QCOMPARE(placed.code, 0);
   for (int p = 0; p < processes; ++p)
-    QVERIFY2(placed.err.contains(QString("process %1 of %2 ").arg(p).arg(processes)),
+    QVERIFY2(placed.err.contains(QString("process %1 of %2 on ").arg(p).arg(processes)),
              qPrintable(placed.err));
 }
 
@@ -181,8 +181,7 @@ QString start_long_run(QProcess& p, const QTemporaryDir& dir) {
   return err;
 }
 
-// Waits for the job to end after a signal: within 10 s, not successfully, no file written, and
-// rank 0 says so.
+// Waits for the job to end after a signal: within 10 s, not successfully, no file written.
 void ends_within_10s(QProcess& p, const QTemporaryDir& dir, QString& err) {
   QElapsedTimer t;
   t.start();
@@ -191,10 +190,6 @@ void ends_within_10s(QProcess& p, const QTemporaryDir& dir, QString& err) {
   err += QString::fromUtf8(p.readAllStandardError());
   QVERIFY(p.exitCode() != 0 || p.exitStatus() != QProcess::NormalExit);
   QVERIFY(QDir(dir.path()).entryList(QDir::Files).isEmpty());  // no half-written history
-  QVERIFY2(err.contains("fitbench-cli: rank 0: the job was ended by mpirun (another rank died or "
-                        "failed, or it was interrupted) before the run ended; no output file was "
-                        "written"),
-           qPrintable(err));
 }
 
 void TestMpiCli::killed_rank_ends_the_job() {
@@ -202,11 +197,17 @@ void TestMpiCli::killed_rank_ends_the_job() {
   QProcess p;
   QString err = start_long_run(p, dir);
   const QRegularExpressionMatch m =
-      QRegularExpression("process 1 of 2 \\(local rank \\d+, pid (\\d+)\\)").match(err);
+      QRegularExpression("process 1 of 2 on \\S+ \\(local rank \\d+, pid (\\d+)\\)").match(err);
   QVERIFY2(m.hasMatch(), qPrintable(err));
   QCOMPARE(::kill(m.captured(1).toInt(), SIGKILL), 0);
   ends_within_10s(p, dir, err);
   QVERIFY2(err.contains("rank 1"), qPrintable(err));  // Open MPI names the rank that died
+  // Rank 0 says what happened (after SIGINT to mpirun it does too, but mpirun may have stopped
+  // passing on its output by then, so only this case is held to it).
+  QVERIFY2(err.contains("fitbench-cli: rank 0: the job was ended by mpirun (another rank died or "
+                        "failed, or it was interrupted) before the run ended; no output file was "
+                        "written"),
+           qPrintable(err));
 }
 
 void TestMpiCli::sigint_stops_every_rank() {
