@@ -29,6 +29,7 @@ std::string file_bytes(const std::string& path) {
 // Whether rank 0's run has ended (its files written); read by say_ended.
 volatile std::sig_atomic_t files_done = 0;
 
+#ifdef FITBENCH_HAVE_MPI
 // mpirun ends the ranks with SIGTERM (a rank died or failed) or passes on Ctrl+C: rank 0 says so
 // before it goes (with write(), which a signal handler may call), then dies of the signal.
 void say_ended(int signal_number) {
@@ -43,6 +44,7 @@ void say_ended(int signal_number) {
   std::signal(signal_number, SIG_DFL);
   std::raise(signal_number);
 }
+#endif
 
 }  // namespace
 
