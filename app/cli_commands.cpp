@@ -4,12 +4,16 @@
 #include <array>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <sstream>
 #include <thread>
 
 #include "app/cli_options.h"
+#include "app/cli_processes.h"
 #include "app/repeated_option.h"
 #include "core/base/error.h"
 #include "core/data/csv_reader.h"
@@ -218,6 +222,11 @@ int run_command(const QStringList& args) {
                "Write every step's per-device spans to FILE.json in the Chrome trace event "
                "format (open it in Perfetto or chrome://tracing). Needs a distribution.",
                "FILE.json"});
+  p.addOption({"devices-per-process",
+               "Under mpirun: the devices each process hosts, as threads (default: the "
+               "experiment's devices.count or --devices divided by the processes, else 1). The "
+               "run's devices are cpu:0 ... cpu:N-1 over every process, in rank order.",
+               "K"});
   if (int code = parse(p, args, 1, "one EXPERIMENT file"); code >= 0) return code;
 
   // The options' own syntax; what they mean for the experiment is the plan's to check. Every
@@ -238,6 +247,9 @@ int run_command(const QStringList& args) {
   option("seed", [&] { o.seed = static_cast<uint64_t>(int_option(p, "seed", 0, INT32_MAX)); });
   option("load-weights", [&] { o.initial_weights = p.value("load-weights").toStdString(); });
   option("devices", [&] { o.devices = int_option(p, "devices", 1, kMaxDeviceCount); });
+  std::optional<int> per_process;
+  option("devices-per-process",
+         [&] { per_process = int_option(p, "devices-per-process", 1, kMaxDeviceCount); });
   option("strategy", [&] { o.strategy = p.value("strategy").toStdString(); });
   option("mesh", [&] { o.mesh = mesh_option(p.value("mesh")); });
   option("allreduce", [&] { o.allreduce = p.value("allreduce").toStdString(); });
@@ -260,18 +272,99 @@ int run_command(const QStringList& args) {
   o.save_model_file = p.value("save-model").toStdString();
 
   const std::string file = p.positionalArguments()[0].toStdString();
+  // Under mpirun (or KERAS_DISTRIBUTION_*), every process runs this same command on its share of
+  // the devices; rank 0 alone prints the Keras text and writes the files.
+  ProcessRun processes(detect_process_layout(std::getenv));
+  if (per_process && !processes.multi())
+    problems.push_back({"--devices-per-process",
+                        "needs several processes: " +
+                            (have_mpi() ? std::string("start fitbench-cli with mpirun -np N")
+                                        : install_mpi_hint())});
+  if (processes.multi()) {
+    try {
+      processes.check_same(file, args);
+    } catch (const InputError&) {
+      if (!processes.owns_output()) return 2;  // rank 0 says it
+      throw;
+    }
+  }
   PlanContext context;
   context.source = file;
   context.experiment_file = file;
-  RunPlan plan = plan_run(read_experiment(file), o, context, std::move(problems));
-  for (const PlanNotice& n : plan.notices)
-    std::cerr << "fitbench-cli: " << (n.kind == PlanNotice::Kind::kWarning ? "warning: " : "note: ")
-              << printable_message(n.text) << "\n";
+  std::optional<RunPlan> planned;
+  std::string plan_error;
+  std::exception_ptr plan_exception;
+  try {
+    ExperimentSpec spec = read_experiment(file);
+    // Without a distribution there is nothing to spread: every process trains the whole model.
+    const bool distributed =
+        o.strategy ? *o.strategy != "none" : !spec.distribution.class_name.empty();
+    if (processes.multi() && !distributed && processes.owns_output())
+      std::cerr << "fitbench-cli: note: the experiment has no distribution, so each of the "
+                << processes.size()
+                << " processes trains the whole model on one device (the same run; rank 0 "
+                   "speaks); add --strategy data_parallel to spread the batches over them\n";
+    if (processes.multi() && distributed) {
+      try {
+        o.devices = processes.device_count(per_process, o.devices, spec.devices.count);
+      } catch (const InputError& e) {
+        problems.push_back({e.place(), e.message()});
+        o.devices = processes.size();  // said once, here
+      }
+    }
+    planned.emplace(plan_run(std::move(spec), o, context, std::move(problems)));
+  } catch (const std::exception& e) {
+    plan_error = e.what();
+    plan_exception = std::current_exception();
+  }
+  const ProcessRun::PlanOutcome outcome = processes.plan_outcome(plan_error);
+  if (!outcome.all_planned) {
+    if (outcome.say_mine && outcome.prefix.empty()) std::rethrow_exception(plan_exception);
+    if (outcome.say_mine) {
+      std::istringstream lines(plan_error);
+      for (std::string line; std::getline(lines, line);)
+        std::cerr << "fitbench-cli: " << outcome.prefix << printable_message(line) << "\n";
+    }
+    if (!outcome.others.empty()) std::cerr << "fitbench-cli: " << outcome.others << "\n";
+    return 2;
+  }
+  RunPlan& plan = *planned;
+  const bool speaks = processes.owns_output();
+  if (speaks)
+    for (const PlanNotice& n : plan.notices)
+      std::cerr << "fitbench-cli: "
+                << (n.kind == PlanNotice::Kind::kWarning ? "warning: " : "note: ")
+                << printable_message(n.text) << "\n";
+  if (processes.multi() && p.isSet("verbose"))
+    std::cerr << "fitbench-cli: " +
+                     processes.placement(plan.devices, plan.spec.fit.batch_size,
+                                         plan.train_rows()) +
+                     "\n";
 
   RunIO io;
-  io.interactive = stdout_is_terminal();
-  const RunResult result = execute_run(plan, io);
+  std::ostream silent(nullptr);  // the other processes' Keras text goes nowhere
+  io.interactive = speaks && stdout_is_terminal();
+  if (!speaks) {
+    io.out = &silent;
+    io.warnings = &silent;
+    io.write_files = false;
+  }
+  RunResult result;
+  try {
+    result = execute_run(plan, io);
+  } catch (const std::exception& e) {
+    if (!processes.multi()) throw;
+    // The other processes wait for this one in their next exchange: end them all.
+    std::cout.flush();
+    std::cerr << "fitbench-cli: rank " + std::to_string(processes.rank()) + ": " +
+                     printable_message(e.what()) + "\n";
+    std::cerr.flush();
+    processes.abort(dynamic_cast<const InputError*>(&e) ? 2 : 1);
+  }
   std::cout.flush();
+  processes.run_ended();
+  processes.gather(result.usage);  // rank 0 says every device's share
+  if (!speaks) return result.stop_reason == "invalid_loss" ? 1 : 0;
   for (const PlanNotice& n : result.notices)
     std::cerr << "fitbench-cli: " << (n.kind == PlanNotice::Kind::kWarning ? "" : "note: ")
               << printable_message(n.text) << "\n";

@@ -5,12 +5,14 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iostream>
 
 #include "app/cli_commands.h"
 #include "core/base/error.h"
+#include "core/distribution/processes/process_group.h"
 #include "core/run/run_plan.h"
 
 namespace {
@@ -71,6 +73,18 @@ namespace {
 
 int run_command_line(const QString& command, const QStringList& sub) {
   try {
+    // Only run spreads itself over processes; the others would do the same work in every one
+    // (and write the same files at once).
+    if (command != "run") {
+      const fitbench::ProcessLayout layout = fitbench::detect_process_layout(std::getenv);
+      if (layout.multi()) {
+        if (layout.rank == 0)
+          std::cerr << "fitbench-cli: " << command.toStdString()
+                    << " runs in one process; start it without mpirun (only run spreads over "
+                       "processes)\n";
+        return 2;
+      }
+    }
     if (command == "run") return fitbench::cli::run_command(sub);
     if (command == "evaluate") return fitbench::cli::evaluate_command(sub);
     if (command == "predict") return fitbench::cli::predict_command(sub);

@@ -13,7 +13,7 @@ set(LAYERS
   "core/nn=3" "core/data=3" "core/losses=3" "core/optimizers=3"
   "core/metrics=4"
   "core/training=5"
-  "core/distribution/threads=6" "core/distribution/spec=6"
+  "core/distribution/threads=6" "core/distribution/spec=6" "core/distribution/processes=6"
   "core/distribution/collectives=7" "core/distribution/layout=7"
   "core/distribution/trace=8"
   "core/distribution/executors=9"

@@ -2,7 +2,9 @@
 # Quick start 2: installs what is missing, builds fitbench and runs the whole test suite with
 # ctest, then again under AddressSanitizer + UndefinedBehaviorSanitizer, then the core and CLI
 # tests under ThreadSanitizer, then every fuzz target for 15 s (FITBENCH_FUZZ_SECONDS).
-# FITBENCH_QUICK=1 skips the sanitizer and fuzz passes.
+# FITBENCH_QUICK=1 skips the sanitizer and fuzz passes. With Open MPI installed (deps.sh installs
+# it) the suites include the mpi/ tests: mpirun on 2 and 4 processes, each under a timeout, as
+# root too (the tests set OMPI_ALLOW_RUN_AS_ROOT and its confirmation themselves).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$root/scripts/deps.sh"

@@ -34,6 +34,13 @@ RunResult execute_run(RunPlan& plan, const RunIO& io, RunListener* listener) {
   options.interactive = io.interactive;
   options.control = io.control;
   options.write_model = write_model_file;
+  FitOptions fit = plan.spec.fit;
+  if (!io.write_files) {
+    // Callbacks that only write files stay with the process that owns the output.
+    std::erase_if(fit.callbacks, [](const CallbackSpec& cb) {
+      return cb.class_name == "ModelCheckpoint" || cb.class_name == "CSVLogger";
+    });
+  }
   if (plan.distributed()) {
     options.callbacks.push_back(&recorder);
     // What the seed script prints before training.
@@ -48,7 +55,7 @@ RunResult execute_run(RunPlan& plan, const RunIO& io, RunListener* listener) {
 
   const auto start = std::chrono::steady_clock::now();
   try {
-    result.history = model.fit(plan.data.x, plan.data.y, plan.spec.fit, options);
+    result.history = model.fit(plan.data.x, plan.data.y, fit, options);
   } catch (const InputError& e) {
     throw in_source(e, plan.source);
   }
@@ -66,6 +73,10 @@ RunResult execute_run(RunPlan& plan, const RunIO& io, RunListener* listener) {
     result.steps_traced = recorder.trace().steps().size();
   }
 
+  if (!io.write_files) {
+    if (listener) listener->on_run_end(result);
+    return result;
+  }
   if (!plan.trace_file.empty()) {
     write_chrome_trace(plan.trace_file, recorder.trace());
     if (result.steps_seen > result.steps_traced)

@@ -60,6 +60,10 @@ struct RunIO {
   bool interactive = false;          // `out` is a terminal: verbose=1 draws the live bar
   TrainingControl* control = nullptr;  // stop / pause / step from another thread
   std::vector<Callback*> callbacks;    // more callbacks after the listener (not owned)
+  // Whether this run writes files: the plan's history, trace and model files and the
+  // experiment's ModelCheckpoint and CSVLogger files. False on every process of a multi-process
+  // run but the first, which owns the output.
+  bool write_files = true;
 };
 
 // Trains the plan and writes its output files. Throws InputError (named with the plan's source)

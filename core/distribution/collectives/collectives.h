@@ -69,6 +69,10 @@ class Collectives {
 
   virtual int size() const = 0;
   virtual CollectiveAlgorithm algorithm() const = 0;
+  // The rank among all size() ranks of the member that calls with `rank`. The same for a backend
+  // whose members are all in this process; a multi-process backend is called with the member's
+  // index in this process and answers its global rank (chunks are numbered by global rank).
+  virtual int global_rank(int rank) const { return rank; }
 
   // Every rank's buffers become the element-wise sum over ranks. `buffers` is one logical buffer
   // made of several pieces (e.g. one per variable's gradient); every rank passes pieces of the

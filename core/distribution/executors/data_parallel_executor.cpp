@@ -1,9 +1,38 @@
 #include "core/distribution/executors/data_parallel_executor.h"
 
 #include <cassert>
+#include <map>
+
+#include "core/distribution/collectives/hierarchical_collectives.h"
+#include "core/distribution/collectives/thread_collectives.h"
 
 namespace fitbench {
 namespace {
+
+bool multi_process(const RehearsalOptions& options) {
+  return options.processes && options.processes->size() > 1;
+}
+
+// The devices this process hosts.
+int local_count(int devices, const RehearsalOptions& options) {
+  if (!multi_process(options)) return devices;
+  assert(devices % options.processes->size() == 0);
+  return devices / options.processes->size();
+}
+
+CollectiveGroup make_group(int devices, const RehearsalOptions& options) {
+  if (!multi_process(options)) return CollectiveGroup(devices, options.algorithm, options.link);
+  const int local = local_count(devices, options);
+  return CollectiveGroup(
+      std::make_unique<HierarchicalCollectives>(options.processes, local, options.algorithm),
+      local);
+}
+
+// The speeds of this process's devices (the knob lists every device of the run).
+std::vector<double> local_speeds(const RehearsalOptions& options, int first, int local) {
+  if (options.speed.empty()) return {};
+  return std::vector<double>(options.speed.begin() + first, options.speed.begin() + first + local);
+}
 
 // Spans a device records per train step at most: shard copy, forward, backward, then waiting,
 // reduce_scatter, update, waiting, all_gather (sharded update) or waiting, all_reduce, update.
@@ -30,13 +59,17 @@ DataParallelExecutor::DataParallelExecutor(const ExecutorContext& ctx, int devic
                                            const RehearsalOptions& options)
     : ctx_(ctx),
       options_(options),
-      pool_(devices),
-      group_(devices, options.algorithm, options.link),
-      timelines_(devices, options.speed, pool_.oversubscribed(), kSpansPerStep),
-      errors_(devices) {
+      devices_total_(devices),
+      first_(multi_process(options) ? options.processes->rank() * local_count(devices, options)
+                                    : 0),
+      pool_(local_count(devices, options)),
+      group_(make_group(devices, options)),
+      timelines_(pool_.size(), local_speeds(options, first_, pool_.size()), pool_.oversubscribed(),
+                 kSpansPerStep),
+      errors_(pool_.size()) {
   assert(options_.speed.empty() || static_cast<int>(options_.speed.size()) == devices);
   const size_t state = ctx_.graph.metric_state_size();
-  for (int d = 0; d < devices; ++d) {
+  for (int d = 0; d < pool_.size(); ++d) {
     auto dev = std::make_unique<Device>();
     std::vector<Matrix*> params;
     if (d == 0) {
@@ -52,7 +85,7 @@ DataParallelExecutor::DataParallelExecutor(const ExecutorContext& ctx, int devic
     dev->trainable_grads.reserve(params.size());
     dev->grad_pieces = gradient_pieces(dev->replica->grads());
     dev->var_pieces.reserve(dev->grad_pieces.size());
-    dev->owned = chunk_of(total_size(dev->grad_pieces), devices, d);
+    dev->owned = chunk_of(total_size(dev->grad_pieces), devices, first_ + d);
     devices_.push_back(std::move(dev));
   }
   sharded_ = devices > 1 && ctx_.optimizer && ctx_.optimizer->elementwise() &&
@@ -62,7 +95,7 @@ DataParallelExecutor::DataParallelExecutor(const ExecutorContext& ctx, int devic
 DataParallelExecutor::~DataParallelExecutor() = default;
 
 void DataParallelExecutor::prepare(Index max_rows) {
-  const Index per_device = std::max<Index>((max_rows + pool_.size() - 1) / pool_.size(), 1);
+  const Index per_device = std::max<Index>((max_rows + devices_total_ - 1) / devices_total_, 1);
   const Index features = ctx_.graph.network->input_units();
   for (auto& d : devices_) {
     ctx_.graph.network->reserve(d->ws, per_device);
@@ -102,6 +135,39 @@ void DataParallelExecutor::push_to_model() {
     const Chunk c = devices_[d]->owned;
     ctx_.optimizer->copy_state_range(*devices_[d]->optimizer, c.begin, c.begin + c.size);
   }
+  if (multi_process(options_)) gather_optimizer_state();
+}
+
+void DataParallelExecutor::gather_optimizer_state() {
+  // The model's optimizer now holds this process's chunks of every slot; the other processes
+  // send theirs (each kind of slot is one buffer over the trainable variables, chunked as the
+  // gradients are).
+  const int64_t total = total_size(devices_[0]->grad_pieces);
+  std::map<std::string, std::vector<std::span<float>>> kinds;
+  for (const Optimizer::SlotVariable& s : ctx_.optimizer->keras_slots()) {
+    auto* m = const_cast<Matrix*>(s.value);  // the model's optimizer's own slots
+    kinds[s.kind].emplace_back(m->data(), static_cast<size_t>(m->size()));
+  }
+  const int processes = options_.processes->size(), local = pool_.size();
+  counts_.resize(static_cast<size_t>(processes));
+  displs_.resize(static_cast<size_t>(processes));
+  for (int q = 0; q < processes; ++q) {
+    const Chunk first = chunk_of(total, devices_total_, q * local);
+    const Chunk last = chunk_of(total, devices_total_, q * local + local - 1);
+    counts_[static_cast<size_t>(q)] = static_cast<int>(last.begin + last.size - first.begin);
+    displs_[static_cast<size_t>(q)] = static_cast<int>(first.begin);
+  }
+  const int64_t begin = displs_[static_cast<size_t>(options_.processes->rank())];
+  const int64_t end = begin + counts_[static_cast<size_t>(options_.processes->rank())];
+  for (auto& [kind, pieces] : kinds) {
+    if (total_size(pieces) != total) continue;  // a slot kind not kept for every variable
+    rows_out_.resize(static_cast<size_t>(end - begin));
+    pieces_to_flat(pieces, rows_out_.data(), begin, end);
+    rows_in_.resize(static_cast<size_t>(total));
+    options_.processes->all_gather(rows_out_.data(), rows_in_.data(), counts_.data(),
+                                   displs_.data());
+    flat_to_pieces(rows_in_.data(), pieces, 0, total);
+  }
 }
 
 std::vector<const Matrix*> DataParallelExecutor::replica_values(int device) const {
@@ -125,7 +191,7 @@ void DataParallelExecutor::device_step(int d) {
   Device& dev = *devices_[static_cast<size_t>(d)];
   errors_.guarded(d, [&] {
     const Network& net = *ctx_.graph.network;
-    const Index off = job_.offsets[d], rows = job_.sizes[d];
+    const Index off = job_.offsets[first_ + d], rows = job_.sizes[first_ + d];
     const auto x = job_.x->middleRows(off, rows);
     net.forward(dev.replica->const_params(), x, dev.ws, ForwardContext{});
     const auto y_pred = net.output(dev.ws, rows);
@@ -141,7 +207,7 @@ void DataParallelExecutor::device_step(int d) {
 void DataParallelExecutor::train_device(int d) {
   Device& dev = *devices_[static_cast<size_t>(d)];
   const Network& net = *ctx_.graph.network;
-  const Index off = job_.offsets[d], rows = job_.sizes[d];
+  const Index off = job_.offsets[first_ + d], rows = job_.sizes[first_ + d];
   DeviceTimeline& timeline = timelines_[d];
   timeline.clear();
   auto t = Clock::now();
@@ -207,7 +273,7 @@ void DataParallelExecutor::train_device(int d) {
 void DataParallelExecutor::run(BatchJob::Phase phase, const ConstMatrixRef& x,
                                const ConstMatrixRef* y, MatrixRef* out, StepTotals* totals,
                                std::span<const int64_t> index) {
-  job_.start(phase, x, y, out, pool_.size(), index);
+  job_.start(phase, x, y, out, devices_total_, index);
   if (totals) {
     // The regularization loss is computed once, on device 0's (identical) replica.
     totals->reg_weighted +=
@@ -218,12 +284,68 @@ void DataParallelExecutor::run(BatchJob::Phase phase, const ConstMatrixRef& x,
   errors_.reset();
   pool_.dispatch(&DataParallelExecutor::run_device, this);
   errors_.rethrow_first();
-  if (totals)
-    for (auto& d : devices_) totals->add(d->totals);
+  if (totals) add_device_totals(*totals);
+  if (out && multi_process(options_)) gather_predictions(*out);
   if (job_.training()) {
     timelines_.publish(job_.step);
-    for (size_t d = 0; d < devices_.size(); ++d) timelines_.trace().shard_rows[d] = job_.sizes[d];
+    for (size_t d = 0; d < devices_.size(); ++d)
+      timelines_.trace().shard_rows[d] = job_.sizes[static_cast<size_t>(first_) + d];
   }
+}
+
+void DataParallelExecutor::add_device_totals(StepTotals& totals) {
+  if (!multi_process(options_)) {
+    for (auto& d : devices_) totals.add(d->totals);
+    return;
+  }
+  // Every device's totals from every process, added in device order as one process adds them.
+  const size_t m = totals.metric_states.size(), per = 3 + m, local = devices_.size();
+  totals_out_.resize(per * local);
+  for (size_t d = 0; d < local; ++d) {
+    const StepTotals& t = devices_[d]->totals;
+    double* o = totals_out_.data() + d * per;
+    o[0] = t.loss_sum;
+    o[1] = t.reg_weighted;
+    o[2] = t.samples;
+    std::copy(t.metric_states.begin(), t.metric_states.end(), o + 3);
+  }
+  totals_in_.resize(per * static_cast<size_t>(devices_total_));
+  options_.processes->all_gather_bytes(
+      totals_out_.data(), static_cast<int64_t>(per * local * sizeof(double)), totals_in_.data());
+  StepTotals& t = devices_[0]->totals;  // reused as the scratch of one device's totals
+  for (int g = 0; g < devices_total_; ++g) {
+    const double* in = totals_in_.data() + static_cast<size_t>(g) * per;
+    t.loss_sum = in[0];
+    t.reg_weighted = in[1];
+    t.samples = in[2];
+    std::copy(in + 3, in + per, t.metric_states.begin());
+    totals.add(t);
+  }
+}
+
+void DataParallelExecutor::gather_predictions(MatrixRef& out) {
+  const int processes = options_.processes->size();
+  const int local = pool_.size();
+  const Index cols = out.cols();
+  counts_.resize(static_cast<size_t>(processes));
+  displs_.resize(static_cast<size_t>(processes));
+  for (int q = 0; q < processes; ++q) {
+    Index rows = 0;
+    for (int d = 0; d < local; ++d) rows += job_.sizes[static_cast<size_t>(q * local + d)];
+    counts_[static_cast<size_t>(q)] = static_cast<int>(rows * cols);
+    displs_[static_cast<size_t>(q)] =
+        static_cast<int>(job_.offsets[static_cast<size_t>(q * local)] * cols);
+  }
+  const Index mine =
+      counts_[static_cast<size_t>(options_.processes->rank())] / std::max<Index>(cols, 1);
+  const Index off = job_.offsets[static_cast<size_t>(first_)];
+  rows_out_.resize(static_cast<size_t>(mine * cols));
+  for (Index r = 0; r < mine; ++r)
+    for (Index c = 0; c < cols; ++c) rows_out_[static_cast<size_t>(r * cols + c)] = out(off + r, c);
+  rows_in_.resize(static_cast<size_t>(out.rows() * cols));
+  options_.processes->all_gather(rows_out_.data(), rows_in_.data(), counts_.data(), displs_.data());
+  for (Index r = 0; r < out.rows(); ++r)
+    for (Index c = 0; c < cols; ++c) out(r, c) = rows_in_[static_cast<size_t>(r * cols + c)];
 }
 
 void DataParallelExecutor::train_step(ConstMatrixRef x, ConstMatrixRef y, uint64_t step,

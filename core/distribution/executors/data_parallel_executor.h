@@ -12,6 +12,10 @@
 // the whole update. Either way every replica ends each step bitwise identical. Each train step
 // records a StepTrace. Rehearsal knobs (device speeds, link latency and bandwidth) slow the devices
 // down in real time, and what they added is noted beside each span. Driven by one thread (fit()).
+// Across processes (RehearsalOptions::processes), each process runs the devices it hosts and the
+// same fit() loop; gradients, step totals and predictions are exchanged so that every process
+// computes what the one-process run computes, bit for bit (a sharded update's optimizer slots are
+// all-gathered into the model's optimizer at push_to_model, so rank 0 saves the whole state).
 #pragma once
 
 #include <chrono>
@@ -52,7 +56,11 @@ class DataParallelExecutor : public StepExecutor {
     return timelines_.trace().labelled(epoch, batch);
   }
 
-  int devices() const { return pool_.size(); }
+  // The devices of the run (every process's), and those this process hosts: first_device() ..
+  // first_device() + local_devices() - 1; the methods below take a local index.
+  int devices() const { return devices_total_; }
+  int local_devices() const { return pool_.size(); }
+  int first_device() const { return first_; }
   // Whether the optimizer update is sharded: more than one device, an element-wise update
   // (Optimizer::elementwise()) and at least options.sharded_update_min_elements trainable floats.
   bool sharded_update() const { return sharded_; }
@@ -75,17 +83,28 @@ class DataParallelExecutor : public StepExecutor {
   static void run_device(void* self, int device);
   void device_step(int d);
   void train_device(int d);
+  // Adds every device's step totals to `totals` in device order (from every process).
+  void add_device_totals(StepTotals& totals);
+  // Every process's rows of the predictions (each computed its devices' rows).
+  void gather_predictions(MatrixRef& out);
+  // Sharded update across processes: every process's chunks of the model optimizer's slots.
+  void gather_optimizer_state();
 
   ExecutorContext ctx_;
   RehearsalOptions options_;
+  int devices_total_ = 1;
+  int first_ = 0;  // the global index of this process's first device
   DevicePool pool_;
   CollectiveGroup group_;  // every device
   std::vector<std::unique_ptr<Device>> devices_;
   StepTimelines timelines_;
   DeviceErrors errors_;
   bool sharded_ = false;
-  bool warmed_up_ = false;  // the collectives' buffers are sized
-  BatchJob job_;            // the current job
+  bool warmed_up_ = false;                      // the collectives' buffers are sized
+  BatchJob job_;                                // the current job
+  std::vector<double> totals_out_, totals_in_;  // step totals exchanged between processes
+  std::vector<float> rows_out_, rows_in_;       // predictions exchanged between processes
+  std::vector<int> counts_, displs_;
 };
 
 }  // namespace fitbench

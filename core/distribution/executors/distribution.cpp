@@ -59,11 +59,24 @@ RehearsalOptions rehearsal_options(const DevicesSpec& spec, int devices) {
 void apply_distribution(Sequential& model, const DistributionSpec& spec, int devices,
                         const DevicesSpec& devices_spec) {
   if (spec.class_name.empty()) return;
+  std::shared_ptr<ProcessGroup> processes = process_group();
+  const int process_count = processes ? processes->size() : 1;
+  if (process_count > 1 && devices % process_count != 0)
+    throw InputError("devices.count", counted(devices, "device") +
+                                          " cannot be spread evenly over " +
+                                          std::to_string(process_count) +
+                                          " processes; give each process the same number");
   if (spec.class_name == "DataParallel") {
-    use_data_parallel(model, devices, rehearsal_options(devices_spec, devices));
+    RehearsalOptions options = rehearsal_options(devices_spec, devices);
+    options.processes = std::move(processes);
+    use_data_parallel(model, devices, options);
     return;
   }
   if (spec.class_name == "ModelParallel") {
+    if (process_count > 1)
+      throw InputError("distribution.class_name",
+                       "ModelParallel does not run across processes yet; run it without mpirun "
+                       "(its devices as threads of one process) or use DataParallel");
     use_model_parallel(model, spec, devices, rehearsal_options(devices_spec, devices));
     return;
   }

@@ -4,9 +4,11 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/distribution/collectives/collectives.h"
+#include "core/distribution/processes/process_group.h"
 
 namespace fitbench {
 
@@ -27,6 +29,10 @@ struct RehearsalOptions {
   // collective costs more than the (N-1)/N of the update it saves. Not an experiment setting;
   // tests set 0 to shard any model.
   int64_t sharded_update_min_elements = 16384;
+  // The processes the devices are spread over (null or one process: every device is a thread of
+  // this one). With P processes, process p hosts devices p*N/P .. (p+1)*N/P - 1 on its threads and
+  // exchanges with the others through HierarchicalCollectives; the link model is not applied.
+  std::shared_ptr<ProcessGroup> processes;
 };
 
 }  // namespace fitbench

@@ -38,6 +38,9 @@ ArrivalBoard::Clock::time_point ArrivalBoard::record_waiting(int rank, int parit
 CollectiveGroup::CollectiveGroup(int size, CollectiveAlgorithm algorithm, const LinkModel& link)
     : collectives_(make_thread_collectives(size, algorithm, link)), arrivals_(size) {}
 
+CollectiveGroup::CollectiveGroup(std::unique_ptr<Collectives> collectives, int members)
+    : collectives_(std::move(collectives)), arrivals_(members) {}
+
 CollectiveGroup::Clock::time_point CollectiveGroup::record(int rank, int parity,
                                                            DeviceTimeline& timeline,
                                                            CollectiveOp op,
@@ -106,7 +109,7 @@ CollectiveGroup::Clock::time_point CollectiveGroup::all_gather(
 void CollectiveGroup::warm_up(int rank, int64_t elements) {
   if (size() == 1 || elements <= 0) return;
   std::vector<float> buffer(static_cast<size_t>(elements));
-  std::vector<float> piece(static_cast<size_t>(chunk_of(elements, size(), rank).size));
+  std::vector<float> piece(static_cast<size_t>(chunk_of(elements, size(), global_rank(rank)).size));
   // Calls alternate between two sets of buffers: each operation runs once on each.
   for (int i = 0; i < 2; ++i) collectives_->all_reduce(rank, std::span<float>(buffer));
   for (int i = 0; i < 2; ++i) collectives_->all_gather(rank, piece, buffer);

@@ -46,8 +46,13 @@ class CollectiveGroup {
   using Clock = std::chrono::steady_clock;
 
   CollectiveGroup(int size, CollectiveAlgorithm algorithm, const LinkModel& link);
+  // A group over a given backend whose `members` members call from this process (a
+  // multi-process backend: members call with their index in this process).
+  CollectiveGroup(std::unique_ptr<Collectives> collectives, int members);
 
   int size() const { return collectives_->size(); }
+  // The global rank of the member that calls with `rank` (Collectives::global_rank).
+  int global_rank(int rank) const { return collectives_->global_rank(rank); }
   CollectiveAlgorithm algorithm() const { return collectives_->algorithm(); }
 
   // Each call below runs the collective as member `rank`, which arrived at `arrival` (the end of

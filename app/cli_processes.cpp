@@ -1,0 +1,196 @@
+#include "app/cli_processes.h"
+
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <type_traits>
+#include <vector>
+
+#include "core/base/error.h"
+#include "core/distribution/layout/batch_shards.h"
+#include "core/distribution/spec/devices.h"
+#ifdef FITBENCH_HAVE_MPI
+#include "mpi/mpi_process_group.h"
+#endif
+
+namespace fitbench::cli {
+namespace {
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Whether rank 0's run has ended (its files written); read by say_ended.
+volatile std::sig_atomic_t files_done = 0;
+
+#ifdef FITBENCH_HAVE_MPI
+// mpirun ends the ranks with SIGTERM (a rank died or failed) or passes on Ctrl+C: rank 0 says so
+// before it goes (with write(), which a signal handler may call), then dies of the signal.
+void say_ended(int signal_number) {
+  static const char kBefore[] =
+      "fitbench-cli: rank 0: the job was ended by mpirun (another rank died or failed, or it was "
+      "interrupted) before the run ended; no output file was written\n";
+  static const char kAfter[] =
+      "fitbench-cli: rank 0: the job was ended by mpirun (another rank died or failed, or it was "
+      "interrupted) after the run ended and its files were written\n";
+  [[maybe_unused]] const ssize_t ignored =
+      files_done ? ::write(2, kAfter, sizeof kAfter - 1) : ::write(2, kBefore, sizeof kBefore - 1);
+  std::signal(signal_number, SIG_DFL);
+  std::raise(signal_number);
+}
+#endif
+
+}  // namespace
+
+bool have_mpi() {
+#ifdef FITBENCH_HAVE_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::string install_mpi_hint() {
+  return "this fitbench-cli was built without Open MPI, so it cannot run across processes; "
+         "install openmpi-bin and libopenmpi-dev (scripts/deps.sh does) and rebuild";
+}
+
+ProcessRun::ProcessRun(const ProcessLayout& layout) : layout_(layout) {
+  if (!layout_.multi()) return;
+#ifdef FITBENCH_HAVE_MPI
+  try {
+    group_ = MpiProcessGroup::initialize(layout_);
+  } catch (const std::runtime_error& e) {
+    throw InputError(layout_.source, e.what());
+  }
+  set_process_group(group_);
+  if (layout_.rank == 0) {
+    std::signal(SIGTERM, say_ended);
+    std::signal(SIGINT, say_ended);
+  }
+#else
+  throw InputError(layout_.source,
+                   "is " + std::to_string(layout_.size) + ": " + install_mpi_hint());
+#endif
+}
+
+ProcessRun::~ProcessRun() {
+  if (!group_) return;
+  set_process_group(nullptr);
+  group_.reset();
+#ifdef FITBENCH_HAVE_MPI
+  finalize_mpi();
+#endif
+}
+
+int ProcessRun::device_count(std::optional<int> per_process, std::optional<int> devices,
+                             std::optional<int> experiment_count) {
+  const int p = layout_.size;
+  if (per_process) {
+    if (devices && *devices != *per_process * p)
+      throw InputError("--devices", std::to_string(*devices) + " is not " + std::to_string(p) +
+                                        " processes x --devices-per-process " +
+                                        std::to_string(*per_process));
+    return *per_process * p;
+  }
+  if (devices) {
+    if (*devices % p != 0)
+      throw InputError("--devices",
+                       std::to_string(*devices) + " devices cannot be spread evenly over " +
+                           std::to_string(p) + " processes; give a multiple of the process count");
+    return *devices;
+  }
+  if (experiment_count && *experiment_count % p == 0) return *experiment_count;
+  return p;
+}
+
+void ProcessRun::check_same(const std::string& experiment_file, const QStringList& args) {
+  if (!group_) return;
+  std::string options;
+  for (const QString& a : args.mid(1)) options += a.toStdString() + '\0';
+  std::string build = FITBENCH_VERSION;
+  build += '\0' + std::to_string(fnv1a(file_bytes("/proc/self/exe")));
+  const std::vector<StartPart> parts = {
+      {"the fitbench build", build},
+      {"the experiment file " + experiment_file, file_bytes(experiment_file)},
+      {"the options", options},
+  };
+  const std::string mismatch = start_mismatch(*group_, parts);
+  if (mismatch.empty()) return;
+  throw InputError("", mismatch);
+}
+
+ProcessRun::PlanOutcome ProcessRun::plan_outcome(const std::string& error) {
+  PlanOutcome o;
+  if (!group_) {
+    o.all_planned = error.empty();
+    o.say_mine = !error.empty();
+    return o;
+  }
+  // Each process's verdict: 0 planned, else the hash of its error (alike errors hash alike).
+  const uint64_t mine = error.empty() ? 0 : fnv1a(error) | 1;
+  std::vector<uint64_t> all(static_cast<size_t>(layout_.size));
+  group_->all_gather_bytes(&mine, sizeof mine, all.data());
+  bool alike = true;
+  std::string failed;
+  int failures = 0;
+  for (size_t r = 0; r < all.size(); ++r) {
+    alike = alike && all[r] == all[0];
+    if (all[r] != 0) failed += (failures++ ? ", " : "") + std::to_string(r);
+  }
+  if (failures == 0) return o;
+  o.all_planned = false;
+  o.say_mine = !error.empty() && (!alike || layout_.rank == 0);
+  if (!alike) o.prefix = "rank " + std::to_string(layout_.rank) + ": ";
+  if (layout_.rank == 0 && error.empty())
+    o.others = (failures == 1 ? "rank " : "ranks ") + failed +
+               " could not plan the run (said above); every process stops";
+  return o;
+}
+
+void ProcessRun::run_ended() const { files_done = 1; }
+
+void ProcessRun::gather(std::vector<DeviceUsage>& usage) const {
+  if (!group_) return;
+  static_assert(std::is_trivially_copyable_v<DeviceUsage>);
+  std::vector<DeviceUsage> all(usage.size() * static_cast<size_t>(layout_.size));
+  group_->all_gather_bytes(usage.data(), static_cast<int64_t>(usage.size() * sizeof(DeviceUsage)),
+                           all.data());
+  usage = std::move(all);
+}
+
+std::string ProcessRun::placement(int devices, int batch_size, long long rows) const {
+  const int k = devices / layout_.size, first = layout_.rank * k;
+  std::vector<Index> offsets(static_cast<size_t>(devices)), sizes(static_cast<size_t>(devices));
+  shard_rows(batch_size, devices, offsets, sizes);
+  const std::vector<std::string> names = list_devices("cpu", devices);
+  std::string held;
+  for (int d = first; d < first + k; ++d) held += (d == first ? "" : ", ") + names[d];
+  const Index begin = offsets[static_cast<size_t>(first)];
+  const Index end =
+      offsets[static_cast<size_t>(first + k - 1)] + sizes[static_cast<size_t>(first + k - 1)];
+  std::string shard =
+      end > begin ? "rows " + std::to_string(begin) + "-" + std::to_string(end - 1) : "no rows";
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  return "process " + std::to_string(layout_.rank) + " of " + std::to_string(layout_.size) +
+         " on " + host + " (local rank " + std::to_string(layout_.local_rank) + ", pid " +
+         std::to_string(::getpid()) + "): devices " + held + "; " + shard + " of every batch of " +
+         std::to_string(batch_size) + " (its shard of the data set's " + std::to_string(rows) +
+         " training rows)";
+}
+
+void ProcessRun::abort(int code) const {
+#ifdef FITBENCH_HAVE_MPI
+  if (group_) abort_mpi(code);
+#endif
+  std::exit(code);
+}
+
+}  // namespace fitbench::cli

@@ -1,0 +1,75 @@
+// fitbench-cli run on several processes (mpirun, Keras's KERAS_DISTRIBUTION_* settings): finding
+// the layout, starting Open MPI when the build has it (saying what to install when it does not),
+// the start checks every rank agrees on, and ending the job. One per run, on the main thread.
+#pragma once
+
+#include <QStringList>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/distribution/processes/process_group.h"
+#include "core/distribution/trace/trace.h"
+
+namespace fitbench::cli {
+
+// Whether this fitbench-cli was built with Open MPI.
+bool have_mpi();
+// The sentence that says how to get multi-process runs in a build without MPI.
+std::string install_mpi_hint();
+
+class ProcessRun {
+ public:
+  // Reads the layout from the environment; with more than one process, starts MPI and makes it
+  // the process group runs use. Throws InputError (the variable) for a bad layout, and
+  // InputError naming the settings when this build has no MPI.
+  explicit ProcessRun(const ProcessLayout& layout);
+  ~ProcessRun();
+
+  bool multi() const { return layout_.multi(); }
+  int rank() const { return layout_.rank; }
+  int size() const { return layout_.size; }
+  const ProcessLayout& layout() const { return layout_; }
+  bool owns_output() const { return layout_.rank == 0; }
+
+  // The run's device count and each process's share: --devices-per-process K, else --devices N
+  // (divided by the processes), else the experiment's devices.count (when it divides), else 1
+  // per process. Throws InputError at the option that cannot be spread evenly.
+  int device_count(std::optional<int> per_process, std::optional<int> devices,
+                   std::optional<int> experiment_count);
+
+  // Every process checks the others run the same build, experiment and options; a mismatch
+  // throws InputError("", sentence) on every process (said by rank 0 only).
+  void check_same(const std::string& experiment_file, const QStringList& args);
+
+  // After each process planned the run, `error` being this process's problem ("" if none): what
+  // to do. A process whose plan failed says its problem, with its rank, unless every process
+  // failed alike: then rank 0 alone says it, as one process would.
+  struct PlanOutcome {
+    bool all_planned = true;
+    bool say_mine = false;  // this process says its error
+    std::string prefix;     // before each of its lines: "rank 1: " or ""
+    std::string others;     // what rank 0 says when only others failed
+  };
+  PlanOutcome plan_outcome(const std::string& error);
+
+  // Notes that the run ended and its files are written (for what rank 0 says if mpirun ends it
+  // now).
+  void run_ended() const;
+
+  // Every process's devices' usage, in device order (each process measured its own).
+  void gather(std::vector<DeviceUsage>& usage) const;
+
+  // The sentence --verbose prints on stderr: which devices and rows this process holds.
+  std::string placement(int devices, int batch_size, long long rows) const;
+
+  // Ends every process now with `code` after this one said why (a failure mid-run).
+  [[noreturn]] void abort(int code) const;
+
+ private:
+  ProcessLayout layout_;
+  std::shared_ptr<ProcessGroup> group_;
+};
+
+}  // namespace fitbench::cli

@@ -1,0 +1,181 @@
+// Multi-process DataParallel against one process, in one run: start it with
+//   mpirun --oversubscribe -np 2 bench_mpi
+// (a) the MLP 784-512-512-10 (Adam, batch 256): samples/s of 2 processes x 1 device, and, in
+// rounds interleaved with it (the other rank sleeping meanwhile), of 1 process x 1 device and of
+// 1 process x 2 thread devices, with the ratios per round; (b) the seed model's step on the 2
+// processes with the share of it spent in MPI (the collectives' spans); (c) the floor: one bare
+// MPI_Allreduce of the seed's 5 gradient floats, and of the MLP's 669,706. Reports numbers only.
+#include <mpi.h>
+
+#include <chrono>
+#include <cstdio>
+#include <thread>
+
+#include "bench/bench_models.h"
+#include "bench/bench_util.h"
+#include "core/distribution/executors/distribution.h"
+#include "core/distribution/trace/trace.h"
+#include "core/python/random.h"
+#include "mpi/mpi_process_group.h"
+
+using namespace fitbench;
+using namespace fitbench::bench;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+// Waits for every rank without spinning a core (MPI_Barrier polls): the sleeping rank leaves
+// the machine to the one measuring.
+void quiet_barrier() {
+  MPI_Request r;
+  MPI_Ibarrier(MPI_COMM_WORLD, &r);
+  int done = 0;
+  while (!done) {
+    MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+    if (!done) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+}
+
+std::unique_ptr<Sequential> model(const ModelSpec& spec, const CompileOptions& c, int features,
+                                  const std::function<void(Sequential&)>& distribute) {
+  set_random_seed(7);
+  auto m = std::make_unique<Sequential>(spec);
+  m->build(features);
+  m->compile(c);
+  if (distribute) distribute(*m);
+  return m;
+}
+
+// Seconds of one fit() epoch over x, y in batches of `batch` (no shuffle, silent).
+double epoch(Sequential& m, const Matrix& x, const Matrix& y, int batch,
+             Callback* callback = nullptr) {
+  RunOptions run;
+  if (callback) run.callbacks.push_back(callback);
+  const auto t0 = Clock::now();
+  m.fit(x, y, FitOptions{.epochs = 1, .batch_size = batch, .shuffle = false, .verbose = 0}, run);
+  return seconds_since(t0);
+}
+
+// Microseconds of one MPI_Allreduce of n floats (the median of 20 blocks).
+double allreduce_us(int n, int per_block) {
+  std::vector<float> in(static_cast<size_t>(n), 1.0f), out(in.size());
+  std::vector<double> us;
+  for (int b = 0; b < 21; ++b) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const auto t0 = Clock::now();
+    for (int i = 0; i < per_block; ++i)
+      MPI_Allreduce(in.data(), out.data(), n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+    if (b > 0) us.push_back(seconds_since(t0) * 1e6 / per_block);
+  }
+  return median(us);
+}
+
+}  // namespace
+
+int main() {
+  auto group = MpiProcessGroup::initialize(detect_process_layout(std::getenv));
+  set_process_group(group);
+  const int rank = group->rank(), processes = group->size();
+  if (processes != 2) {
+    if (rank == 0) std::fprintf(stderr, "bench_mpi: start it with mpirun -np 2\n");
+    finalize_mpi();
+    return 2;
+  }
+  if (rank == 0)
+    std::printf("bench_mpi: %s; load %s; %s\n", host_cpu().c_str(), load_average().c_str(),
+                mpi_library_version().c_str());
+
+  // (a) The MLP.
+  constexpr int kBatch = 256, kRows = 10 * kBatch, kRounds = 7;
+  Rng rng(11);
+  Matrix x(kRows, 784), y(kRows, 1);
+  for (Index i = 0; i < kRows; ++i) {
+    for (Index j = 0; j < 784; ++j) x(i, j) = static_cast<float>(rng.normal());
+    y(i, 0) = static_cast<float>(rng.below(10));
+  }
+  RehearsalOptions across;
+  across.processes = group;
+  auto mpi2 = model(mlp_spec(), mlp_compile(), 784,
+                    [&](Sequential& m) { use_data_parallel(m, 2, across); });
+  std::unique_ptr<Sequential> one, threads2;
+  if (rank == 0) {
+    one = model(mlp_spec(), mlp_compile(), 784, nullptr);
+    threads2 =
+        model(mlp_spec(), mlp_compile(), 784, [](Sequential& m) { use_data_parallel(m, 2); });
+  }
+  std::vector<double> s_mpi, s_one, s_threads, r_one, r_threads, mlp_share;
+  for (int round = 0; round <= kRounds; ++round) {
+    TraceRecorder recorder(0);
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t_mpi = epoch(*mpi2, x, y, kBatch, &recorder);
+    const DeviceUsage u = recorder.usage()[0];
+    mlp_share.push_back(u.total_us > 0 ? u.communication_us / u.total_us : 0);
+    quiet_barrier();
+    double t_one = 0, t_threads = 0;
+    if (rank == 0) {
+      t_one = epoch(*one, x, y, kBatch);
+      t_threads = epoch(*threads2, x, y, kBatch);
+    }
+    quiet_barrier();
+    if (round == 0) continue;  // warm-up
+    s_mpi.push_back(kRows / t_mpi);
+    s_one.push_back(kRows / t_one);
+    s_threads.push_back(kRows / t_threads);
+    r_one.push_back(t_one / t_mpi);
+    r_threads.push_back(t_threads / t_mpi);
+  }
+  if (rank == 0) {
+    std::printf("MLP 784-512-512-10 Adam, batch %d, %d steps per epoch, median of %d rounds:\n",
+                kBatch, kRows / kBatch, kRounds);
+    std::printf("  1 process x 1 device        %9.0f samples/s\n", median(s_one));
+    std::printf("  1 process x 2 thread devices %8.0f samples/s\n", median(s_threads));
+    std::printf(
+        "  2 processes x 1 device      %9.0f samples/s (%.0f%% of device 0's time in MPI "
+        "collectives)\n",
+        median(s_mpi), 100 * median(mlp_share));
+    std::printf("  2 processes / 1 process: %.2fx; 2 processes / 2 threads: %.2fx\n", median(r_one),
+                median(r_threads));
+  }
+
+  // (b) The seed model's step across the 2 processes, and its MPI share.
+  Matrix sx(128, 4), sy(128, 1);
+  for (Index i = 0; i < 128; ++i) {
+    for (Index j = 0; j < 4; ++j) sx(i, j) = static_cast<float>(rng.normal());
+    sy(i, 0) = sx(i, 0) > 0 ? 1.0f : 0.0f;
+  }
+  auto seed = model(seed_spec(), seed_compile(), 4,
+                    [&](Sequential& m) { use_data_parallel(m, 2, across); });
+  epoch(*seed, sx, sy, 16);
+  std::vector<double> step_us, mpi_share;
+  for (int round = 0; round < 21; ++round) {
+    TraceRecorder recorder(0);
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t = epoch(*seed, sx, sy, 16, &recorder);
+    const DeviceUsage u = recorder.usage()[0];
+    step_us.push_back(t * 1e6 / 8);
+    mpi_share.push_back(u.total_us > 0 ? u.communication_us / u.total_us : 0);
+  }
+  // (c) The floor.
+  const double floor_seed = allreduce_us(5, 2000);
+  const double floor_mlp = allreduce_us(669706, 5);
+  if (rank == 0) {
+    std::printf("Seed model (Dense(1) on 4 features, batch 16) on 2 processes x 1 device:\n");
+    std::printf(
+        "  %.1f us per step (fit() with its per-batch work), %.0f%% of device 0's time in "
+        "MPI collectives (the gradient all-to-all + all-gather and the totals' "
+        "all-gather)\n",
+        median(step_us), 100 * median(mpi_share));
+    std::printf("Floor, a bare MPI_Allreduce on this machine (shared memory, 2 ranks):\n");
+    std::printf("  5 floats (the seed's gradients): %.2f us; 669,706 floats (the MLP's): %.0f us\n",
+                floor_seed, floor_mlp);
+  }
+  set_process_group(nullptr);
+  mpi2.reset();
+  seed.reset();
+  finalize_mpi();
+  return 0;
+}

@@ -1,0 +1,43 @@
+// Open MPI behind core's ProcessGroup (core/distribution/processes/process_group.h): MPI_COMM_WORLD
+// as the run's processes. The only fitbench code that includes <mpi.h>. MPI is initialized with
+// MPI_THREAD_FUNNELED: a process's device 0 runs on the thread that called MPI_Init_thread (the
+// CLI's main thread, which runs fit()) and only it calls MPI; its other devices meet it at a
+// barrier. Not thread-safe beyond that.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "core/distribution/processes/process_group.h"
+
+namespace fitbench {
+
+class MpiProcessGroup final : public ProcessGroup {
+ public:
+  int rank() const override { return rank_; }
+  int size() const override { return size_; }
+  int local_rank() const override { return local_rank_; }
+  void all_to_all(const float* send, const int* send_counts, const int* send_displs, float* recv,
+                  const int* recv_counts, const int* recv_displs) override;
+  void all_gather(const float* send, float* recv, const int* counts, const int* displs) override;
+  void broadcast(float* buffer, int64_t count, int root) override;
+  void all_gather_bytes(const void* send, int64_t bytes, void* recv) override;
+  void barrier() override;
+
+  // Initializes MPI (once per process) for `layout`; throws std::runtime_error with a sentence
+  // when MPI cannot give the thread level fitbench needs or its world differs from the layout
+  // (KERAS_DISTRIBUTION_* that disagree with mpirun's).
+  static std::shared_ptr<MpiProcessGroup> initialize(const ProcessLayout& layout);
+
+ private:
+  int rank_ = 0, size_ = 1, local_rank_ = 0;
+};
+
+// Ends MPI (MPI_Finalize) if it was initialized.
+void finalize_mpi();
+// Ends every process of the job with `code` (MPI_Abort), after this process has said why.
+[[noreturn]] void abort_mpi(int code);
+// The library's own version line ("Open MPI v4.1.4, ...").
+std::string mpi_library_version();
+
+}  // namespace fitbench

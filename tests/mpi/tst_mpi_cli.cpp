@@ -1,0 +1,223 @@
+// fitbench-cli run under mpirun as a user starts it (ctest mpi/*; each mpirun under --timeout):
+// the seed command prints the 2-thread run's lines, every DataParallel example on 2 and 4
+// processes writes the threaded run's History and model file byte for byte, rank 0
+// alone writes files, a mismatch between ranks is named, a killed rank ends the job within 10 s
+// naming it, and SIGINT to mpirun stops every rank.
+#include <signal.h>
+
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTest>
+
+namespace {
+
+struct Result {
+  int code;
+  QString out, err;
+};
+
+QStringList mpirun_args(int processes) {
+  return {"--oversubscribe", "--timeout", "120", "-np", QString::number(processes)};
+}
+
+void clean_environment(QProcess& p) {
+  QProcessEnvironment e = QProcessEnvironment::systemEnvironment();
+  e.remove("FITBENCH_CPU_DEVICES");
+  e.remove("XLA_FLAGS");
+  e.insert("OMPI_ALLOW_RUN_AS_ROOT", "1");
+  e.insert("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1");
+  p.setProcessEnvironment(e);
+}
+
+Result run(const QString& program, const QStringList& args) {
+  QProcess p;
+  clean_environment(p);
+  p.start(program, args);
+  p.waitForFinished(180000);
+  return {p.exitCode(), QString::fromUtf8(p.readAllStandardOutput()),
+          QString::fromUtf8(p.readAllStandardError())};
+}
+
+Result cli(const QStringList& args) { return run(FITBENCH_CLI, args); }
+
+Result mpi(int processes, const QStringList& args) {
+  return run(FITBENCH_MPIRUN, mpirun_args(processes) + QStringList{FITBENCH_CLI} + args);
+}
+
+QString example(const QString& name) {
+  return QString(FITBENCH_SOURCE_DIR "/resources/examples/") + name;
+}
+
+QByteArray read_file(const QString& path) {
+  QFile f(path);
+  return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// Keras's text without its timing fields ("- 0s - 12us/step").
+QString without_timing(QString text) {
+  return text.replace(QRegularExpression(" - \\d+m?s - [\\d.]+[mu]?s/step"), " - T");
+}
+
+}  // namespace
+
+class TestMpiCli : public QObject {
+  Q_OBJECT
+ private slots:
+  void seed_prints_the_two_thread_lines();
+  void examples_equal_threads_data();
+  void examples_equal_threads();
+  void mismatched_ranks_are_named();
+  void other_commands_refuse_processes();
+  void killed_rank_ends_the_job();
+  void sigint_stops_every_rank();
+};
+
+void TestMpiCli::seed_prints_the_two_thread_lines() {
+  const Result threads = cli({"run", example("seed.json"), "--devices", "2"});
+  const Result processes = mpi(2, {"run", example("seed.json")});
+  QCOMPARE(threads.code, 0);
+  QCOMPARE(processes.code, 0);
+  QVERIFY(processes.out.startsWith("Devices: ['cpu:0', 'cpu:1']\nDistribution: DataParallel\n"));
+  QCOMPARE(without_timing(processes.out), without_timing(threads.out));
+  // Rank 0 says every device's share, once each, as the threaded run does; the other rank says
+  // nothing.
+  const QRegularExpression usage(
+      "^(cpu:\\d+)  busy [\\d.]+%  communication [\\d.]+%  idle [\\d.]+%$",
+      QRegularExpression::MultilineOption);
+  auto devices_said = [&](const QString& err) {
+    QStringList names;
+    for (auto it = usage.globalMatch(err); it.hasNext();) names << it.next().captured(1);
+    return names;
+  };
+  QCOMPARE(devices_said(processes.err), QStringList({"cpu:0", "cpu:1"}));
+  QCOMPARE(devices_said(threads.err), devices_said(processes.err));
+  QCOMPARE(processes.err.count('\n'), 2);
+}
+
+void TestMpiCli::examples_equal_threads_data() {
+  QTest::addColumn<QString>("experiment");
+  QTest::addColumn<int>("processes");
+  QTest::addColumn<int>("devices");
+  QTest::newRow("seed, 2 processes") << "seed.json" << 2 << 2;
+  QTest::newRow("seed, 4 processes") << "seed.json" << 4 << 4;
+  QTest::newRow("one_vs_data_parallel, 2 x 2") << "one_vs_data_parallel.json" << 2 << 4;
+  QTest::newRow("one_vs_data_parallel, 4 x 1") << "one_vs_data_parallel.json" << 4 << 4;
+  QTest::newRow("ring_vs_naive, 2 x 2") << "ring_vs_naive.json" << 2 << 4;
+  QTest::newRow("ring_vs_naive, 4 x 1") << "ring_vs_naive.json" << 4 << 4;
+  QTest::newRow("straggler, 2 x 1") << "straggler.json" << 2 << 2;
+  QTest::newRow("uneven_shards, 3 x 1") << "uneven_shards.json" << 3 << 3;
+}
+
+void TestMpiCli::examples_equal_threads() {
+  QFETCH(QString, experiment);
+  QFETCH(int, processes);
+  QFETCH(int, devices);
+  QTemporaryDir dir;
+  const QString th = dir.filePath("threads.json"), tm = dir.filePath("threads-model.json");
+  const QString ph = dir.filePath("processes.json"), pm = dir.filePath("processes-model.json");
+  const QString n = QString::number(devices);
+  const Result threads = cli({"run", example(experiment), "--devices", n, "--verbose", "0",
+                              "--history", th, "--save-model", tm});
+  QCOMPARE(threads.code, 0);
+  // The devices come from the experiment's devices.count, spread over the processes.
+  const Result across = mpi(processes, {"run", example(experiment), "--verbose", "0", "--history",
+                                        ph, "--save-model", pm});
+  QVERIFY2(across.code == 0, qPrintable(across.err));
+  QCOMPARE(read_file(ph), read_file(th));
+  // The weights and the optimizer's state, bit for bit (ring_vs_naive shards the update).
+  QCOMPARE(read_file(pm), read_file(tm));
+  // Rank 0 alone wrote, and only the files asked for.
+  QCOMPARE(QDir(dir.path()).entryList(QDir::Files).size(), 4);
+  // --verbose: each process says its devices and rows.
+  const Result placed =
+      mpi(processes, {"run", example(experiment), "--epochs", "1", "--verbose", "0"});
+  QCOMPARE(placed.code, 0);
+  for (int p = 0; p < processes; ++p)
+    QVERIFY2(placed.err.contains(QString("process %1 of %2 on ").arg(p).arg(processes)),
+             qPrintable(placed.err));
+}
+
+void TestMpiCli::mismatched_ranks_are_named() {
+  const Result r =
+      run(FITBENCH_MPIRUN, {"--oversubscribe", "--timeout", "60", "-np", "1", FITBENCH_CLI, "run",
+                            example("seed.json"), ":", "-np", "1", FITBENCH_CLI, "run",
+                            example("seed.json"), "--epochs", "3"});
+  QVERIFY(r.code != 0);
+  QVERIFY2(r.err.contains("fitbench-cli: rank 1 differs from rank 0 in the options; every "
+                          "process must run the same fitbench build"),
+           qPrintable(r.err));
+  QCOMPARE(r.err.count("differs from rank 0"), 1);  // said once, by rank 0
+  QVERIFY(r.out.isEmpty());
+}
+
+void TestMpiCli::other_commands_refuse_processes() {
+  QTemporaryDir dir;
+  const Result r =
+      mpi(2, {"export", example("seed.json"), "--format", "python", "-o", dir.filePath("seed.py")});
+  QVERIFY(r.code != 0);
+  QCOMPARE(r.err.count("fitbench-cli: export runs in one process; start it without mpirun (only "
+                       "run spreads over processes)"),
+           1);
+  QVERIFY(QDir(dir.path()).entryList(QDir::Files).isEmpty());
+}
+
+// Starts a seed run of a million epochs on 2 processes, writing a History into `dir` at its end,
+// and returns what the processes said once both said which devices they hold (with --verbose:
+// their pids too), after half a second of training.
+QString start_long_run(QProcess& p, const QTemporaryDir& dir) {
+  clean_environment(p);
+  p.start(FITBENCH_MPIRUN, mpirun_args(2) + QStringList{FITBENCH_CLI, "run", example("seed.json"),
+                                                        "--epochs", "1000000", "--verbose", "0",
+                                                        "--history", dir.filePath("h.json")});
+  QString err;
+  for (int i = 0; i < 200 && err.count("fitbench-cli: process") < 2; ++i) {
+    p.waitForReadyRead(100);
+    err += QString::fromUtf8(p.readAllStandardError());
+  }
+  QTest::qWait(500);
+  return err;
+}
+
+// Waits for the job to end after a signal: within 10 s, not successfully, no file written.
+void ends_within_10s(QProcess& p, const QTemporaryDir& dir, QString& err) {
+  QElapsedTimer t;
+  t.start();
+  QVERIFY(p.waitForFinished(10000));
+  QVERIFY(t.elapsed() < 10000);
+  err += QString::fromUtf8(p.readAllStandardError());
+  QVERIFY(p.exitCode() != 0 || p.exitStatus() != QProcess::NormalExit);
+  QVERIFY(QDir(dir.path()).entryList(QDir::Files).isEmpty());  // no half-written history
+}
+
+void TestMpiCli::killed_rank_ends_the_job() {
+  QTemporaryDir dir;
+  QProcess p;
+  QString err = start_long_run(p, dir);
+  const QRegularExpressionMatch m =
+      QRegularExpression("process 1 of 2 on \\S+ \\(local rank \\d+, pid (\\d+)\\)").match(err);
+  QVERIFY2(m.hasMatch(), qPrintable(err));
+  QCOMPARE(::kill(m.captured(1).toInt(), SIGKILL), 0);
+  ends_within_10s(p, dir, err);
+  QVERIFY2(err.contains("rank 1"), qPrintable(err));  // Open MPI names the rank that died
+  // Rank 0 says what happened (after SIGINT to mpirun it does too, but mpirun may have stopped
+  // passing on its output by then, so only this case is held to it).
+  QVERIFY2(err.contains("fitbench-cli: rank 0: the job was ended by mpirun (another rank died or "
+                        "failed, or it was interrupted) before the run ended; no output file was "
+                        "written"),
+           qPrintable(err));
+}
+
+void TestMpiCli::sigint_stops_every_rank() {
+  QTemporaryDir dir;
+  QProcess p;
+  QString err = start_long_run(p, dir);
+  QCOMPARE(err.count("fitbench-cli: process"), 2);
+  QCOMPARE(::kill(static_cast<pid_t>(p.processId()), SIGINT), 0);
+  ends_within_10s(p, dir, err);
+}
+
+QTEST_GUILESS_MAIN(TestMpiCli)
+#include "tst_mpi_cli.moc"

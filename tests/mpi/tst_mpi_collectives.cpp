@@ -1,0 +1,225 @@
+// HierarchicalCollectives over Open MPI, run by mpirun with 2 and 4 processes (ctest mpi/*): as
+// flashlight's AllReduceTest, every rank fills its buffers with its rank and checks the closed
+// form (the sum over ranks is N(N-1)/2), for every collective, 1 and 2 devices per process, ring
+// and naive; and with uneven random values, every result bitwise equal to the thread backend's
+// over the same device count (computed on each rank from every rank's values). Plus the start
+// check: ranks that agree pass, a rank with another experiment is named.
+#include <QTest>
+#include <cmath>
+#include <cstring>
+#include <functional>
+#include <thread>
+
+#include "core/distribution/collectives/hierarchical_collectives.h"
+#include "core/distribution/collectives/thread_collectives.h"
+#include "core/python/random.h"
+#include "tests/mpi/mpi_fixture.h"
+
+using namespace fitbench;
+
+namespace {
+
+// Runs f(member) on `local` members at once, member 0 on this (MPI's) thread.
+void on_members(int local, const std::function<void(int)>& f) {
+  std::vector<std::thread> others;
+  for (int m = 1; m < local; ++m) others.emplace_back(f, m);
+  f(0);
+  for (auto& t : others) t.join();
+}
+
+// Global rank g's input: uneven values (so that the order of additions shows in the bits).
+std::vector<float> values_of(int g, int64_t size, int salt) {
+  Rng rng(static_cast<uint64_t>(1000 * salt + g + 1));
+  std::vector<float> v(static_cast<size_t>(size));
+  for (auto& x : v) x = static_cast<float>(rng.normal() * std::pow(10.0, rng.uniform01() * 6 - 3));
+  return v;
+}
+
+// The pieces (sizes 1, rest/2, rest - rest/2) of a flat buffer.
+std::vector<std::span<float>> pieces_of(std::vector<float>& v) {
+  const size_t n = v.size(), a = std::min<size_t>(1, n), b = (n - a) / 2;
+  return {std::span<float>(v.data(), a), std::span<float>(v.data() + a, b),
+          std::span<float>(v.data() + a + b, n - a - b)};
+}
+
+enum class Op {
+  kAllReduce,
+  kReduceScatterPieces,
+  kReduceScatter,
+  kAllGatherPieces,
+  kAllGather,
+  kBroadcast
+};
+
+// What member `rank` of `c` holds after `op` on the inputs of values_of (flat all_gather: its own
+// chunk of them); `root` for broadcast. Returns the member's result buffer.
+std::vector<float> run_op(Collectives& c, int rank, Op op, int64_t size, int salt, int root) {
+  const int g = c.global_rank(rank), n = c.size();
+  std::vector<float> v = values_of(g, size, salt);
+  const Chunk own = chunk_of(size, n, g);
+  switch (op) {
+    case Op::kAllReduce: {
+      auto p = pieces_of(v);
+      c.all_reduce(rank, p);
+      return v;
+    }
+    case Op::kReduceScatterPieces: {
+      auto p = pieces_of(v);
+      c.reduce_scatter(rank, p);
+      return std::vector<float>(v.begin() + own.begin, v.begin() + own.begin + own.size);
+    }
+    case Op::kReduceScatter: {
+      std::vector<float> out(static_cast<size_t>(own.size));
+      c.reduce_scatter(rank, v, out);
+      return out;
+    }
+    case Op::kAllGatherPieces: {
+      auto p = pieces_of(v);
+      c.all_gather(rank, p);
+      return v;
+    }
+    case Op::kAllGather: {
+      std::vector<float> in(v.begin() + own.begin, v.begin() + own.begin + own.size);
+      std::vector<float> out(static_cast<size_t>(size));
+      c.all_gather(rank, in, out);
+      return out;
+    }
+    case Op::kBroadcast:
+      c.broadcast(rank, root, v);
+      return v;
+  }
+  return {};
+}
+
+}  // namespace
+
+class TestMpiCollectives : public QObject {
+  Q_OBJECT
+  std::shared_ptr<ProcessGroup> group_;
+
+ private slots:
+  void initTestCase() { group_ = mpi_test::start(); }
+  void cleanupTestCase() {
+    group_.reset();
+    mpi_test::stop();
+  }
+  void every_rank_fills_its_rank_data();
+  void every_rank_fills_its_rank();
+  void equals_thread_collectives_data();
+  void equals_thread_collectives();
+  void start_check_names_the_differing_rank();
+};
+
+void TestMpiCollectives::every_rank_fills_its_rank_data() {
+  QTest::addColumn<int>("local");
+  QTest::addColumn<int>("algorithm");
+  for (int local : {1, 2})
+    for (auto a : {CollectiveAlgorithm::kRing, CollectiveAlgorithm::kNaive})
+      QTest::addRow("%d per process, %s", local, algorithm_name(a)) << local << static_cast<int>(a);
+}
+
+void TestMpiCollectives::every_rank_fills_its_rank() {
+  QFETCH(int, local);
+  QFETCH(int, algorithm);
+  HierarchicalCollectives c(group_, local, static_cast<CollectiveAlgorithm>(algorithm));
+  const int n = c.size();
+  QCOMPARE(n, group_->size() * local);
+  const float sum = static_cast<float>(n * (n - 1) / 2);
+  for (const int64_t size : {int64_t{1}, int64_t{3}, int64_t{1000}}) {
+    std::vector<int> bad(static_cast<size_t>(local), 0);
+    on_members(local, [&](int m) {
+      const int g = c.global_rank(m);
+      int& wrong = bad[static_cast<size_t>(m)];
+      auto check = [&](const std::vector<float>& v, float want) {
+        for (float x : v) wrong += x != want;
+      };
+      std::vector<float> v(static_cast<size_t>(size), static_cast<float>(g));
+      c.all_reduce(m, v);
+      check(v, sum);
+      const Chunk own = chunk_of(size, n, g);
+      std::vector<float> in(static_cast<size_t>(size), static_cast<float>(g)), out(own.size);
+      c.reduce_scatter(m, in, out);
+      check(out, sum);
+      std::vector<float> w(static_cast<size_t>(size), static_cast<float>(g));
+      const std::span<float> one[1] = {w};
+      c.reduce_scatter(m, one);
+      check(std::vector<float>(w.begin() + own.begin, w.begin() + own.begin + own.size), sum);
+      // All-gather: chunk r comes from rank r, filled with r.
+      std::vector<float> mine(own.size, static_cast<float>(g)), all(static_cast<size_t>(size));
+      c.all_gather(m, mine, all);
+      for (int r = 0; r < n; ++r) {
+        const Chunk cr = chunk_of(size, n, r);
+        check(std::vector<float>(all.begin() + cr.begin, all.begin() + cr.begin + cr.size),
+              static_cast<float>(r));
+      }
+      std::vector<float> u(static_cast<size_t>(size), static_cast<float>(g));
+      const std::span<float> one_u[1] = {u};
+      c.all_gather(m, one_u);
+      for (int r = 0; r < n; ++r) {
+        const Chunk cr = chunk_of(size, n, r);
+        check(std::vector<float>(u.begin() + cr.begin, u.begin() + cr.begin + cr.size),
+              static_cast<float>(r));
+      }
+      for (int root = 0; root < n; ++root) {
+        std::vector<float> b(static_cast<size_t>(size), static_cast<float>(g));
+        c.broadcast(m, root, b);
+        check(b, static_cast<float>(root));
+      }
+    });
+    for (int m = 0; m < local; ++m) QCOMPARE(bad[static_cast<size_t>(m)], 0);
+  }
+}
+
+void TestMpiCollectives::equals_thread_collectives_data() { every_rank_fills_its_rank_data(); }
+
+void TestMpiCollectives::equals_thread_collectives() {
+  QFETCH(int, local);
+  QFETCH(int, algorithm);
+  const auto a = static_cast<CollectiveAlgorithm>(algorithm);
+  HierarchicalCollectives c(group_, local, a);
+  const int n = c.size();
+  int salt = 0;
+  for (const int64_t size : {int64_t{2}, int64_t{7}, int64_t{1001}}) {
+    for (Op op : {Op::kAllReduce, Op::kReduceScatterPieces, Op::kReduceScatter,
+                  Op::kAllGatherPieces, Op::kAllGather, Op::kBroadcast}) {
+      ++salt;
+      const int root = salt % n;
+      std::vector<std::vector<float>> got(static_cast<size_t>(local));
+      on_members(local, [&](int m) { got[m] = run_op(c, m, op, size, salt, root); });
+      // The thread backend over every rank, in this process.
+      auto threads = make_thread_collectives(n, a);
+      std::vector<std::vector<float>> want(static_cast<size_t>(n));
+      std::vector<std::thread> ts;
+      for (int r = 0; r < n; ++r)
+        ts.emplace_back([&, r] { want[r] = run_op(*threads, r, op, size, salt, root); });
+      for (auto& t : ts) t.join();
+      for (int m = 0; m < local; ++m) {
+        const auto& w = want[static_cast<size_t>(c.global_rank(m))];
+        QCOMPARE(got[static_cast<size_t>(m)].size(), w.size());
+        // (A chunk may be empty: 2 floats over 4 ranks.)
+        QVERIFY2(w.empty() || std::memcmp(got[m].data(), w.data(), w.size() * sizeof(float)) == 0,
+                 qPrintable(QString("op %1, %2 floats, member %3: not the thread backend's bits")
+                                .arg(static_cast<int>(op))
+                                .arg(size)
+                                .arg(m)));
+      }
+    }
+  }
+}
+
+void TestMpiCollectives::start_check_names_the_differing_rank() {
+  const std::vector<StartPart> same = {{"the experiment file e.json", "{}"}, {"the options", "-"}};
+  QCOMPARE(QString::fromStdString(start_mismatch(*group_, same)), QString());
+  const int last = group_->size() - 1;
+  const std::vector<StartPart> differ = {
+      {"the experiment file e.json", group_->rank() == last ? "{\"seed\": 8}" : "{}"},
+      {"the options", "-"}};
+  const QString said = QString::fromStdString(start_mismatch(*group_, differ));
+  QCOMPARE(said, QString("rank %1 differs from rank 0 in the experiment file e.json; every "
+                         "process must run the same fitbench build on the same experiment with "
+                         "the same options")
+                     .arg(last));
+}
+
+QTEST_GUILESS_MAIN(TestMpiCollectives)
+#include "tst_mpi_collectives.moc"

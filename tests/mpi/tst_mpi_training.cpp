@@ -1,0 +1,118 @@
+// DataParallel over Open MPI processes (run by mpirun with 2 and 4 processes, ctest mpi/*)
+// against the same device count on threads, computed on every rank: the History, the weights,
+// evaluate() and predict() bit for bit, with 1 and 2 devices per process, ring and naive, an
+// uneven last batch and a validation split, the update replicated or sharded (then the model's
+// optimizer ends with every process's slots); and every rank's weights equal at each epoch end.
+#include <QTest>
+
+#include "core/distribution/executors/distribution.h"
+#include "tests/core/fixtures.h"
+#include "tests/mpi/mpi_fixture.h"
+
+using namespace fitbench;
+
+namespace {
+
+// At each epoch end, every rank's hash of the model's weights (its device 0's replica).
+class ReplicaCheck : public Callback {
+ public:
+  explicit ReplicaCheck(ProcessGroup& g) : g_(g) {}
+  void on_epoch_end(int, Logs&) override {
+    std::vector<float> all;
+    for (const NamedWeight& w : model_->get_weights())
+      all.insert(all.end(), w.values.begin(), w.values.end());
+    const auto hashes = mpi_test::gather(g_, mpi_test::hash_floats(all));
+    for (uint64_t h : hashes) differing += h != hashes[0];
+    ++epochs;
+  }
+  int differing = 0, epochs = 0;
+
+ private:
+  ProcessGroup& g_;
+};
+
+fixtures::Run train(const RehearsalOptions& options, int devices, Callback* check, int batch) {
+  set_random_seed(11);
+  Matrix x, y;
+  fixtures::make_data(x, y, 5, 3);
+  Sequential m(fixtures::classifier(5, {6}, 3));
+  fixtures::compile(m, fixtures::optimizer("Adam", 0.01));
+  use_data_parallel(m, devices, options);
+  FitOptions fit;
+  fit.epochs = 3;
+  fit.batch_size = batch;
+  fit.validation_split = 0.2;
+  fit.verbose = 0;
+  RunOptions run;
+  if (check) run.callbacks.push_back(check);
+  fixtures::Run r;
+  r.history = m.fit(x, y, fit, run);
+  r.weights = m.get_weights();
+  r.evaluated = m.evaluate(x, y, 7);
+  r.predicted = m.predict(x, 9);
+  // The optimizer's state, as a saved model holds it.
+  for (const Optimizer::SlotVariable& slot : m.optimizer()->keras_slots())
+    r.weights.push_back(
+        {slot.kind,
+         {},
+         std::vector<float>(slot.value->data(), slot.value->data() + slot.value->size())});
+  return r;
+}
+
+}  // namespace
+
+class TestMpiTraining : public QObject {
+  Q_OBJECT
+  std::shared_ptr<ProcessGroup> group_;
+
+ private slots:
+  void initTestCase() { group_ = mpi_test::start(); }
+  void cleanupTestCase() {
+    group_.reset();
+    mpi_test::stop();
+  }
+  void equals_threads_data();
+  void equals_threads();
+};
+
+void TestMpiTraining::equals_threads_data() {
+  QTest::addColumn<int>("local");
+  QTest::addColumn<int>("algorithm");
+  QTest::addColumn<int>("batch");
+  QTest::addColumn<bool>("sharded");
+  for (int local : {1, 2})
+    for (auto a : {CollectiveAlgorithm::kRing, CollectiveAlgorithm::kNaive})
+      for (int batch : {16, 13})
+        for (bool sharded : {false, true})
+          QTest::addRow("%d per process, %s, batch %d%s", local, algorithm_name(a), batch,
+                        sharded ? ", sharded update" : "")
+              << local << static_cast<int>(a) << batch << sharded;
+}
+
+void TestMpiTraining::equals_threads() {
+  QFETCH(int, local);
+  QFETCH(int, algorithm);
+  QFETCH(int, batch);
+  QFETCH(bool, sharded);
+  const int devices = group_->size() * local;
+  RehearsalOptions across{.algorithm = static_cast<CollectiveAlgorithm>(algorithm)};
+  across.sharded_update_min_elements = sharded ? 0 : INT64_MAX;
+  across.processes = group_;
+  ReplicaCheck check(*group_);
+  const fixtures::Run mpi = train(across, devices, &check, batch);
+  QCOMPARE(check.epochs, 3);
+  QCOMPARE(check.differing, 0);
+  // The same devices as threads of this process.
+  RehearsalOptions threads = across;
+  threads.processes = nullptr;
+  const fixtures::Run one = train(threads, devices, nullptr, batch);
+  QCOMPARE(mpi.history.history, one.history.history);
+  QCOMPARE(mpi.weights.size(), one.weights.size());
+  for (size_t i = 0; i < mpi.weights.size(); ++i)
+    QCOMPARE(mpi.weights[i].values, one.weights[i].values);
+  QCOMPARE(mpi.evaluated, one.evaluated);
+  QVERIFY(mpi.predicted == one.predicted);
+}
+
+QTEST_GUILESS_MAIN(TestMpiTraining)
+#include "tst_mpi_training.moc"
