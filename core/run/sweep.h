@@ -110,6 +110,9 @@ struct TrialResult {
   double seconds = 0.0;            // wall time of every execution
   std::vector<History> histories;  // one per execution that ran
   std::string error;               // kFailed: the sentence
+  // The experiment as execution 0 ran it (the values, a swept strategy and the seed applied;
+  // null when it never started): trial_NNN/experiment.json, and what the window opens.
+  nlohmann::ordered_json experiment;
 
   bool has_objective() const { return !objectives.empty(); }
 };
@@ -137,7 +140,8 @@ struct SweepOptions {
 };
 
 // Stops a running sweep from any thread (a signal handler included: request_stop is lock-free):
-// running trials end after their current batch (status stopped), pending ones never start.
+// running trials end after their current batch (status stopped), pending ones never start (and
+// stay pending).
 class SweepControl {
  public:
   void request_stop() { stop_.store(true, std::memory_order_release); }

@@ -100,7 +100,9 @@ void write_trial_files(const SweepPlan& plan, const SweepTrial& trial, const Tri
   if (ec || !std::filesystem::is_directory(dir))
     throw InputError(dir.string(), "cannot be made a folder for the trial's files" +
                                        (ec ? ": " + ec.message() : std::string()));
-  json_io::write_file_atomically(dir / "experiment.json", json_io::dump_document(trial.document));
+  json_io::write_file_atomically(
+      dir / "experiment.json",
+      json_io::dump_document(result.experiment.is_null() ? trial.document : result.experiment));
   for (size_t e = 0; e < result.histories.size(); ++e)
     write_history(result.histories[e], dir / (e == 0 ? std::string("history.json")
                                                      : "history_" + std::to_string(e) + ".json"));

@@ -383,15 +383,19 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepOptions& options, SweepL
     } else if (slots.acquire(ticket, cores, stop)) {
       turn = Turn::kHolding;
     } else {
-      turn = Turn::kPassed;  // stopped before its turn
-      r.status = TrialResult::Status::kStopped;
+      turn = Turn::kPassed;  // the sweep stopped before its turn: it never starts
     }
-    const bool ran = turn == Turn::kHolding;
-    if (ran) {
+    if (turn == Turn::kHolding && stop->stop_requested()) {
+      // It won its cores as the stop came: it does not start either.
+    } else if (turn == Turn::kHolding) {
       {
         std::lock_guard lock(results_mutex);
         result.trials[t].status = TrialResult::Status::kRunning;
       }
+      // The experiment as execution 0 runs it: the values, the strategy and the seed applied,
+      // its callbacks' files in the trial's folder, verbose as the file had it.
+      r.experiment = experiment_to_json(first->spec);
+      r.experiment["fit"]["verbose"] = trial.spec.fit.verbose;
       if (listener) listener->on_trial_begin(trial);
       r.status = TrialResult::Status::kCompleted;
       const auto trial_start = std::chrono::steady_clock::now();
@@ -460,7 +464,7 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepOptions& options, SweepL
       std::lock_guard lock(results_mutex);
       result.trials[t] = r;
       if (!options.out_dir.empty()) {
-        if (ran) write_trial_files(plan, trial, r, options.out_dir);
+        if (!r.histories.empty()) write_trial_files(plan, trial, r, options.out_dir);
         write_trials_tables(plan, result.trials, options.out_dir);
       }
     }
