@@ -27,6 +27,7 @@
 #include "ui/window/keras_script_dialog.h"
 #include "ui/window/main_window.h"
 #include "ui/window/run_controller.h"
+#include "ui/window/sweep_controller.h"
 
 namespace fitbench {
 
@@ -316,6 +317,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     return;
   }
   // Training stops within one batch; the thread is joined before the window goes.
+  m_sweeps->shutdown();
   m_runs->shutdown();
   // Automation (--quit, --screenshot) leaves the person's saved session and layout alone.
   if (!property("batch").toBool()) saveSettings();
