@@ -86,6 +86,9 @@ class MetricChart : public QWidget {
   void removeRun(int id);
   // The labels of the runs drawn now, the current run first ("" for an unlabelled one).
   QStringList shownRunLabels() const;
+  // Whether the colored runs are named below this chart (the window names them once, below
+  // the loss chart); default true.
+  void setRunsLegendVisible(bool visible);
   // The colored runs' legend below the chart, as plain text ("" when none is shown).
   QString runsLegendText() const;
   // Where run `id`'s best epoch is marked (chart values), or an invalid point.
@@ -214,6 +217,7 @@ class MetricChart : public QWidget {
   QCheckBox* m_logCheck = nullptr;
   QLabel* m_noteLabel = nullptr;
   QLabel* m_runsLegend = nullptr;  // the colored runs' labels
+  bool m_runsLegendVisible = true;
   // "Press Run to plot the loss ...", centred on the plot while no run has a value.
   QGraphicsSimpleTextItem* m_emptyNote = nullptr;
   QToolButton* m_resetButton = nullptr;

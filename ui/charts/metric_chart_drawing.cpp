@@ -202,7 +202,7 @@ void MetricChart::updateLegend() {
                    "train · dashed: validation · &#9679; best epoch</span>");
   if (m_runsLegend->text() != legendHtml) {
     m_runsLegend->setText(legendHtml);
-    m_runsLegend->setVisible(!colored.isEmpty());
+    m_runsLegend->setVisible(!colored.isEmpty() && m_runsLegendVisible);
   }
   // Qt Charts 6.4 does not lay the legend out again when a marker's visibility changes: without
   // this, a legend laid out while empty kept one bare marker and no text.

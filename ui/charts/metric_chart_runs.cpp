@@ -99,8 +99,13 @@ QStringList MetricChart::shownRunLabels() const {
   return labels;
 }
 
+void MetricChart::setRunsLegendVisible(bool visible) {
+  m_runsLegendVisible = visible;
+  m_runsLegend->setVisible(visible && !m_runsLegend->text().isEmpty());
+}
+
 QString MetricChart::runsLegendText() const {
-  if (m_runsLegend->isHidden()) return {};
+  if (m_runsLegend->text().isEmpty()) return {};
   QTextDocument doc;
   doc.setHtml(m_runsLegend->text());
   return doc.toPlainText();

@@ -31,12 +31,19 @@ void ObjectiveScatter::setSelected(const QList<int>& trials) {
 
 int ObjectiveScatter::plotCount() const { return m_model->plan() ? m_model->parameterCount() : 0; }
 
+int ObjectiveScatter::columns() const {
+  return std::clamp((width() - 8) / 170, 1, std::max(1, plotCount()));
+}
+
 QRectF ObjectiveScatter::plotRect(int parameter) const {
   const int n = std::max(1, plotCount());
-  const double cell = double(width() - 8) / n;
-  const double left = 4 + parameter * cell;
-  return QRectF(left + kLeftLabels, kTitle + 4, cell - kLeftLabels - kGap,
-                height() - kTitle - kBottomLabels - 10);
+  const int rows = (n + columns() - 1) / columns();
+  const double cellWidth = double(width() - 8) / columns();
+  const double cellHeight = double(height() - 4) / rows;
+  const double left = 4 + (parameter % columns()) * cellWidth;
+  const double top = 2 + (parameter / columns()) * cellHeight;
+  return QRectF(left + kLeftLabels, top + kTitle + 2, cellWidth - kLeftLabels - kGap,
+                cellHeight - kTitle - kBottomLabels - 8);
 }
 
 std::optional<QPointF> ObjectiveScatter::dotOf(int trial, int parameter) const {
@@ -99,10 +106,11 @@ void ObjectiveScatter::drawPlot(QPainter& painter, int parameter) {
   painter.setFont(bold);
   painter.setPen(palette().color(QPalette::Text));
   const QString scale = ax.kind == SweepAxis::Kind::kLog ? tr(" (log)") : QString();
-  painter.drawText(QRectF(r.left() - kLeftLabels, 2, r.width() + kLeftLabels, kTitle),
-                   Qt::AlignLeft | Qt::AlignVCenter,
-                   QFontMetrics(bold).elidedText(tr("%1 vs %2%3").arg(ay.name, ax.name, scale),
-                                                 Qt::ElideRight, int(r.width() + kLeftLabels)));
+  painter.drawText(
+      QRectF(r.left() - kLeftLabels, r.top() - kTitle - 2, r.width() + kLeftLabels, kTitle),
+      Qt::AlignLeft | Qt::AlignVCenter,
+      QFontMetrics(bold).elidedText(tr("%1 vs %2%3").arg(ay.name, ax.name, scale), Qt::ElideRight,
+                                    int(r.width() + kLeftLabels)));
   // The dots: filtered out grey, then the others worst first, then the selection ringed.
   painter.setPen(Qt::NoPen);
   const auto dot = [&](int t, const QColor& color, double radius) {

@@ -24,8 +24,8 @@ class ObjectiveScatter : public QWidget {
   // Trial `trial`'s dot in plot `parameter`, or nothing.
   std::optional<QPointF> dotOf(int trial, int parameter) const;
 
-  QSize sizeHint() const override { return {640, 170}; }
-  QSize minimumSizeHint() const override { return {240, 120}; }
+  QSize sizeHint() const override { return {320, 280}; }
+  QSize minimumSizeHint() const override { return {180, 130}; }
 
  signals:
   void trialClicked(int trial);
@@ -37,6 +37,7 @@ class ObjectiveScatter : public QWidget {
 
  private:
   int plotCount() const;
+  int columns() const;  // plots side by side: as many as leave each 170 px
   int trialAt(const QPointF& pos) const;
   void drawPlot(QPainter& painter, int parameter);
 

@@ -13,7 +13,7 @@
 namespace fitbench {
 namespace {
 
-constexpr int kLeft = 60, kRight = 34, kTop = 50, kBottom = 16;
+constexpr int kLeft = 60, kRight = 34, kTop = 44, kBottom = 14;
 constexpr double kAxisReach = 14.0;  // px either side of an axis where a drag brushes it
 constexpr double kLineReach = 6.0;   // px from a line where a click selects its trial
 const QColor kAxisColor(60, 60, 60);

@@ -28,8 +28,8 @@ class ParallelCoordinates : public QWidget {
   // The point of trial `trial` on axis `axis`, or nothing when it has no value there.
   std::optional<QPointF> pointOf(int trial, int axis) const;
 
-  QSize sizeHint() const override { return {640, 260}; }
-  QSize minimumSizeHint() const override { return {320, 180}; }
+  QSize sizeHint() const override { return {480, 280}; }
+  QSize minimumSizeHint() const override { return {260, 130}; }
 
  signals:
   void trialClicked(int trial);

@@ -63,6 +63,7 @@ SweepView::SweepView(QWidget* parent) : QWidget(parent) {
   m_table->verticalHeader()->setDefaultSectionSize(m_table->fontMetrics().height() + 6);
   m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   m_table->horizontalHeader()->setStretchLastSection(true);
+  m_table->setMinimumHeight(m_table->verticalHeader()->defaultSectionSize() * 2 + 28);
   m_table->setToolTip(
       tr("Click a column's header to sort by it; select trials to overlay their "
          "curves in the loss and metric charts."));
@@ -88,18 +89,25 @@ SweepView::SweepView(QWidget* parent) : QWidget(parent) {
   tableLayout->setContentsMargins(0, 0, 0, 0);
   tableLayout->addLayout(bar);
   tableLayout->addWidget(m_table, 1);
+  // The table above, the two plots side by side below: a dock beside the charts is wider than
+  // it is tall on a 1280 x 720 projector.
+  auto* plots = new QSplitter(Qt::Horizontal);
+  plots->addWidget(m_parallel);
+  plots->addWidget(m_scatter);
+  plots->setStretchFactor(0, 3);
+  plots->setStretchFactor(1, 2);
+  plots->setChildrenCollapsible(false);
   auto* splitter = new QSplitter(Qt::Vertical);
   splitter->setObjectName(QStringLiteral("sweepSplitter"));
   splitter->addWidget(tableBox);
-  splitter->addWidget(m_parallel);
-  splitter->addWidget(m_scatter);
-  splitter->setStretchFactor(0, 5);
+  splitter->addWidget(plots);
+  splitter->setStretchFactor(0, 4);
   splitter->setStretchFactor(1, 5);
-  splitter->setStretchFactor(2, 3);
   splitter->setChildrenCollapsible(false);
 
   auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(4, 4, 4, 4);
+  layout->setContentsMargins(4, 2, 4, 2);
+  layout->setSpacing(3);
   layout->addWidget(m_summary);
   layout->addWidget(m_error);
   layout->addWidget(m_intro);

@@ -216,6 +216,8 @@ void MainWindow::buildPanels() {
 void MainWindow::buildCentre() {
   m_lossChart = new MetricChart(QStringLiteral("loss"));
   m_metricChart = new MetricChart(QStringLiteral("accuracy"));
+  // Sweep trials' names once, below the loss chart: both charts draw the same runs.
+  m_metricChart->setRunsLegendVisible(false);
   auto* splitter = new QSplitter(Qt::Vertical);
   splitter->addWidget(m_lossChart);
   splitter->addWidget(m_metricChart);

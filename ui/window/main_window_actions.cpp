@@ -57,6 +57,7 @@ void MainWindow::buildActions() {
                     tr("Run the experiment's sweep section: its trials side by side in the Sweep "
                        "view (Stop ends it)"));
   m_sweepAct->setObjectName(QStringLiteral("sweepAction"));
+  m_stopAct->setObjectName(QStringLiteral("stopAction"));
   m_stopAct->setToolTip(tr("Stop training (or the sweep) after the current batch (%1)")
                             .arg(m_stopAct->shortcut().toString(QKeySequence::NativeText)));
 

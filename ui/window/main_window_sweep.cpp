@@ -7,8 +7,10 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QHeaderView>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QTableView>
 #include <QTimer>
 #include <cmath>
 
@@ -170,6 +172,11 @@ void MainWindow::onSweepFinished(const std::shared_ptr<SweepResult>& result) {
                    .arg(model->result(best).objective, 0, 'g', 4)
                    .arg(model->trialLabel(best));
   appendLog(summary, QStringLiteral("#2e7d32"));
+  // Still in trial order: best first, which is what a finished sweep is read for.
+  QTableView* table = m_sweepView->table();
+  if (table->horizontalHeader()->sortIndicatorSection() == 0)
+    table->sortByColumn(model->objectiveColumn(),
+                        model->maximize() ? Qt::DescendingOrder : Qt::AscendingOrder);
   // Nothing chosen yet: the three best trials' curves go into the charts, to compare at once.
   if (m_sweepView->selectedTrials().isEmpty()) {
     QList<int> chosen;

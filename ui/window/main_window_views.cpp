@@ -195,7 +195,7 @@ void MainWindow::showView(const QString& name) {
           resizeDocks({about, d}, {110, std::max(200, height() - 200)}, Qt::Vertical);
         // The log gives the table some of its height (a sweep logs a line per trial).
         if (auto* log = findChild<QDockWidget*>(QStringLiteral("LogDock")))
-          resizeDocks({log}, {std::clamp(height() / 6, 110, 170)}, Qt::Vertical);
+          resizeDocks({log}, {std::clamp(height() / 6, 100, 170)}, Qt::Vertical);
       }
     }
   }
