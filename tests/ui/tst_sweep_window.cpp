@@ -291,6 +291,10 @@ void TestSweepWindow::stopEndsARunningSweep() {
   // One job: the last trial never started.
   QCOMPARE(w->sweepView()->model()->result(11).epochs_run, 0);
   QVERIFY(w->sweepView()->model()->result(11).status != TrialResult::Status::kCompleted);
+  // Only trials that ran are runs of the session.
+  for (const SessionRun& run : w->sessionRuns()->runs()) QVERIFY(!run.history.epoch.empty());
+  QVERIFY(w->sessionRuns()->findTrial(0) != nullptr);
+  QVERIFY(w->sessionRuns()->findTrial(11) == nullptr);
 }
 
 void TestSweepWindow::sweepSectionSurvivesSave() {

@@ -194,6 +194,7 @@ void MetricChart::updateLegend() {
       show(run->raw[i], false);
     }
   }
+  std::reverse(colored.begin(), colored.end());  // in the order they were added
   const QString legendHtml =
       colored.isEmpty()
           ? QString()

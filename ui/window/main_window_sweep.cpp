@@ -144,7 +144,8 @@ void MainWindow::onTrialEnded(const TrialResult& result) {
   run.color = plot::classColor(2 + result.number % (plot::kClassColorCount - 2));
   // Shown when selected: a sweep's trials would crowd the charts.
   run.shown = m_sweepView->selectedTrials().contains(result.number);
-  m_trialRuns[result.number] = m_sessionRuns->add(run);
+  // A trial Stop kept from starting has no run to list.
+  if (!run.history.epoch.empty()) m_trialRuns[result.number] = m_sessionRuns->add(run);
   int done = 0;
   for (int t = 0; t < model->trialCount(); ++t)
     if (model->result(t).status != TrialResult::Status::kPending &&
