@@ -2,8 +2,9 @@
 // fills the Sweep view and the runs list; clicking the objective's header sorts the trials by it;
 // dragging along the learning-rate axis keeps the trials in that range; selecting two trials
 // overlays their two labelled curves, best epochs marked, in the charts; Open as experiment puts
-// a trial's settings in the panels; a bad sweep section is refused with every problem; Stop ends
-// a sweep; the sweep section survives Save.
+// a trial's settings in the panels; a bad sweep section is refused with every problem; a running
+// trial's curves are drawn live once selected, and Stop ends a sweep; the sweep section survives
+// Save.
 #include <QAction>
 #include <QHeaderView>
 #include <QLineEdit>
@@ -281,6 +282,13 @@ void TestSweepWindow::stopEndsARunningSweep() {
   QTest::mouseClick(viewButton(*w, QStringLiteral("sweepAction")), Qt::LeftButton);
   QVERIFY(w->isSweeping());
   QTRY_VERIFY(w->sweepView()->model()->result(0).epochs_run > 2);
+  // A running trial is listed, and selecting it draws its curves as they grow.
+  const SessionRun* running = w->sessionRuns()->findTrial(0);
+  QVERIFY(running && !running->ended);
+  QTableView* table = w->sweepView()->table();
+  clickRow(table, rowOfTrial(table, 0));
+  const QString label = w->sweepView()->model()->trialLabel(0);
+  QTRY_VERIFY(w->lossChart()->shownRunLabels().contains(label));
   QToolButton* stop = viewButton(*w, QStringLiteral("stopAction"));
   QVERIFY(stop && stop->isVisible() && stop->isEnabled());
   QTest::mouseClick(stop, Qt::LeftButton);

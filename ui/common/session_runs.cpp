@@ -44,9 +44,10 @@ const SessionRun* SessionRuns::findTrial(int trial) const {
   return nullptr;
 }
 
-void SessionRuns::setHistory(int id, const History& history) {
+void SessionRuns::setHistory(int id, const History& history, int bestEpoch) {
   if (SessionRun* run = findMutable(id)) {
     run->history = history;
+    run->bestEpoch = bestEpoch;
     run->ended = true;
     emit changed(id);
   }

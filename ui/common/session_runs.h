@@ -39,7 +39,8 @@ class SessionRuns : public QObject {
   const SessionRun* findTrial(int trial) const;
 
   // Each emits changed(id) when something changed (unknown ids are ignored).
-  void setHistory(int id, const History& history);
+  // The run's History as it ended (and the epoch to mark); it is no longer running.
+  void setHistory(int id, const History& history, int bestEpoch = -1);
   void setShown(int id, bool shown);
   void rename(int id, const QString& label);
   void remove(int id);

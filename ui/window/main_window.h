@@ -157,6 +157,7 @@ class MainWindow : public QMainWindow {
   // Brings run `id`'s curves into the charts as the runs list says (shown or not, its label).
   void applyRunToCharts(int id);
   void addRunToCharts(const SessionRun& run);
+  void onTrialBegan(int trial);
   void onTrialEpochs(const QVector<TrialEpoch>& epochs);
   void onTrialEnded(const TrialResult& result);
   void onSweepFinished(const std::shared_ptr<SweepResult>& result);

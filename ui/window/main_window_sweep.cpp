@@ -13,6 +13,7 @@
 #include <QTableView>
 #include <QTimer>
 #include <cmath>
+#include <set>
 
 #include "core/base/error.h"
 #include "core/distribution/spec/strategies.h"
@@ -35,7 +36,7 @@ void MainWindow::buildSweep(QDockWidget* besideRight) {
   m_sweepDock->setWidget(m_sweepView);
   addDockWidget(Qt::RightDockWidgetArea, m_sweepDock);
   tabifyDockWidget(besideRight, m_sweepDock);
-  connect(m_sweeps, &SweepController::trialBegan, m_sweepView->model(), &TrialsModel::trialBegan);
+  connect(m_sweeps, &SweepController::trialBegan, this, &MainWindow::onTrialBegan);
   connect(m_sweeps, &SweepController::trialEpochs, this, &MainWindow::onTrialEpochs);
   connect(m_sweeps, &SweepController::trialEnded, this, &MainWindow::onTrialEnded);
   connect(m_sweeps, &SweepController::finished, this, &MainWindow::onSweepFinished);
@@ -124,28 +125,58 @@ void MainWindow::runSweep(int jobs) {
   updateActions();
 }
 
+void MainWindow::onTrialBegan(int trial) {
+  TrialsModel* model = m_sweepView->model();
+  model->trialBegan(trial);
+  // Listed (running) from its start; a trial Stop keeps from starting never is.
+  SessionRun run;
+  run.label = model->trialLabel(trial);
+  if (m_sweepCount > 1) run.label = tr("sweep %1 · %2").arg(m_sweepCount).arg(run.label);
+  run.fromSweep = true;
+  run.trial = trial;
+  // The class colors but the train / validation orange and blue.
+  run.color = plot::classColor(2 + trial % (plot::kClassColorCount - 2));
+  // Shown when selected: a sweep's trials would crowd the charts.
+  run.shown = m_sweepView->selectedTrials().contains(trial);
+  m_trialRuns[trial] = m_sessionRuns->add(run);
+}
+
 void MainWindow::onTrialEpochs(const QVector<TrialEpoch>& epochs) {
-  for (const TrialEpoch& e : epochs)
-    m_sweepView->model()->trialEpoch(e.trial, e.execution, e.epoch, e.logs);
+  TrialsModel* model = m_sweepView->model();
+  std::set<int> trials;
+  for (const TrialEpoch& e : epochs) {
+    model->trialEpoch(e.trial, e.execution, e.epoch, e.logs);
+    trials.insert(e.trial);
+  }
+  // A selected trial's curves grow as it trains (the charts redraw at most ~30 times a second).
+  for (const int trial : trials) {
+    const auto id = m_trialRuns.find(trial);
+    const SessionRun* run = id == m_trialRuns.end() ? nullptr : m_sessionRuns->find(id->second);
+    if (!run || !run->shown) continue;
+    SessionRun live = *run;
+    live.history = model->history(trial);
+    addRunToCharts(live);
+  }
 }
 
 void MainWindow::onTrialEnded(const TrialResult& result) {
   TrialsModel* model = m_sweepView->model();
   model->trialEnded(result);
-  SessionRun run;
-  run.label = model->trialLabel(result.number);
-  if (m_sweepCount > 1) run.label = tr("sweep %1 · %2").arg(m_sweepCount).arg(run.label);
-  run.fromSweep = true;
-  run.trial = result.number;
-  if (!result.histories.empty()) run.history = result.histories.front();
-  run.ended = true;
-  run.bestEpoch = result.best_epoch;
-  // The class colors but the train / validation orange and blue.
-  run.color = plot::classColor(2 + result.number % (plot::kClassColorCount - 2));
-  // Shown when selected: a sweep's trials would crowd the charts.
-  run.shown = m_sweepView->selectedTrials().contains(result.number);
-  // A trial Stop kept from starting has no run to list.
-  if (!run.history.epoch.empty()) m_trialRuns[result.number] = m_sessionRuns->add(run);
+  const auto id = m_trialRuns.find(result.number);
+  if (id != m_trialRuns.end() &&
+      (result.histories.empty() || result.histories.front().epoch.empty())) {
+    // Begun, but stopped or failed before its first epoch: no curves, no run to list.
+    m_sessionRuns->remove(id->second);
+    m_trialRuns.erase(id);
+  } else if (id != m_trialRuns.end()) {
+    m_sessionRuns->setHistory(id->second,
+                              result.histories.empty() ? History{} : result.histories.front(),
+                              result.best_epoch);
+    // Its final curves and best epoch, if drawn while it ran.
+    if (const SessionRun* run = m_sessionRuns->find(id->second); run && run->shown)
+      addRunToCharts(*run);
+  }
+  const QString label = model->trialLabel(result.number);
   int done = 0;
   for (int t = 0; t < model->trialCount(); ++t)
     if (model->result(t).status != TrialResult::Status::kPending &&
@@ -153,7 +184,7 @@ void MainWindow::onTrialEnded(const TrialResult& result) {
       ++done;
   m_progress->setValue(model->trialCount() ? done * 1000 / model->trialCount() : 0);
   m_progress->setFormat(tr("Sweep · %1/%2 trials").arg(done).arg(model->trialCount()));
-  QString line = tr("%1 %2").arg(run.label, QString::fromStdString(status_name(result.status)));
+  QString line = tr("%1 %2").arg(label, QString::fromStdString(status_name(result.status)));
   if (result.has_objective())
     line += tr(" · %1 %2").arg(model->objectiveName()).arg(result.objective, 0, 'g', 4);
   if (!result.error.empty()) line += tr(" · %1").arg(QString::fromStdString(result.error));
