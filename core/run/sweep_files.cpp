@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/base/error.h"
 #include "core/io/history_file.h"
 #include "core/io/json_file.h"
 #include "core/python/python_repr.h"
@@ -94,7 +95,11 @@ std::string trials_csv(const SweepPlan& plan, const std::vector<TrialResult>& re
 void write_trial_files(const SweepPlan& plan, const SweepTrial& trial, const TrialResult& result,
                        const std::filesystem::path& out_dir) {
   const std::filesystem::path dir = out_dir / trial_folder(trial.number);
-  std::filesystem::create_directories(dir);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec || !std::filesystem::is_directory(dir))
+    throw InputError(dir.string(), "cannot be made a folder for the trial's files" +
+                                       (ec ? ": " + ec.message() : std::string()));
   json_io::write_file_atomically(dir / "experiment.json", json_io::dump_document(trial.document));
   for (size_t e = 0; e < result.histories.size(); ++e)
     write_history(result.histories[e], dir / (e == 0 ? std::string("history.json")

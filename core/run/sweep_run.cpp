@@ -1,6 +1,5 @@
 // Running a sweep's trials on a oneTBB task arena (core/run/sweep.h).
 #include <oneapi/tbb/global_control.h>
-#include <oneapi/tbb/parallel_for.h>
 #include <oneapi/tbb/task_arena.h>
 #include <oneapi/tbb/task_group.h>
 
@@ -8,7 +7,9 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <exception>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <sstream>
 
@@ -108,6 +109,37 @@ class PruningBoard {
   std::condition_variable cv_;
   std::vector<Row> rows_;
 };
+
+// Runs fn(0), ..., fn(count - 1) as tasks of `arena` and waits for them. The task group lives on
+// the heap, not on the caller's stack: the worker threads' last writes to it are in Debian's
+// uninstrumented libtbb, and ThreadSanitizer would take the caller's next use of that stack for a
+// race (freed heap memory is forgotten, a reused stack is not).
+// The task's work is kept out of line, so that a race in it is reported in fitbench's frames and
+// never under the TBB frames tests/tsan.supp names.
+template <typename F>
+[[gnu::noinline]] void run_task(F& fn, size_t i) {
+  fn(i);
+}
+
+template <typename F>
+void run_tasks(tbb::task_arena& arena, size_t count, F&& fn) {
+  // libtbb's own hand-over is invisible to ThreadSanitizer: these two atomics give it the same
+  // edges (what the caller wrote before is seen by the tasks, what they wrote is seen after).
+  std::atomic<bool> go{false};
+  std::atomic<size_t> finished{0};
+  go.store(true, std::memory_order_release);
+  auto group = std::make_unique<tbb::task_group>();
+  arena.execute([&] {
+    for (size_t i = 0; i < count; ++i)
+      group->run([&fn, &go, &finished, i] {
+        (void)go.load(std::memory_order_acquire);
+        run_task(fn, i);
+        finished.fetch_add(1, std::memory_order_release);
+      });
+    group->wait();
+  });
+  (void)finished.load(std::memory_order_acquire);
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
@@ -282,19 +314,17 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepOptions& options, SweepL
   {
     std::mutex mutex;
     std::vector<std::pair<int, PlanError>> failures;
-    arena.execute([&] {
-      tbb::parallel_for(size_t{0}, n, [&](size_t t) {
-        RandomScope scope;
-        try {
-          (void)plan_execution(plan, plan.trials[t], 0, {});
-        } catch (const PlanError& e) {
-          std::lock_guard lock(mutex);
-          failures.emplace_back(static_cast<int>(t), e);
-        } catch (const InputError& e) {
-          std::lock_guard lock(mutex);
-          failures.emplace_back(static_cast<int>(t), PlanError({{e.place(), e.message()}}));
-        }
-      });
+    run_tasks(arena, n, [&](size_t t) {
+      RandomScope scope;
+      try {
+        (void)plan_execution(plan, plan.trials[t], 0, {});
+      } catch (const PlanError& e) {
+        std::lock_guard lock(mutex);
+        failures.emplace_back(static_cast<int>(t), e);
+      } catch (const InputError& e) {
+        std::lock_guard lock(mutex);
+        failures.emplace_back(static_cast<int>(t), PlanError({{e.place(), e.message()}}));
+      }
     });
     if (!failures.empty()) {
       std::sort(failures.begin(), failures.end(),
@@ -310,126 +340,157 @@ SweepResult run_sweep(const SweepPlan& plan, const SweepOptions& options, SweepL
     }
   }
 
+  // A failure outside a trial's training (its folder or files cannot be written) ends the sweep:
+  // the running trials stop, and run_sweep throws it once every worker is out.
+  SweepControl own_control;
+  SweepControl* stop = control ? control : &own_control;
+  std::mutex error_mutex;
+  std::exception_ptr error;
+
   CoreSlots slots(jobs);
   PruningBoard board(n);
   std::mutex results_mutex;  // result.trials and the tables in out_dir
   std::atomic<size_t> next{0};
+
+  // One trial: its executions, its result and files. `turn` says whether it passed its turn at
+  // the cores or holds `cores` of them, for the caller to give back whatever happens.
+  enum class Turn { kWaiting, kPassed, kHolding };
+  const auto run_trial = [&](size_t t, Turn& turn, int& cores) {
+    const SweepTrial& trial = plan.trials[t];
+    const int ticket = static_cast<int>(t);
+    TrialResult r;
+    r.number = trial.number;
+    const std::filesystem::path dir = trial_dir_of(options.out_dir, trial.number);
+    if (!dir.empty()) {
+      std::error_code ec;
+      std::filesystem::create_directories(dir, ec);
+      if (ec || !std::filesystem::is_directory(dir))
+        throw InputError(dir.string(), "cannot be made a folder for the trial's files" +
+                                           (ec ? ": " + ec.message() : std::string()));
+    }
+    RandomScope scope;
+    std::optional<RunPlan> first;
+    try {
+      first.emplace(plan_execution(plan, trial, 0, dir));
+    } catch (const InputError& e) {
+      r.status = TrialResult::Status::kFailed;
+      r.error = e.what();
+    }
+    cores = !first ? 0 : options.oversubscribe ? 1 : std::min(jobs, std::max(1, first->devices));
+    if (!first) {
+      slots.pass(ticket);
+      turn = Turn::kPassed;
+    } else if (slots.acquire(ticket, cores, stop)) {
+      turn = Turn::kHolding;
+    } else {
+      turn = Turn::kPassed;  // stopped before its turn
+      r.status = TrialResult::Status::kStopped;
+    }
+    const bool ran = turn == Turn::kHolding;
+    if (ran) {
+      {
+        std::lock_guard lock(results_mutex);
+        result.trials[t].status = TrialResult::Status::kRunning;
+      }
+      if (listener) listener->on_trial_begin(trial);
+      r.status = TrialResult::Status::kCompleted;
+      const auto trial_start = std::chrono::steady_clock::now();
+      for (int e = 0; e < plan.spec.executions_per_trial; ++e) {
+        if (stop->stop_requested()) {
+          r.status = TrialResult::Status::kStopped;
+          break;
+        }
+        try {
+          RunPlan run = e == 0 ? std::move(*first) : plan_execution(plan, trial, e, dir);
+          TrainingControl run_control;
+          TrialWatcher watcher(plan, trial, e, board, listener, stop, run_control);
+          std::ostringstream sink;
+          RunIO io;
+          io.out = &sink;
+          io.warnings = &sink;
+          io.control = &run_control;
+          RunResult rr = execute_run(run, io, &watcher);
+          const std::vector<double>* values = nullptr;
+          if (auto it = rr.history.history.find(plan.spec.objective.name);
+              it != rr.history.history.end())
+            values = &it->second;
+          double best = std::numeric_limits<double>::quiet_NaN();
+          int best_epoch = -1;
+          for (size_t k = 0; values && k < values->size(); ++k)
+            if (std::isfinite((*values)[k]) &&
+                (best_epoch < 0 || better((*values)[k], best, plan.spec.objective.maximize))) {
+              best = (*values)[k];
+              best_epoch = static_cast<int>(k);
+            }
+          r.objectives.push_back(best);
+          if (e == 0) {
+            r.best_epoch = best_epoch;
+            r.epochs_run = static_cast<int>(rr.history.epoch.size());
+          }
+          r.histories.push_back(std::move(rr.history));
+          if (rr.stop_reason == "stopped") {
+            r.status = TrialResult::Status::kStopped;
+            break;
+          }
+          if (watcher.pruned()) {
+            r.status = TrialResult::Status::kPruned;
+            break;
+          }
+        } catch (const std::exception& ex) {
+          r.status = TrialResult::Status::kFailed;
+          r.error = ex.what();
+          break;
+        }
+        if (e == 0) board.end(trial.number);
+      }
+      r.seconds =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - trial_start).count();
+    }
+    board.end(trial.number);
+    double sum = 0;
+    int finite = 0;
+    for (double v : r.objectives)
+      if (std::isfinite(v)) sum += v, ++finite;
+    r.objective = finite ? sum / finite : std::numeric_limits<double>::quiet_NaN();
+    double ss = 0;
+    for (double v : r.objectives)
+      if (std::isfinite(v)) ss += (v - r.objective) * (v - r.objective);
+    r.spread = finite > 1 ? std::sqrt(ss / (finite - 1)) : 0.0;
+    {
+      std::lock_guard lock(results_mutex);
+      result.trials[t] = r;
+      if (!options.out_dir.empty()) {
+        if (ran) write_trial_files(plan, trial, r, options.out_dir);
+        write_trials_tables(plan, result.trials, options.out_dir);
+      }
+    }
+    if (listener) listener->on_trial_end(trial, r);
+  };
+
   const auto worker = [&] {
     for (;;) {
       const size_t t = next.fetch_add(1);
       if (t >= n) return;
-      const SweepTrial& trial = plan.trials[t];
-      const int ticket = static_cast<int>(t);
-      TrialResult r;
-      r.number = trial.number;
-      const std::filesystem::path dir = trial_dir_of(options.out_dir, trial.number);
-      if (!dir.empty()) std::filesystem::create_directories(dir);
-      RandomScope scope;
-      std::optional<RunPlan> first;
+      Turn turn = Turn::kWaiting;
+      int cores = 0;
       try {
-        first.emplace(plan_execution(plan, trial, 0, dir));
-      } catch (const InputError& e) {
-        r.status = TrialResult::Status::kFailed;
-        r.error = e.what();
-      }
-      const int cores = !first                  ? 0
-                        : options.oversubscribe ? 1
-                                                : std::min(jobs, std::max(1, first->devices));
-      bool ran = false;
-      if (!first) {
-        slots.pass(ticket);
-      } else if (slots.acquire(ticket, cores, control)) {
-        ran = true;
+        run_trial(t, turn, cores);
+      } catch (...) {
         {
-          std::lock_guard lock(results_mutex);
-          result.trials[t].status = TrialResult::Status::kRunning;
+          std::lock_guard lock(error_mutex);
+          if (!error) error = std::current_exception();
         }
-        if (listener) listener->on_trial_begin(trial);
-        r.status = TrialResult::Status::kCompleted;
-        const auto trial_start = std::chrono::steady_clock::now();
-        for (int e = 0; e < plan.spec.executions_per_trial; ++e) {
-          if (control && control->stop_requested()) {
-            r.status = TrialResult::Status::kStopped;
-            break;
-          }
-          try {
-            RunPlan run = e == 0 ? std::move(*first) : plan_execution(plan, trial, e, dir);
-            TrainingControl run_control;
-            TrialWatcher watcher(plan, trial, e, board, listener, control, run_control);
-            std::ostringstream sink;
-            RunIO io;
-            io.out = &sink;
-            io.warnings = &sink;
-            io.control = &run_control;
-            RunResult rr = execute_run(run, io, &watcher);
-            const std::vector<double>* values = nullptr;
-            if (auto it = rr.history.history.find(plan.spec.objective.name);
-                it != rr.history.history.end())
-              values = &it->second;
-            double best = std::numeric_limits<double>::quiet_NaN();
-            int best_epoch = -1;
-            for (size_t k = 0; values && k < values->size(); ++k)
-              if (std::isfinite((*values)[k]) &&
-                  (best_epoch < 0 || better((*values)[k], best, plan.spec.objective.maximize))) {
-                best = (*values)[k];
-                best_epoch = static_cast<int>(k);
-              }
-            r.objectives.push_back(best);
-            if (e == 0) {
-              r.best_epoch = best_epoch;
-              r.epochs_run = static_cast<int>(rr.history.epoch.size());
-            }
-            r.histories.push_back(std::move(rr.history));
-            if (rr.stop_reason == "stopped") {
-              r.status = TrialResult::Status::kStopped;
-              break;
-            }
-            if (watcher.pruned()) {
-              r.status = TrialResult::Status::kPruned;
-              board.end(trial.number);
-              break;
-            }
-          } catch (const std::exception& ex) {
-            r.status = TrialResult::Status::kFailed;
-            r.error = ex.what();
-            break;
-          }
-          if (e == 0) board.end(trial.number);
-        }
-        r.seconds =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - trial_start).count();
-        slots.release(cores);
-      } else {
-        r.status = TrialResult::Status::kStopped;
+        stop->request_stop();
+        board.end(static_cast<int>(t));
+        if (turn == Turn::kWaiting) slots.pass(static_cast<int>(t));
       }
-      board.end(trial.number);
-      double sum = 0;
-      int finite = 0;
-      for (double v : r.objectives)
-        if (std::isfinite(v)) sum += v, ++finite;
-      r.objective = finite ? sum / finite : std::numeric_limits<double>::quiet_NaN();
-      double ss = 0;
-      for (double v : r.objectives)
-        if (std::isfinite(v)) ss += (v - r.objective) * (v - r.objective);
-      r.spread = finite > 1 ? std::sqrt(ss / (finite - 1)) : 0.0;
-      if (!ran && r.status == TrialResult::Status::kStopped) r.objective = std::nan("");
-      {
-        std::lock_guard lock(results_mutex);
-        result.trials[t] = r;
-        if (!options.out_dir.empty()) {
-          if (ran) write_trial_files(plan, trial, r, options.out_dir);
-          write_trials_tables(plan, result.trials, options.out_dir);
-        }
-      }
-      if (listener) listener->on_trial_end(trial, r);
+      // Its cores go to the next trial once its end is told (a listener never sees more trials
+      // running than there are cores).
+      if (turn == Turn::kHolding) slots.release(cores);
     }
   };
-  arena.execute([&] {
-    tbb::task_group group;
-    const size_t workers = std::min(n, static_cast<size_t>(jobs));
-    for (size_t w = 0; w < workers; ++w) group.run(worker);
-    group.wait();
-  });
+  run_tasks(arena, std::min(n, static_cast<size_t>(jobs)), [&](size_t) { worker(); });
+  if (error) std::rethrow_exception(error);
   result.stopped = control && control->stop_requested();
   result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return result;

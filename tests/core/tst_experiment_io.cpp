@@ -780,7 +780,7 @@ void TestExperimentIo::errors_data() {
       "must be a Keras model config ({\"class_name\": \"Sequential\", ...}), got \"dense\"");
   row("/epochs", "3", "epochs",
       "unknown key; expected one of: name, description, seed, devices, distribution, data, "
-      "model, compile, fit, initial_weights");
+      "model, compile, fit, initial_weights, sweep");
   row("/model", "", "model", "is required (a Keras Sequential model config)");
   row("/data", "", "data", "is required (where the training data comes from)");
   row("/compile", "", "compile", "is required (the optimizer, loss and metrics)");

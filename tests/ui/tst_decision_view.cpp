@@ -126,6 +126,7 @@ class TestDecisionView : public QObject {
   void planKinds_data();
   void planKinds();
   void binaryGridMatchesFormulaAndPredict();
+  void parallelBlocksEqualSerial();
   void logitsAndMulticlass();
   void regressionCurve();
   void tooManyFeaturesSaysWhy();
@@ -220,6 +221,23 @@ void TestDecisionView::binaryGridMatchesFormulaAndPredict() {
   const Matrix predicted = model->predict(gridPoints(g), 256);
   for (Index i = 0; i < predicted.rows(); ++i)
     QVERIFY(std::abs(predicted(i, 0) - g.values[size_t(i)]) < 1e-6);
+}
+
+// The grid's blocks on oneTBB's threads give the serial grid bit for bit (10 blocks of rows,
+// a multiclass model: values and confidences).
+void TestDecisionView::parallelBlocksEqualSerial() {
+  set_random_seed(5);
+  auto model =
+      makeModel(2, {dense(16, "tanh"), dense(3, "softmax")}, "sparse_categorical_crossentropy");
+  Dataset d = corners();
+  d.y << 0, 1, 2, 1;
+  const auto serial = gridOnce(*model, d, {.resolution = 100, .parallel = false}).front();
+  const auto parallel = gridOnce(*model, d, {.resolution = 100, .parallel = true}).front();
+  QCOMPARE(serial.values.size(), size_t(10000));
+  QVERIFY(serial.values == parallel.values);
+  QVERIFY(serial.confidence == parallel.confidence);
+  QVERIFY(std::find(serial.values.begin(), serial.values.end(), 2.0f) != serial.values.end() ||
+          std::find(serial.values.begin(), serial.values.end(), 1.0f) != serial.values.end());
 }
 
 void TestDecisionView::logitsAndMulticlass() {

@@ -1,7 +1,8 @@
 // DecisionGrid: the model evaluated over a fixed grid during fit(), on the training thread.
 //
 // The grid runs the forward pass predict() runs (Network::forward in inference mode) on the
-// model's own variables, with a workspace sized once. It does not call Sequential::predict():
+// model's own variables, with workspaces sized once (one per block of rows; the blocks run on
+// oneTBB's threads). It does not call Sequential::predict():
 // that builds a new executor per call (for DataParallel a new device pool with its threads, and
 // with the rehearsal knobs an artificially slowed pass) and allocates its output. Every executor
 // keeps the model's variables current after each train step (the local one and DataParallel's
@@ -17,6 +18,12 @@
 
 #include "core/losses/loss_registry.h"
 #include "core/training/sequential.h"
+
+// oneTBB names a member `emit`, Qt's keyword macro.
+#pragma push_macro("emit")
+#undef emit
+#include <oneapi/tbb/parallel_for.h>  // NOLINT(build/include_order)
+#pragma pop_macro("emit")
 
 namespace fitbench {
 namespace {
@@ -172,7 +179,8 @@ void DecisionGrid::on_train_begin(const Logs&) {
   }
   m_result.values.assign(static_cast<size_t>(n), 0.0f);
   if (m_plan.kind == DecisionKind::kMulticlass) m_result.confidence.assign(size_t(n), 0.0f);
-  net.reserve(m_workspace, std::min(n, kBlockRows));
+  m_workspaces.resize(static_cast<size_t>((n + kBlockRows - 1) / kBlockRows));
+  for (Workspace& w : m_workspaces) net.reserve(w, std::min(n, kBlockRows));
   m_params.reserve(model_->variables().size());
 }
 
@@ -216,40 +224,49 @@ void DecisionGrid::send(int epoch, int batch) {
 }
 
 void DecisionGrid::evaluate() {
-  const Network& net = model_->network();
   // The values' addresses, taken again each time (no allocation: the capacity is reserved).
   m_params.clear();
   for (const Variable& v : model_->variables()) m_params.push_back(&v.value);
-  const Index n = m_input.rows();
+  const auto blocks = static_cast<Index>(m_workspaces.size());
+  if (m_options.parallel && blocks > 1) {
+    // Blocks read the model's variables and write their own rows of the result.
+    tbb::parallel_for(Index{0}, blocks, [this](Index b) { evaluateBlock(b); });
+  } else {
+    for (Index b = 0; b < blocks; ++b) evaluateBlock(b);
+  }
+}
+
+void DecisionGrid::evaluateBlock(Index block) {
+  const Network& net = model_->network();
+  Workspace& workspace = m_workspaces[static_cast<size_t>(block)];
+  const Index start = block * kBlockRows;
+  const Index rows = std::min(kBlockRows, m_input.rows() - start);
   const bool logits = m_plan.fromLogits;
-  for (Index start = 0; start < n; start += kBlockRows) {
-    const Index rows = std::min(kBlockRows, n - start);
-    net.forward(m_params, m_input.middleRows(start, rows), m_workspace, ForwardContext{});
-    const ConstMatrixRef out = net.output(m_workspace, rows);
-    for (Index r = 0; r < rows; ++r) {
-      const auto i = static_cast<size_t>(start + r);
-      switch (m_plan.kind) {
-        case DecisionKind::kBinary: {
-          const float o = out(r, 0);
-          m_result.values[i] = logits ? 1.0f / (1.0f + std::exp(-o)) : o;
-          break;
-        }
-        case DecisionKind::kMulticlass: {
-          Index best = 0;
-          const float top = out.row(r).maxCoeff(&best);
-          float confidence = top;
-          // softmax's largest entry: 1 / sum_j exp(o_j - max) (keras/src/activations).
-          if (logits) confidence = 1.0f / (out.row(r).array() - top).exp().sum();
-          m_result.values[i] = static_cast<float>(best);
-          m_result.confidence[i] = std::clamp(confidence, 0.0f, 1.0f);
-          break;
-        }
-        case DecisionKind::kRegression:
-          m_result.values[i] = out(r, 0);
-          break;
-        case DecisionKind::kNone:
-          break;
+  net.forward(m_params, m_input.middleRows(start, rows), workspace, ForwardContext{});
+  const ConstMatrixRef out = net.output(workspace, rows);
+  for (Index r = 0; r < rows; ++r) {
+    const auto i = static_cast<size_t>(start + r);
+    switch (m_plan.kind) {
+      case DecisionKind::kBinary: {
+        const float o = out(r, 0);
+        m_result.values[i] = logits ? 1.0f / (1.0f + std::exp(-o)) : o;
+        break;
       }
+      case DecisionKind::kMulticlass: {
+        Index best = 0;
+        const float top = out.row(r).maxCoeff(&best);
+        float confidence = top;
+        // softmax's largest entry: 1 / sum_j exp(o_j - max) (keras/src/activations).
+        if (logits) confidence = 1.0f / (out.row(r).array() - top).exp().sum();
+        m_result.values[i] = static_cast<float>(best);
+        m_result.confidence[i] = std::clamp(confidence, 0.0f, 1.0f);
+        break;
+      }
+      case DecisionKind::kRegression:
+        m_result.values[i] = out(r, 0);
+        break;
+      case DecisionKind::kNone:
+        break;
     }
   }
 }

@@ -67,12 +67,15 @@ struct DecisionGridResult {
 };
 
 struct DecisionGridOptions {
-  int resolution = 64;            // cells per side of the 2-feature grid
-  int curvePoints = 200;          // x values of the 1-feature curve
-  double margin = 0.1;            // added to each side of the data's bounding box, times its span
-  int everyBatches = 0;           // also a grid every N batches inside an epoch; 0: epoch ends only
-  double maxPerSecond = 20.0;     // at most this many grids per second of training
-  double maxShare = 0.1;          // and grids take at most this share of the time (big models)
+  int resolution = 64;         // cells per side of the 2-feature grid
+  int curvePoints = 200;       // x values of the 1-feature curve
+  double margin = 0.1;         // added to each side of the data's bounding box, times its span
+  int everyBatches = 0;        // also a grid every N batches inside an epoch; 0: epoch ends only
+  double maxPerSecond = 20.0;  // at most this many grids per second of training
+  double maxShare = 0.1;       // and grids take at most this share of the time (big models)
+  // Blocks of the grid forwarded at once on oneTBB's threads (bit for bit the serial result:
+  // the same blocks, each with its own workspace); false: one after another (bench_gui compares).
+  bool parallel = true;
   std::function<double()> clock;  // seconds; null: the steady clock (tests inject one)
 };
 
@@ -101,14 +104,15 @@ class DecisionGrid : public Callback {
   bool due() const;
   void send(int epoch, int batch);
   void evaluate();
+  void evaluateBlock(Index block);
 
   DecisionGridOptions m_options;
   std::shared_ptr<const DecisionPoints> m_points;
   double m_bounds[4] = {0.0, 1.0, 0.0, 1.0};  // xMin, xMax, yMin, yMax with the margin
   DecisionPlan m_plan;
-  DecisionGridResult m_result;  // reused: its buffers are sized once
-  Matrix m_input;               // the grid's points, (rows * cols, features)
-  Workspace m_workspace;
+  DecisionGridResult m_result;          // reused: its buffers are sized once
+  Matrix m_input;                       // the grid's points, (rows * cols, features)
+  std::vector<Workspace> m_workspaces;  // one per block of rows, sized once
   std::vector<const Matrix*> m_params;
   int m_epoch = 0;
   bool m_dirty = false;  // trained since the last grid
