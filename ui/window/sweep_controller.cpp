@@ -7,6 +7,11 @@
 #include <atomic>
 #include <mutex>
 #include <variant>
+#ifdef __linux__
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 #include "core/base/error.h"
 
@@ -75,6 +80,12 @@ void SweepController::start(std::shared_ptr<const SweepPlan> plan, int jobs) {
   options.jobs = std::max(1, jobs);
   m_thread = QThread::create([plan, options, listener = m_listener, control = m_control,
                               result = m_result, error = m_error] {
+#ifdef __linux__
+    // As the training thread: the sweep yields to the UI thread when both want a core. Threads
+    // created from this one inherit it (oneTBB's workers when this thread is the one that brings
+    // them up, and so the trials' device threads); with the UI idle, trials get every core.
+    setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), 5);
+#endif
     try {
       *result = run_sweep(*plan, options, listener.get(), control.get());
     } catch (const InputError& e) {
