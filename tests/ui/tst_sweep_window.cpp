@@ -6,6 +6,7 @@
 // trial's curves are drawn live once selected, and Stop ends a sweep; the sweep section survives
 // Save.
 #include <QAction>
+#include <QFile>
 #include <QHeaderView>
 #include <QLineEdit>
 #include <QPushButton>
@@ -90,6 +91,7 @@ class TestSweepWindow : public QObject {
   void badSweepSectionIsRefusedWithEveryProblem();
   void stopEndsARunningSweep();
   void sweepSectionSurvivesSave();
+  void exportsTheTrialsTable();
 };
 
 void TestSweepWindow::runsTheSweepLiveIntoTheViewAndTheRunsList() {
@@ -318,6 +320,24 @@ void TestSweepWindow::sweepSectionSurvivesSave() {
   QVERIFY(w->openFile(path));
   QVERIFY(w->currentSpec().sweep == sweep);
   QVERIFY(!w->isModified());
+}
+
+void TestSweepWindow::exportsTheTrialsTable() {
+  QCoreApplication::setAttribute(Qt::AA_DontUseNativeDialogs);
+  auto w = sweptWindow();
+  QVERIFY(w);
+  QAction* exportTrials = w->findChild<QAction*>(QStringLiteral("exportTrialsAction"));
+  QVERIFY(exportTrials && exportTrials->isEnabled());
+  QTemporaryDir dir;
+  const QString path = dir.filePath(QStringLiteral("trials.csv"));
+  fixtures::answerFileDialog(path);
+  exportTrials->trigger();
+  QFile file(path);
+  QVERIFY(file.open(QIODevice::ReadOnly));
+  const QStringList lines = QString::fromUtf8(file.readAll()).trimmed().split('\n');
+  QCOMPARE(lines.size(), 1 + 12);
+  QVERIFY2(lines[0].contains(QStringLiteral("learning_rate")), qPrintable(lines[0]));
+  QVERIFY(lines[0].contains(QStringLiteral("val_loss")));
 }
 
 QTEST_MAIN(TestSweepWindow)

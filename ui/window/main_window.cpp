@@ -40,6 +40,7 @@
 #include "ui/panels/training_panel.h"
 #include "ui/rehearsal/decision_view.h"
 #include "ui/rehearsal/sweep_view.h"
+#include "ui/rehearsal/trials_model.h"
 #include "ui/window/run_controller.h"
 #include "ui/window/sweep_controller.h"
 #include "ui/window/training_session.h"
@@ -430,6 +431,7 @@ void MainWindow::updateActions() {
   m_recentMenu->setEnabled(!running);
   m_examplesMenu->setEnabled(!running);
   for (QAction* a : m_exportActs) a->setEnabled(!running && lastResult() != nullptr);
+  m_exportTrialsAct->setEnabled(!running && m_sweepView->model()->trialCount() > 0);
 }
 
 void MainWindow::setEditing(bool editable) {

@@ -164,6 +164,8 @@ class MainWindow : public QMainWindow {
   void onSweepFailed(const QString& message);
   void onTrialsSelected(const QList<int>& trials);
   void updateSweepIntro();
+  // File > Export > Sweep trials: the trials table as trials.csv or trials.json.
+  void exportTrials();
   void buildCentre();
   void buildActions();
   void buildMenus();
@@ -257,6 +259,7 @@ class MainWindow : public QMainWindow {
   QAction* m_resetAct = nullptr;
   QAction* m_clearRunsAct = nullptr;
   QAction* m_sweepAct = nullptr;
+  QAction* m_exportTrialsAct = nullptr;
   QList<QAction*> m_exportActs;
 
   ExperimentDocument m_doc;  // the file, the fields no panel shows, the saved state

@@ -86,6 +86,12 @@ void MainWindow::buildMenus() {
   m_exportActs << exports->addAction(tr("History as CSV…"), this, [this] { exportHistory(true); });
   m_exportActs << exports->addAction(tr("History as JSON…"), this,
                                      [this] { exportHistory(false); });
+  m_exportTrialsAct =
+      exports->addAction(tr("Sweep trials (CSV or JSON)…"), this, [this] { exportTrials(); });
+  m_exportTrialsAct->setObjectName(QStringLiteral("exportTrialsAction"));
+  m_exportTrialsAct->setStatusTip(
+      tr("The Sweep view's trials as fitbench-cli sweep writes trials.csv or trials.json: "
+         "parameters, objective, best epoch, status, time"));
   QAction* model = exports->addAction(tr("Trained model (fitbench JSON)…"), this,
                                       [this] { exportModel(ModelFormat::kFitbench); });
   QAction* keras = exports->addAction(tr("Trained model for Keras (.keras)…"), this,

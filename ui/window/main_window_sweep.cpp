@@ -6,6 +6,7 @@
 #include <QAction>
 #include <QDir>
 #include <QDockWidget>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QMessageBox>
@@ -17,6 +18,7 @@
 
 #include "core/base/error.h"
 #include "core/distribution/spec/strategies.h"
+#include "core/io/json_file.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/common/plot_style.h"
 #include "ui/common/session_runs.h"
@@ -239,6 +241,25 @@ void MainWindow::onSweepFailed(const QString& message) {
 
 void MainWindow::onTrialsSelected(const QList<int>& trials) {
   for (const auto& [trial, id] : m_trialRuns) m_sessionRuns->setShown(id, trials.contains(trial));
+}
+
+void MainWindow::exportTrials() {
+  const TrialsModel* model = m_sweepView->model();
+  if (!model->plan() || isSweeping()) return;
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Export sweep trials"), QDir::home().filePath(QStringLiteral("trials.csv")),
+      tr("CSV (*.csv);;JSON (*.json)"));
+  if (path.isEmpty()) return;
+  const std::vector<TrialResult> results = model->results();
+  const std::string text = path.endsWith(QStringLiteral(".json"), Qt::CaseInsensitive)
+                               ? trials_json(*model->plan(), results).dump(2) + "\n"
+                               : trials_csv(*model->plan(), results);
+  try {
+    json_io::write_file_atomically(path.toStdString(), text);
+    showStatus(tr("Wrote %1").arg(path), 5000);
+  } catch (const InputError& e) {
+    QMessageBox::warning(this, tr("Could not export"), QString::fromStdString(e.what()));
+  }
 }
 
 void MainWindow::openTrial(int trial) {
