@@ -129,7 +129,7 @@ void SweepView::connectSignals() {
     if (trials.size() == 1) emit openAsExperiment(trials.front());
   });
   connect(m_table, &QTableView::doubleClicked, this, [this](const QModelIndex& index) {
-    emit openAsExperiment(index.data(TrialsModel::kTrialRole).toInt());
+    if (!m_running) emit openAsExperiment(index.data(TrialsModel::kTrialRole).toInt());
   });
   const auto select = [this](int trial) { selectTrials({trial}); };
   connect(m_parallel, &ParallelCoordinates::trialClicked, this, select);
@@ -163,6 +163,7 @@ QString SweepView::errorText() const { return m_error->text(); }
 
 void SweepView::setRunning(bool running) {
   m_running = running;
+  m_open->setEnabled(!running && selectedTrials().size() == 1);
   updateSummary();
 }
 
@@ -218,7 +219,7 @@ void SweepView::selectTrials(const QList<int>& trials) {
 
 void SweepView::onSelectionChanged() {
   const QList<int> trials = selectedTrials();
-  m_open->setEnabled(trials.size() == 1);
+  m_open->setEnabled(!m_running && trials.size() == 1);
   m_parallel->setSelected(trials);
   m_scatter->setSelected(trials);
   emit selectionChanged(trials);

@@ -47,7 +47,7 @@ class SweepView : public QWidget {
   void setIntro(const QString& text);
   void setError(const QString& error);
   QString errorText() const;
-  // The sweep runs (the summary says so).
+  // The sweep runs: the summary says so, and Open as experiment waits for its end.
   void setRunning(bool running);
 
   // The selected trials' numbers, in the table's order; selecting replaces the selection.
