@@ -61,11 +61,9 @@ std::unique_ptr<MainWindow> sweptWindow() {
 
 // Clicks row `row` of the trials table (with `modifier`, e.g. Ctrl to add to the selection).
 void clickRow(QTableView* table, int row, Qt::KeyboardModifiers modifier = Qt::NoModifier) {
-  const QRect cell = table->visualRect(table->model()->index(row, 0));
-  table->scrollTo(table->model()->index(row, 0));
-  QTest::mouseClick(table->viewport(), Qt::LeftButton, modifier,
-                    table->visualRect(table->model()->index(row, 0)).center());
-  Q_UNUSED(cell);
+  const QModelIndex index = table->model()->index(row, 0);
+  table->scrollTo(index);
+  QTest::mouseClick(table->viewport(), Qt::LeftButton, modifier, table->visualRect(index).center());
 }
 
 int rowOfTrial(QTableView* table, int trial) {
