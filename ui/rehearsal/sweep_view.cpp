@@ -84,11 +84,6 @@ SweepView::SweepView(QWidget* parent) : QWidget(parent) {
   bar->addWidget(m_filterEdit, 1);
   bar->addWidget(m_clearBrushes);
   bar->addWidget(m_open);
-  auto* tableBox = new QWidget;
-  auto* tableLayout = new QVBoxLayout(tableBox);
-  tableLayout->setContentsMargins(0, 0, 0, 0);
-  tableLayout->addLayout(bar);
-  tableLayout->addWidget(m_table, 1);
   // The table above, the two plots side by side below: a dock beside the charts is wider than
   // it is tall on a 1280 x 720 projector.
   auto* plots = new QSplitter(Qt::Horizontal);
@@ -98,8 +93,9 @@ SweepView::SweepView(QWidget* parent) : QWidget(parent) {
   plots->setStretchFactor(1, 2);
   plots->setChildrenCollapsible(false);
   auto* splitter = new QSplitter(Qt::Vertical);
+  m_splitter = splitter;
   splitter->setObjectName(QStringLiteral("sweepSplitter"));
-  splitter->addWidget(tableBox);
+  splitter->addWidget(m_table);
   splitter->addWidget(plots);
   splitter->setStretchFactor(0, 4);
   splitter->setStretchFactor(1, 5);
@@ -111,7 +107,9 @@ SweepView::SweepView(QWidget* parent) : QWidget(parent) {
   layout->addWidget(m_summary);
   layout->addWidget(m_error);
   layout->addWidget(m_intro);
+  layout->addLayout(bar);
   layout->addWidget(splitter, 1);
+  layout->addStretch(0);
   connectSignals();
   updateSummary();
 }
@@ -169,6 +167,8 @@ void SweepView::setRunning(bool running) {
 
 void SweepView::updateSummary() {
   const int trials = m_model->trialCount();
+  // No sweep yet: the bar and what to do, not an empty table and empty plots.
+  m_splitter->setVisible(trials > 0);
   if (trials == 0) {
     m_summary->clear();
     m_summary->hide();

@@ -73,6 +73,7 @@ class SweepView : public QWidget {
   QPushButton* m_open = nullptr;
   QSpinBox* m_jobs = nullptr;
   QHBoxLayout* m_bar = nullptr;
+  QWidget* m_splitter = nullptr;  // the table and the plots, shown once there are trials
   QTableView* m_table = nullptr;
   ParallelCoordinates* m_parallel = nullptr;
   ObjectiveScatter* m_scatter = nullptr;

@@ -416,7 +416,8 @@ void MainWindow::updateActions() {
   const bool running = m_runs->isRunning() || sweeping;
   const bool paused = m_runs->isPaused();
   m_runAct->setEnabled(!running);
-  m_sweepAct->setEnabled(!running);
+  // Without a sweep section there is nothing to run (the Sweep view says how to add one).
+  m_sweepAct->setEnabled(!running && !m_doc.base().sweep.is_null());
   m_pauseAct->setEnabled(running && !sweeping);
   m_pauseAct->setText(paused ? tr("Resume") : tr("Pause"));
   m_pauseAct->setIcon(style()->standardIcon(paused ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
