@@ -1,5 +1,6 @@
-// fitbench: the workbench window. `fitbench [EXPERIMENT] [--devices N] [--run]
-// [--show VIEWS] [--size WxH] [--screenshot FILE.png] [--history FILE] [--trace FILE.json]
+// fitbench: the workbench window. `fitbench [EXPERIMENT] [--devices N] [--run | --sweep
+// [--jobs N]] [--show VIEWS] [--size WxH] [--screenshot FILE.png] [--history FILE] [--trace
+// FILE.json]
 // [--quit]` opens an experiment, optionally
 // trains it at once, saves a picture of the window when training ends, and quits: for teaching
 // demos and automation.
@@ -65,6 +66,12 @@ int main(int argc, char** argv) {
                                    "experiment's."),
                     QStringLiteral("N")});
   parser.addOption({QStringLiteral("run"), QStringLiteral("Start training at once.")});
+  parser.addOption({QStringLiteral("sweep"),
+                    QStringLiteral("Run the experiment's sweep section at once (Run > Sweep); "
+                                   "--screenshot and --quit wait for it to end.")});
+  parser.addOption({QStringLiteral("jobs"),
+                    QStringLiteral("Cores a sweep's trials share (default: this machine's)."),
+                    QStringLiteral("N")});
   parser.addOption({QStringLiteral("show"),
                     QStringLiteral("Bring these views to the front (comma-separated): %1.")
                         .arg(fitbench::MainWindow::viewNames().join(QStringLiteral(", "))),
@@ -105,6 +112,21 @@ int main(int argc, char** argv) {
   }
 
   const bool run = parser.isSet(QStringLiteral("run"));
+  const bool sweep = parser.isSet(QStringLiteral("sweep"));
+  if (run && sweep) {
+    fail(QStringLiteral("--run and --sweep: choose one"));
+    return 2;
+  }
+  int jobs = 0;
+  if (parser.isSet(QStringLiteral("jobs"))) {
+    bool ok = false;
+    jobs = parser.value(QStringLiteral("jobs")).toInt(&ok);
+    if (!ok || jobs < 1 || jobs > 64) {
+      fail(QStringLiteral("--jobs: must be an integer from 1 to 64, got \"%1\"")
+               .arg(parser.value(QStringLiteral("jobs"))));
+      return 2;
+    }
+  }
   const bool quit = parser.isSet(QStringLiteral("quit"));
   const QString screenshot = parser.value(QStringLiteral("screenshot"));
   const bool batch = quit || !screenshot.isEmpty();
@@ -242,6 +264,21 @@ int main(int argc, char** argv) {
       if (quit) QTimer::singleShot(0, &app, [&] { window.close(); });
     });
     QTimer::singleShot(0, &window, [&] { window.run(); });
+  } else if (sweep) {
+    QObject::connect(&window, &fitbench::MainWindow::sweepEnded, &app, [&](bool ok) {
+      if (!ok) {
+        exitCode = 2;
+        for (const QString& line : window.lastRunError().split(QLatin1Char('\n')))
+          if (!line.isEmpty()) fail(inFile(line));
+      }
+      showViews();
+      // The view and the charts take the last trials on their next redraw.
+      QTimer::singleShot(100, &window, [&] {
+        if (!screenshot.isEmpty() && !saveScreenshot(window, screenshot)) exitCode = 2;
+        if (quit) window.close();
+      });
+    });
+    QTimer::singleShot(0, &window, [&] { window.runSweep(jobs); });
   } else if (!screenshot.isEmpty() || quit) {
     QTimer::singleShot(300, &window, [&] {
       if (!screenshot.isEmpty() && !saveScreenshot(window, screenshot)) exitCode = 2;

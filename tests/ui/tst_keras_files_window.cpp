@@ -27,32 +27,12 @@
 #include "window_fixtures.h"
 
 using namespace fitbench;
+using fixtures::answerFileDialog;
 using fixtures::example;
 using fixtures::makeWindow;
+using fixtures::runToEnd;
 
 namespace {
-
-bool runToEnd(MainWindow& w) {
-  QSignalSpy ended(&w, &MainWindow::runEnded);
-  w.run();
-  return ended.wait(60000) && ended.first().first().toBool();
-}
-
-// Answers the next file dialog as a person does: puts `name` into its file name field and
-// presses Enter.
-void answerFileDialog(const QString& name) {
-  QTimer::singleShot(0, [name] {
-    auto* dialog = qobject_cast<QFileDialog*>(QApplication::activeModalWidget());
-    if (dialog == nullptr) {
-      QTimer::singleShot(50, [name] { answerFileDialog(name); });
-      return;
-    }
-    auto* field = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
-    // Set, not typed: typing pops up the dialog's completer, which takes the Enter key.
-    field->setText(name);
-    QTest::keyClick(field, Qt::Key_Return);
-  });
-}
 
 QAction* action(MainWindow& w, const char* name) {
   return w.findChild<QAction*>(QString::fromLatin1(name));

@@ -12,6 +12,7 @@
 #include <QLineSeries>
 #include <QLogValueAxis>
 #include <QMessageBox>
+#include <QScatterSeries>
 #include <QSlider>
 #include <QTimer>
 #include <QToolButton>
@@ -120,6 +121,14 @@ void MetricChart::buildWidgets() {
   m_noteLabel->setWordWrap(true);
   m_noteLabel->setContentsMargins(6, 0, 6, 0);
   m_noteLabel->hide();
+  // Colored runs (sweep trials) are named here, wrapped over as many lines as their labels need:
+  // the chart's own legend is one row that elides "trial 3: learning_rate=0.01, units=8".
+  m_runsLegend = new QLabel;
+  m_runsLegend->setObjectName(QStringLiteral("runsLegend"));
+  m_runsLegend->setTextFormat(Qt::RichText);
+  m_runsLegend->setWordWrap(true);
+  m_runsLegend->setContentsMargins(8, 0, 8, 2);
+  m_runsLegend->hide();
   m_resetButton = new QToolButton;
   m_resetButton->setText(tr("Reset"));
   m_resetButton->setToolTip(tr(
@@ -148,6 +157,7 @@ void MetricChart::buildWidgets() {
   layout->addLayout(tools);
   layout->addWidget(m_noteLabel);
   layout->addWidget(m_view, 1);
+  layout->addWidget(m_runsLegend);
 
   m_redrawTimer = new QTimer(this);
   m_redrawTimer->setSingleShot(true);
@@ -170,17 +180,18 @@ void MetricChart::connectSignals() {
 
 // ---- runs and their series ----
 
+QLineSeries* MetricChart::newLine() {
+  auto* series = new QLineSeries;
+  m_chart->addSeries(series);
+  series->attachAxis(m_xAxis);
+  series->attachAxis(m_yAxis);
+  return series;
+}
+
 void MetricChart::createRunSeries(Run& run) {
-  const auto make = [this] {
-    auto* series = new QLineSeries;
-    m_chart->addSeries(series);
-    series->attachAxis(m_xAxis);
-    series->attachAxis(m_yAxis);
-    return series;
-  };
   // Added back to front: faint raw lines, then the batch line, then the epoch lines on top.
-  for (int i = 0; i < kLineCount; ++i) run.raw[i] = make();
-  for (int i = 0; i < kLineCount; ++i) run.line[i] = make();
+  for (int i = 0; i < kLineCount; ++i) run.raw[i] = newLine();
+  for (int i = 0; i < kLineCount; ++i) run.line[i] = newLine();
   styleRun(run);
 }
 
@@ -189,8 +200,11 @@ void MetricChart::styleRun(Run& run) {
     const QColor base = i == kBatch ? kBatchColor : i == kTrain ? kTrainColor : kValidationColor;
     const bool epochLine = i != kBatch;
     QLineSeries* line = run.line[i];
-    QPen pen(run.isOverlay ? withAlpha(base, 90) : base);
-    pen.setWidthF(epochLine ? (run.isOverlay ? 1.5 : 2.0) : 1.0);
+    const bool colored = run.color.isValid();
+    QPen pen(colored ? run.color : run.isOverlay ? withAlpha(base, 90) : base);
+    pen.setWidthF(epochLine ? (run.isOverlay && !colored ? 1.5 : 2.0) : 1.0);
+    // A colored run's validation line is dashed: its few epoch points stroke fast.
+    if (colored && i == kValidation) pen.setStyle(Qt::DashLine);
     // Overlays are faded, not dashed: Qt strokes a dashed path of hundreds of points slowly
     // (eight dashed overlays kept the UI thread busy for 80-130 ms when the axes changed).
     line->setPen(pen);
@@ -220,6 +234,11 @@ void MetricChart::styleRun(Run& run) {
 }
 
 void MetricChart::deleteRunSeries(Run& run) {
+  if (run.best) {
+    m_chart->removeSeries(run.best);
+    delete run.best;
+    run.best = nullptr;
+  }
   for (auto* list : {&run.line, &run.raw}) {
     for (QLineSeries*& series : *list) {
       if (!series) continue;
@@ -230,7 +249,7 @@ void MetricChart::deleteRunSeries(Run& run) {
   }
 }
 
-void MetricChart::beginRun(const QString& label) {
+void MetricChart::beginRun(const QString& label, int id) {
   flushNow();
   if (m_current.hasData()) {
     Run old = std::move(m_current);
@@ -247,12 +266,16 @@ void MetricChart::beginRun(const QString& label) {
     for (int i = 0; i < kLineCount; ++i) markDirty(old, Line(i));
     m_overlays.push_back(std::move(old));
     while (static_cast<int>(m_overlays.size()) > kMaxOverlays) {
+      const int dropped = m_overlays.front().id;
       deleteRunSeries(m_overlays.front());
       m_overlays.erase(m_overlays.begin());
+      if (dropped >= 0) emit runDropped(dropped);
     }
     createRunSeries(m_current);
   }
   m_current.label = label;
+  m_current.id = id;
+  m_current.hidden = false;
   m_chart->setTitle(chartTitle(m_metricName, label));
   for (int i = 0; i < kLineCount; ++i) markDirty(m_current, Line(i));
   flushNow();
@@ -269,9 +292,14 @@ void MetricChart::setMetricName(const QString& metricName) {
 }
 
 void MetricChart::clearOverlays() {
-  for (Run& run : m_overlays) deleteRunSeries(run);
+  std::vector<int> dropped;
+  for (Run& run : m_overlays) {
+    deleteRunSeries(run);
+    if (run.id >= 0) dropped.push_back(run.id);
+  }
   m_overlays.clear();
   flushNow();
+  for (const int id : dropped) emit runDropped(id);
 }
 
 void MetricChart::addBatchPoints(const QVector<QPointF>& points) {

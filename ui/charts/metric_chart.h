@@ -1,10 +1,14 @@
 // One live chart of one metric (the main window shows "loss" and "accuracy"): the current run's
 // per-epoch train and validation lines and its per-batch line, earlier runs as faded overlays,
 // TensorBoard-style smoothing, log scale, zoom (drag, wheel) / pan (right or middle drag, arrow
-// keys) / reset (double-click, Home), hover tooltips and PNG / SVG export.
+// keys) / reset (double-click, Home), hover tooltips and PNG / SVG export. Runs may carry an id
+// (the window's SessionRuns id) to be shown, hidden, renamed or removed, and complete runs (a
+// sweep trial's, an earlier run shown again) are added in their own color with their best epoch
+// marked (metric_chart_runs.cpp).
 // The widget owns its chart, series and stored points. UI thread only.
 #pragma once
 
+#include <QColor>
 #include <QPointF>
 #include <QString>
 #include <QVector>
@@ -20,6 +24,7 @@ class QCheckBox;
 class QGraphicsSimpleTextItem;
 class QLabel;
 class QLineSeries;
+class QScatterSeries;
 class QSlider;
 class QTimer;
 class QToolButton;
@@ -58,13 +63,36 @@ class MetricChart : public QWidget {
 
   // A new run starts: the current run's lines (if any) become a faded overlay that keeps its
   // own label, and the new run is called `label` (e.g. "run 2 (2 devices)").
-  void beginRun(const QString& label);
+  // `id` (>= 0) names it for the calls below.
+  void beginRun(const QString& label, int id = -1);
   // Per-batch values of the current run; x = fractional epoch, epoch + (batch + 1) / steps.
   void addBatchPoints(const QVector<QPointF>& points);
   // One per-epoch value of the current run; `epoch` is 1-based. A second value for the same
   // epoch replaces the first.
   void addEpochPoint(bool validation, double epoch, double value);
+  // Removes every overlay (runDropped for each that has an id).
   void clearOverlays();
+
+  // A complete run as an overlay, per-epoch lines only (x = 1-based epoch), replacing one with
+  // the same id. A valid `color` draws it in that color, validation dashed (a faded overlay
+  // otherwise); `bestEpoch` (1-based, or 0 for none) is marked with a dot on its validation line,
+  // or its train line when it has no validation values.
+  void addRun(int id, const QString& label, const QVector<QPointF>& train,
+              const QVector<QPointF>& validation, const QColor& color = {}, int bestEpoch = 0);
+  bool hasRun(int id) const;
+  void setRunVisible(int id, bool visible);
+  void setRunLabel(int id, const QString& label);
+  // An overlay is deleted; the current run's lines are emptied.
+  void removeRun(int id);
+  // The labels of the runs drawn now, the current run first ("" for an unlabelled one).
+  QStringList shownRunLabels() const;
+  // Whether the colored runs are named below this chart (the window names them once, below
+  // the loss chart); default true.
+  void setRunsLegendVisible(bool visible);
+  // The colored runs' legend below the chart, as plain text ("" when none is shown).
+  QString runsLegendText() const;
+  // Where run `id`'s best epoch is marked (chart values), or an invalid point.
+  QPointF bestMark(int id) const;
 
   // TensorBoard's smoothing weight, clamped to 0..0.99 (default 0.6). The setters update the
   // toolbar and emit smoothingChanged / logScaleChanged when the value changes (e.g. to keep
@@ -97,6 +125,8 @@ class MetricChart : public QWidget {
 
  signals:
   void smoothingChanged(double weight);
+  // Run `id` left the chart: the oldest overlay past kMaxOverlays, or clearOverlays.
+  void runDropped(int id);
   void logScaleChanged(bool on);
 
  protected:
@@ -124,11 +154,17 @@ class MetricChart : public QWidget {
     std::array<int, kLineCount> nonFinite{};    // values not drawn: NaN or infinite
     std::array<int, kLineCount> nonPositive{};  // values not drawn: <= 0 on the log scale
     bool isOverlay = false;
+    int id = -1;                     // the window's id, or -1
+    QColor color;                    // invalid: the train / validation colors
+    double bestX = 0.0;              // the marked epoch (1-based), 0: none
+    bool hidden = false;             // setRunVisible(false)
+    QScatterSeries* best = nullptr;  // the best epoch's dot
     bool hasData() const;
   };
 
   void buildWidgets();
   void connectSignals();
+  QLineSeries* newLine();  // added to the chart, on its axes
   void createRunSeries(Run& run);
   void styleRun(Run& run);
   void deleteRunSeries(Run& run);
@@ -140,6 +176,10 @@ class MetricChart : public QWidget {
   void updateNotes();
   // Markers on the current run's epoch lines while their visible points can be told apart.
   void updateMarkers();
+  // Places (or hides) each run's best-epoch dot and applies hidden runs' visibility.
+  void updateBestMarks();
+  Run* findRun(int id);
+  const Run* findRun(int id) const;
   // How many tick intervals an axis gets for the plot's current size.
   int divisions(Qt::Orientation orientation) const;
   void applyDataRange();
@@ -176,6 +216,8 @@ class MetricChart : public QWidget {
   QLabel* m_smoothingValue = nullptr;
   QCheckBox* m_logCheck = nullptr;
   QLabel* m_noteLabel = nullptr;
+  QLabel* m_runsLegend = nullptr;  // the colored runs' labels
+  bool m_runsLegendVisible = true;
   // "Press Run to plot the loss ...", centred on the plot while no run has a value.
   QGraphicsSimpleTextItem* m_emptyNote = nullptr;
   QToolButton* m_resetButton = nullptr;

@@ -78,6 +78,7 @@ void MetricChart::flushNow() {
   for (Run& run : m_overlays) push(run);
   applyDataRange();
   updateMarkers();
+  updateBestMarks();
   updateLegend();
   updateNotes();
 }
@@ -178,14 +179,31 @@ void MetricChart::updateLegend() {
       changed = true;
     }
   };
+  QStringList colored;  // the colored runs, named below the chart instead
   for (const Run* run : allRuns()) {
     bool shown = false;  // an overlay shows one entry, its label
+    if (run->color.isValid() && run->hasData() && !run->hidden)
+      colored << QStringLiteral(
+                     "<span style=\"white-space:nowrap\"><span style=\"color:%1\">&#9473;&#9473;"
+                     "</span>&nbsp;%2</span>")
+                     .arg(run->color.name(), run->label.toHtmlEscaped());
     for (int i : {kTrain, kValidation, kBatch}) {
-      const bool hasData = !run->data[i].isEmpty();
+      const bool hasData = !run->data[i].isEmpty() && !run->hidden && !run->color.isValid();
       show(run->line[i], hasData && !(run->isOverlay && shown));
       shown = shown || hasData;
       show(run->raw[i], false);
     }
+  }
+  std::reverse(colored.begin(), colored.end());  // in the order they were added
+  const QString legendHtml =
+      colored.isEmpty()
+          ? QString()
+          : colored.join(QStringLiteral("&nbsp;&nbsp;&nbsp; ")) +
+                tr("&nbsp;&nbsp;&nbsp; <span style=\"color:#777777; white-space:nowrap\">solid: "
+                   "train · dashed: validation · &#9679; best epoch</span>");
+  if (m_runsLegend->text() != legendHtml) {
+    m_runsLegend->setText(legendHtml);
+    m_runsLegend->setVisible(!colored.isEmpty() && m_runsLegendVisible);
   }
   // Qt Charts 6.4 does not lay the legend out again when a marker's visibility changes: without
   // this, a legend laid out while empty kept one bare marker and no text.
@@ -206,7 +224,7 @@ QString MetricChart::emptyText() const {
 
 void MetricChart::placeEmptyNote() {
   bool any = false;
-  for (const Run* run : allRuns()) any = any || run->hasData();
+  for (const Run* run : allRuns()) any = any || (run->hasData() && !run->hidden);
   m_emptyNote->setVisible(!any);
   if (any) return;
   m_emptyNote->setText(
@@ -247,6 +265,7 @@ void MetricChart::applyDataRange() {
   if (!m_followData) return;
   Extent all;
   for (const Run* run : allRuns()) {
+    if (run->hidden) continue;
     for (const Extent& e : run->extent) {
       if (e.anyX) {
         all.allX0 = all.anyX ? std::min(all.allX0, e.allX0) : e.allX0;

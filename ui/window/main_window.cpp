@@ -12,6 +12,7 @@
 #include <QPainter>
 #include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
 #include <QStatusBar>
@@ -38,7 +39,10 @@
 #include "ui/panels/strategy_panel.h"
 #include "ui/panels/training_panel.h"
 #include "ui/rehearsal/decision_view.h"
+#include "ui/rehearsal/sweep_view.h"
+#include "ui/rehearsal/trials_model.h"
 #include "ui/window/run_controller.h"
+#include "ui/window/sweep_controller.h"
 #include "ui/window/training_session.h"
 
 namespace fitbench {
@@ -89,7 +93,10 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   updateActions();
 }
 
-MainWindow::~MainWindow() { m_runs->shutdown(); }
+MainWindow::~MainWindow() {
+  m_sweeps->shutdown();
+  m_runs->shutdown();
+}
 
 TrainingSession* MainWindow::session() const { return m_runs->session(); }
 const RunResult* MainWindow::lastResult() const { return m_runs->lastResult().get(); }
@@ -202,11 +209,16 @@ void MainWindow::buildPanels() {
   logDock->setWidget(m_log);
   addDockWidget(Qt::BottomDockWidgetArea, logDock);
   buildViews(decisionDock, logDock);
+  buildRuns(decisionDock);
+  buildSweep(decisionDock);
+  decisionDock->raise();
 }
 
 void MainWindow::buildCentre() {
   m_lossChart = new MetricChart(QStringLiteral("loss"));
   m_metricChart = new MetricChart(QStringLiteral("accuracy"));
+  // Sweep trials' names once, below the loss chart: both charts draw the same runs.
+  m_metricChart->setRunsLegendVisible(false);
   auto* splitter = new QSplitter(Qt::Vertical);
   splitter->addWidget(m_lossChart);
   splitter->addWidget(m_metricChart);
@@ -267,6 +279,8 @@ void MainWindow::connectSignals() {
   connect(m_runs, &RunController::finished, this, &MainWindow::onFinished);
   connect(m_runs, &RunController::failed, this, &MainWindow::onError);
   connect(m_runs, &RunController::pausedChanged, this, [this] { updateActions(); });
+  connect(m_sweepAct, &QAction::triggered, this, [this] { runSweep(); });
+  connectRuns();
 }
 
 void MainWindow::loadSpec(const ExperimentSpec& given, const QString& filePath) {
@@ -298,6 +312,7 @@ void MainWindow::loadSpec(const ExperimentSpec& given, const QString& filePath) 
   m_devicesPanel->setSpec(spec.devices, envCount, envError);
   m_strategyPanel->setSpec(spec.distribution);
   m_filling = false;
+  updateSweepIntro();
   m_about->setDescription(
       QString::fromStdString(spec.name.empty() ? std::string("Untitled") : spec.name),
       QString::fromStdString(spec.description));
@@ -397,22 +412,27 @@ void MainWindow::updateTitle() {
 }
 
 void MainWindow::updateActions() {
-  const bool running = m_runs->isRunning();
+  const bool sweeping = m_sweeps->isRunning();
+  const bool running = m_runs->isRunning() || sweeping;
   const bool paused = m_runs->isPaused();
   m_runAct->setEnabled(!running);
-  m_pauseAct->setEnabled(running);
+  // Without a sweep section there is nothing to run (the Sweep view says how to add one).
+  m_sweepAct->setEnabled(!running && !m_doc.base().sweep.is_null());
+  m_pauseAct->setEnabled(running && !sweeping);
   m_pauseAct->setText(paused ? tr("Resume") : tr("Pause"));
   m_pauseAct->setIcon(style()->standardIcon(paused ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
-  m_stepAct->setEnabled(!running || paused);
+  m_stepAct->setEnabled(!sweeping && (!running || paused));
   // What Step does now (shown while the pointer is on it, over the status bar's text).
   m_stepAct->setStatusTip(running ? tr("Train one more batch, then hold")
                                   : tr("Start a run and hold it after its first batch"));
   m_stopAct->setEnabled(running);
   m_resetAct->setEnabled(!running);
+  m_sweepView->openButton()->setEnabled(!running && m_sweepView->selectedTrials().size() == 1);
   for (QAction* a : {m_newAct, m_openAct}) a->setEnabled(!running);
   m_recentMenu->setEnabled(!running);
   m_examplesMenu->setEnabled(!running);
   for (QAction* a : m_exportActs) a->setEnabled(!running && lastResult() != nullptr);
+  m_exportTrialsAct->setEnabled(!running && m_sweepView->model()->trialCount() > 0);
 }
 
 void MainWindow::setEditing(bool editable) {

@@ -4,11 +4,15 @@
 // started and fed by a RunController (run_controller.h: the training thread, the feed timer, the
 // last result); what the window does with them (Run .. Reset, each tick's charts and log, a run's
 // end) is in main_window_run.cpp, its files in main_window_files.cpp, its actions and menus in
-// main_window_actions.cpp, the rehearsal views in main_window_views.cpp. UI thread only.
+// main_window_actions.cpp, the rehearsal views in main_window_views.cpp, the runs list in
+// main_window_runs.cpp and sweeps (Run > Sweep, the Sweep view) in main_window_sweep.cpp.
+// UI thread only.
 #pragma once
 
 #include <QMainWindow>
 #include <QPointer>
+#include <QVector>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -36,6 +40,14 @@ class DeviceTimelineView;
 class DevicesPanel;
 class MetricChart;
 class ModelPanel;
+class RunsList;
+class SessionRuns;
+class SweepController;
+class SweepView;
+struct SessionRun;
+struct SweepResult;
+struct TrialEpoch;
+struct TrialResult;
 class StrategyPanel;
 class TrainingPanel;
 class RunController;
@@ -78,6 +90,14 @@ class MainWindow : public QMainWindow {
   void togglePause();
   void step();
   void reset();
+  // Run > Sweep: runs the experiment's sweep section on `jobs` cores (the Sweep view's setting
+  // when 0) on a worker thread; a section's problems are shown as the window shows other plan
+  // errors (lastRunError has them, a line each). Stop stops it.
+  void runSweep(int jobs = 0);
+  bool isSweeping() const;
+  // Loads trial `trial`'s resolved experiment into the panels as an untitled experiment; the
+  // sweep and the runs stay.
+  void openTrial(int trial);
 
   TrainingSession* session() const;
   RunController* runs() const { return m_runs; }
@@ -92,6 +112,9 @@ class MainWindow : public QMainWindow {
   DeviceTimelineView* timelineView() const { return m_timeline; }
   BatchSplitView* batchSplitView() const { return m_batchSplit; }
   CollectivesView* collectivesView() const { return m_collectives; }
+  SweepView* sweepView() const { return m_sweepView; }
+  RunsList* runsList() const { return m_runsList; }
+  SessionRuns* sessionRuns() const { return m_sessionRuns; }
   QPlainTextEdit* logView() const { return m_log; }
   const RunResult* lastResult() const;
   // Why the last run could not start or failed (a panel's error, an error from the engine), or
@@ -105,6 +128,8 @@ class MainWindow : public QMainWindow {
  signals:
   // A run ended: ok is false when it failed with an error.
   void runEnded(bool ok);
+  // A sweep ended (stopped or not: ok), or could not start or failed (not ok).
+  void sweepEnded(bool ok);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -124,6 +149,23 @@ class MainWindow : public QMainWindow {
   void viewsRunStarted(const QStringList& names, const QString& distribution);
   void viewsTakeSteps(const std::vector<StepTrace>& steps);
   void viewsRunEnded();
+  // The runs list and the Sweep view, docked beside `besideRight` (main_window_runs.cpp,
+  // main_window_sweep.cpp).
+  void buildRuns(QDockWidget* besideRight);
+  void buildSweep(QDockWidget* besideRight);
+  void connectRuns();
+  // Brings run `id`'s curves into the charts as the runs list says (shown or not, its label).
+  void applyRunToCharts(int id);
+  void addRunToCharts(const SessionRun& run);
+  void onTrialBegan(int trial);
+  void onTrialEpochs(const QVector<TrialEpoch>& epochs);
+  void onTrialEnded(const TrialResult& result);
+  void onSweepFinished(const std::shared_ptr<SweepResult>& result);
+  void onSweepFailed(const QString& message);
+  void onTrialsSelected(const QList<int>& trials);
+  void updateSweepIntro();
+  // File > Export > Sweep trials: the trials table as trials.csv or trials.json.
+  void exportTrials();
   void buildCentre();
   void buildActions();
   void buildMenus();
@@ -189,6 +231,15 @@ class MainWindow : public QMainWindow {
   QDockWidget* m_timelineDock = nullptr;
   BatchSplitView* m_batchSplit = nullptr;
   CollectivesView* m_collectives = nullptr;
+  SessionRuns* m_sessionRuns = nullptr;
+  RunsList* m_runsList = nullptr;
+  SweepView* m_sweepView = nullptr;
+  QDockWidget* m_sweepDock = nullptr;
+  SweepController* m_sweeps = nullptr;
+  int m_currentRunId = -1;         // the session run of Run's current run
+  int m_sweepCount = 0;            // sweeps started in this experiment's session
+  std::map<int, int> m_trialRuns;  // the current sweep's trial -> session run id
+  bool m_keepResults = false;      // loadSpec keeps the runs and the sweep (Open as experiment)
   QProgressBar* m_progress = nullptr;
   QLabel* m_statusDevices = nullptr;
   QLabel* m_statusRate = nullptr;
@@ -207,6 +258,8 @@ class MainWindow : public QMainWindow {
   QAction* m_stopAct = nullptr;
   QAction* m_resetAct = nullptr;
   QAction* m_clearRunsAct = nullptr;
+  QAction* m_sweepAct = nullptr;
+  QAction* m_exportTrialsAct = nullptr;
   QList<QAction*> m_exportActs;
 
   ExperimentDocument m_doc;  // the file, the fields no panel shows, the saved state

@@ -10,6 +10,7 @@
 #include <QToolBar>
 
 #include "ui/charts/metric_chart.h"
+#include "ui/rehearsal/sweep_view.h"
 #include "ui/window/main_window.h"
 
 namespace fitbench {
@@ -51,6 +52,15 @@ void MainWindow::buildActions() {
   m_clearRunsAct = make(tr("&Clear previous runs"), QStyle::SP_DialogResetButton, {},
                         tr("Remove the faded curves of earlier runs from the charts"));
 
+  m_sweepAct = make(tr("S&weep"), QStyle::SP_FileDialogListView,
+                    QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_W),
+                    tr("Run the experiment's sweep section: its trials side by side in the Sweep "
+                       "view (Stop ends it)"));
+  m_sweepAct->setObjectName(QStringLiteral("sweepAction"));
+  m_stopAct->setObjectName(QStringLiteral("stopAction"));
+  m_stopAct->setToolTip(tr("Stop training (or the sweep) after the current batch (%1)")
+                            .arg(m_stopAct->shortcut().toString(QKeySequence::NativeText)));
+
   auto* bar = addToolBar(tr("Run"));
   bar->setObjectName(QStringLiteral("RunToolBar"));
   bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
@@ -76,6 +86,12 @@ void MainWindow::buildMenus() {
   m_exportActs << exports->addAction(tr("History as CSV…"), this, [this] { exportHistory(true); });
   m_exportActs << exports->addAction(tr("History as JSON…"), this,
                                      [this] { exportHistory(false); });
+  m_exportTrialsAct =
+      exports->addAction(tr("Sweep trials (CSV or JSON)…"), this, [this] { exportTrials(); });
+  m_exportTrialsAct->setObjectName(QStringLiteral("exportTrialsAction"));
+  m_exportTrialsAct->setStatusTip(
+      tr("The Sweep view's trials as fitbench-cli sweep writes trials.csv or trials.json: "
+         "parameters, objective, best epoch, status, time"));
   QAction* model = exports->addAction(tr("Trained model (fitbench JSON)…"), this,
                                       [this] { exportModel(ModelFormat::kFitbench); });
   QAction* keras = exports->addAction(tr("Trained model for Keras (.keras)…"), this,
@@ -98,6 +114,9 @@ void MainWindow::buildMenus() {
 
   QMenu* runMenu = menuBar()->addMenu(tr("&Run"));
   for (QAction* a : {m_runAct, m_pauseAct, m_stepAct, m_stopAct, m_resetAct}) runMenu->addAction(a);
+  runMenu->addSeparator();
+  runMenu->addAction(m_sweepAct);
+  m_sweepView->setRunActions(m_sweepAct, m_stopAct);
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(m_clearRunsAct);

@@ -27,6 +27,7 @@
 #include "ui/window/keras_script_dialog.h"
 #include "ui/window/main_window.h"
 #include "ui/window/run_controller.h"
+#include "ui/window/sweep_controller.h"
 
 namespace fitbench {
 
@@ -47,12 +48,12 @@ const char* const kOpenFilter =
 }  // namespace
 
 void MainWindow::newExperiment() {
-  if (m_runs->isRunning() || !maybeSave()) return;
+  if (m_runs->isRunning() || isSweeping() || !maybeSave()) return;
   loadSpec(default_experiment(), QString());
 }
 
 void MainWindow::openDialog() {
-  if (m_runs->isRunning() || !maybeSave()) return;
+  if (m_runs->isRunning() || isSweeping() || !maybeSave()) return;
   const QString dir =
       m_doc.filePath().isEmpty() ? QStringLiteral(FITBENCH_EXAMPLES_DIR) : m_doc.folder();
   const QString path =
@@ -157,7 +158,7 @@ void MainWindow::updateRecentMenu() {
     m_recentMenu
         ->addAction(text, this,
                     [this, f] {
-                      if (!m_runs->isRunning() && maybeSave()) openFile(f);
+                      if (!m_runs->isRunning() && !isSweeping() && maybeSave()) openFile(f);
                     })
         ->setToolTip(f);
   }
@@ -179,7 +180,7 @@ void MainWindow::updateExamplesMenu() {
     }
     const QString path = info.absoluteFilePath();
     m_examplesMenu->addAction(title, this, [this, path] {
-      if (!m_runs->isRunning() && maybeSave()) openFile(path);
+      if (!m_runs->isRunning() && !isSweeping() && maybeSave()) openFile(path);
     });
   }
   if (m_examplesMenu->isEmpty())
@@ -316,6 +317,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     return;
   }
   // Training stops within one batch; the thread is joined before the window goes.
+  m_sweeps->shutdown();
   m_runs->shutdown();
   // Automation (--quit, --screenshot) leaves the person's saved session and layout alone.
   if (!property("batch").toBool()) saveSettings();
@@ -323,7 +325,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 }
 
 void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
-  if (m_runs->isRunning() || !event->mimeData()->hasUrls()) return;
+  if (m_runs->isRunning() || isSweeping() || !event->mimeData()->hasUrls()) return;
   for (const QUrl& url : event->mimeData()->urls()) {
     const QString suffix = QFileInfo(url.toLocalFile()).suffix().toLower();
     if (suffix == "json" || suffix == "csv" || suffix == "keras") {
@@ -334,7 +336,7 @@ void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
 }
 
 void MainWindow::dropEvent(QDropEvent* event) {
-  if (m_runs->isRunning()) return;
+  if (m_runs->isRunning() || isSweeping()) return;
   for (const QUrl& url : event->mimeData()->urls()) {
     const QString path = url.toLocalFile();
     const QString suffix = QFileInfo(path).suffix().toLower();

@@ -20,6 +20,7 @@
 #include "core/run/experiment_runner.h"
 #include "core/training/callback_registry.h"
 #include "ui/charts/metric_chart.h"
+#include "ui/common/session_runs.h"
 #include "ui/panels/data_panel.h"
 #include "ui/panels/devices_panel.h"
 #include "ui/panels/model_panel.h"
@@ -28,8 +29,11 @@
 #include "ui/rehearsal/collectives_view.h"
 #include "ui/rehearsal/decision_view.h"
 #include "ui/rehearsal/device_timeline_view.h"
+#include "ui/rehearsal/sweep_view.h"
+#include "ui/rehearsal/trials_model.h"
 #include "ui/window/main_window.h"
 #include "ui/window/run_controller.h"
+#include "ui/window/sweep_controller.h"
 
 namespace fitbench {
 
@@ -88,7 +92,7 @@ void MainWindow::run() { startRun(false); }
 
 void MainWindow::startRun(bool held) {
   m_lastRunError.clear();
-  if (m_runs->isRunning()) return;
+  if (m_runs->isRunning() || isSweeping()) return;
   int tab = 0;
   if (const QString error = setupError(&tab); !error.isEmpty()) {
     m_tabs->setCurrentIndex(tab);
@@ -126,7 +130,13 @@ void MainWindow::step() {
   if (m_runs->isRunning()) showStatus(tr("Training one batch…"), 60000);
 }
 
-void MainWindow::stop() { m_runs->stop(); }
+void MainWindow::stop() {
+  m_runs->stop();
+  if (isSweeping()) {
+    m_sweeps->stop();
+    showStatus(tr("Stopping the sweep: running trials end after their current batch…"), 60000);
+  }
+}
 
 void MainWindow::togglePause() {
   if (!m_runs->isRunning()) return;
@@ -151,6 +161,14 @@ void MainWindow::reset() {
 }
 
 void MainWindow::clearResults() {
+  // Open as experiment keeps the sweep it came from and the session's runs.
+  if (m_keepResults) return;
+  m_sessionRuns->clear();
+  m_currentRunId = -1;
+  m_sweepCount = 0;
+  m_trialRuns.clear();
+  m_sweepView->model()->clear();
+  m_sweepView->setError(QString());
   m_runs->forget();  // the trained model: its exports are disabled until the next run
   m_runCount = 0;
   for (MetricChart* chart : {m_lossChart, m_metricChart}) {
@@ -169,8 +187,11 @@ void MainWindow::clearResults() {
 void MainWindow::onStarted(int devices, const QStringList& names, const QString& distribution) {
   ++m_runCount;
   const QString label = runLabel(devices, distribution);
-  m_lossChart->beginRun(label);
-  m_metricChart->beginRun(label);
+  SessionRun run;
+  run.label = label;
+  m_currentRunId = m_sessionRuns->add(run);
+  m_lossChart->beginRun(label, m_currentRunId);
+  m_metricChart->beginRun(label, m_currentRunId);
   viewsRunStarted(names, distribution);
   appendLog(tr("── %1: %2 ──").arg(label, names.join(QStringLiteral(", "))),
             QStringLiteral("#1565c0"));
@@ -280,6 +301,7 @@ void MainWindow::onFinished(std::shared_ptr<RunResult> result) {
   m_metricChart->flushNow();
   viewsRunEnded();
   setEditing(true);
+  m_sessionRuns->setHistory(m_currentRunId, result->history);
   QString how;
   QString color = QStringLiteral("#2e7d32");
   if (result->stop_reason == "stopped") {
@@ -345,6 +367,7 @@ void MainWindow::onFinished(std::shared_ptr<RunResult> result) {
 
 void MainWindow::onError(const QString& message) {
   viewsRunEnded();
+  m_sessionRuns->setHistory(m_currentRunId, History{});
   setEditing(true);
   m_lastRunError = message;
   appendLog(tr("Error: %1").arg(message), QStringLiteral("#b00020"));

@@ -4,6 +4,7 @@
 
 #include <QDockWidget>
 #include <QScrollArea>
+#include <algorithm>
 #include <numeric>
 
 #include "core/base/error.h"
@@ -159,10 +160,14 @@ void MainWindow::viewsRunEnded() { m_timeline->setLive(false); }
 
 namespace {
 // --show names and the docks they raise.
-const std::pair<const char*, const char*> kViews[] = {
-    {"timeline", "TimelineDock"},      {"log", "LogDock"},
-    {"batch-split", "BatchSplitDock"}, {"collectives", "CollectivesDock"},
-    {"boundary", "DecisionDock"},      {"about", "AboutDock"}};
+const std::pair<const char*, const char*> kViews[] = {{"timeline", "TimelineDock"},
+                                                      {"log", "LogDock"},
+                                                      {"batch-split", "BatchSplitDock"},
+                                                      {"collectives", "CollectivesDock"},
+                                                      {"boundary", "DecisionDock"},
+                                                      {"about", "AboutDock"},
+                                                      {"runs", "RunsDock"},
+                                                      {"sweep", "SweepDock"}};
 // --show names of the Experiment dock's tabs, in tab order.
 const char* const kTabs[] = {"data", "model", "training", "devices"};
 }  // namespace
@@ -182,6 +187,16 @@ void MainWindow::showView(const QString& name) {
     if (auto* d = findChild<QDockWidget*>(QString::fromLatin1(dock))) {
       d->show();
       d->raise();
+      // The Sweep view's table and plots need room: half the window's width, and the column's
+      // height but for a short About above it.
+      if (d == m_sweepDock && !d->isFloating() && isVisible()) {
+        resizeDocks({d}, {std::max(560, width() / 2)}, Qt::Horizontal);
+        if (auto* about = findChild<QDockWidget*>(QStringLiteral("AboutDock")))
+          resizeDocks({about, d}, {110, std::max(200, height() - 200)}, Qt::Vertical);
+        // The log gives the table some of its height (a sweep logs a line per trial).
+        if (auto* log = findChild<QDockWidget*>(QStringLiteral("LogDock")))
+          resizeDocks({log}, {std::clamp(height() / 6, 100, 170)}, Qt::Vertical);
+      }
     }
   }
 }
