@@ -165,7 +165,11 @@ std::array<int, 2> mesh_option(const QString& text) {
   return {r, c};
 }
 
+const char* g_building = "the command's input";
+
 }  // namespace
+
+const char* building() { return g_building; }
 
 int run_command(const QStringList& args) {
   QCommandLineParser p;
@@ -263,6 +267,7 @@ int run_command(const QStringList& args) {
   PlanContext context;
   context.source = file;
   context.experiment_file = file;
+  g_building = "the run plan (the data set, the model and its optimizer)";
   RunPlan plan = plan_run(read_experiment(file), o, context, std::move(problems));
   for (const PlanNotice& n : plan.notices)
     std::cerr << "fitbench-cli: " << (n.kind == PlanNotice::Kind::kWarning ? "warning: " : "note: ")
@@ -270,6 +275,7 @@ int run_command(const QStringList& args) {
 
   RunIO io;
   io.interactive = stdout_is_terminal();
+  g_building = "the devices' replicas and buffers for training";
   const RunResult result = execute_run(plan, io);
   std::cout.flush();
   for (const PlanNotice& n : result.notices)

@@ -7,6 +7,10 @@
 
 namespace fitbench::cli {
 
+// What the running command is building (for main()'s sentence when memory runs out): "the run
+// plan (the data set and the model)", "the devices' buffers and training", ...
+const char* building();
+
 int run_command(const QStringList& args);
 int evaluate_command(const QStringList& args);
 int predict_command(const QStringList& args);

@@ -9,6 +9,8 @@
 
 #include "app/cli_commands.h"
 #include "core/base/error.h"
+#include "core/run/capacity.h"
+#include "core/run/memory_limit.h"
 #include "core/run/run_plan.h"
 
 namespace {
@@ -66,6 +68,13 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const fitbench::InputError& e) {
     std::cerr << "fitbench-cli: " << fitbench::printable_message(e.what()) << "\n";
+    return 2;
+  } catch (const std::bad_alloc&) {
+    // What the plan's estimate did not foresee (or a command without one): said, not a crash.
+    const fitbench::MemoryLimit limit = fitbench::process_memory_limit();
+    std::cerr << "fitbench-cli: out of memory while building " << fitbench::cli::building()
+              << "; the process may take " << fitbench::bytes_text(limit.bytes) << " more ("
+              << limit.source << "); use fewer devices, a smaller batch or narrower layers\n";
     return 2;
   } catch (const fitbench::TrainingError& e) {
     std::cerr << "fitbench-cli: " << fitbench::printable_message(e.what()) << "\n";

@@ -5,13 +5,16 @@
 
 #include "core/distribution/collectives/collectives.h"
 #include "core/distribution/executors/distribution.h"
+#include "core/distribution/layout/device_plan.h"
 #include "core/distribution/layout/layout_map.h"
 #include "core/distribution/spec/devices.h"
 #include "core/distribution/spec/strategies.h"
 #include "core/file_checks.h"
 #include "core/io/keras_file.h"
 #include "core/io/model_file.h"
+#include "core/run/capacity.h"
 #include "core/run/experiment_runner.h"
+#include "core/run/memory_check.h"
 
 namespace fitbench {
 namespace {
@@ -247,6 +250,51 @@ void plan_distribution(ExperimentSpec& spec, int count, int64_t features,
                                 "real hardware"});
 }
 
+// Refuses a run that would not fit in memory, before its model is built: the estimate and the
+// setting to change (memory_check.h), at the option that gave it or the experiment's field.
+// Problems it cannot judge (a layout map the distribution step reports) are left to that step.
+void check_run_memory(const ExperimentSpec& spec, int count, const Dataset& data,
+                      const RunOverrides& o, const PlanContext& context) {
+  CapacityInput in;
+  in.model = spec.model;
+  in.optimizer = spec.compile.optimizer;
+  in.distribution = spec.distribution;
+  const bool distributed = !spec.distribution.class_name.empty();
+  in.devices = distributed ? count : 1;
+  try {
+    if (distributed) in.options = rehearsal_options(spec.devices, count);
+  } catch (const InputError&) {
+    // plan_distribution reports it; the defaults size the same buffers.
+  }
+  in.features = data.x.cols();
+  in.targets = data.y.cols();
+  in.samples = data.size();
+  in.train_rows = training_rows(data.size(), spec.fit.validation_split);
+  in.batch_size = spec.fit.batch_size;
+  MemoryPlan plan;
+  try {
+    plan = plan_memory(in);
+  } catch (const InputError&) {
+    return;  // the model's or the layout's own error, reported where it is built
+  }
+  const MemoryLimit limit = context.memory_limit ? *context.memory_limit : process_memory_limit();
+  const MemoryVerdict v = check_memory(in, plan, limit, plan.data);
+  if (v.fits) return;
+  std::string place;
+  switch (v.setting) {
+    case MemoryVerdict::Setting::kDevices:
+      place = o.devices ? "--devices" : in_source(context.source, "devices.count");
+      break;
+    case MemoryVerdict::Setting::kBatchSize:
+      place = o.batch_size ? "--batch-size" : in_source(context.source, "fit.batch_size");
+      break;
+    case MemoryVerdict::Setting::kLayerUnits:
+      place = in_source(context.source, spec.model.layer_place(v.layer) + ".config.units");
+      break;
+  }
+  throw InputError(place, v.sentence);
+}
+
 }  // namespace
 
 PlanError::PlanError(std::vector<PlanProblem> problems)
@@ -297,7 +345,9 @@ RunPlan plan_run(ExperimentSpec spec, const RunOverrides& o, const PlanContext& 
   resolve_paths(spec, context.base_dir);
   // The data and the model: each step needs the one before.
   const bool prepared = problems.attempt([&] {
-    PreparedRun run = prepare_run(spec);
+    PreparedRun run = prepare_run(spec, [&](const Dataset& data) {
+      if (mesh_fits) check_run_memory(spec, count, data, o, context);
+    });
     plan.data = std::move(run.data);
     plan.model = std::move(run.model);
     for (const std::string& note : run.notes)
