@@ -94,11 +94,7 @@ void plan_replicas(const CapacityInput& in, const Network& net, MemoryPlan& plan
 // prepare()); the model's variables and optimizer stay whole beside them.
 void plan_model_parallel(const CapacityInput& in, const Network& net,
                          const std::vector<VariableMatrix>& vars, MemoryPlan& plan) {
-  DistributionSpec spec = in.distribution;
-  std::vector<VariableInfo> infos;
-  for (const NetworkVariable& v : net.variables()) infos.push_back({v.path, v.shape});
-  fill_default_layout(spec, infos);
-  const ModelParallelPlan mp = make_model_parallel_plan(net, spec, in.devices);
+  const ModelParallelPlan mp = mesh_plan(in, net);
   using Split = ModelParallelPlan::Split;
   const int64_t cap = std::max<int64_t>((step_rows(in) + mp.batch - 1) / mp.batch, 1);
   plan.rows_per_device = cap;
@@ -148,6 +144,14 @@ void plan_model_parallel(const CapacityInput& in, const Network& net,
 }
 
 }  // namespace
+
+ModelParallelPlan mesh_plan(const CapacityInput& in, const Network& net) {
+  DistributionSpec spec = in.distribution;
+  std::vector<VariableInfo> infos;
+  for (const NetworkVariable& v : net.variables()) infos.push_back({v.path, v.shape});
+  fill_default_layout(spec, infos);
+  return make_model_parallel_plan(net, spec, in.devices);
+}
 
 CapacityInput capacity_input(const RunPlan& plan) {
   CapacityInput in;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/distribution/executors/rehearsal_options.h"
+#include "core/distribution/layout/model_parallel_plan.h"
 #include "core/distribution/spec/distribution_spec.h"
 #include "core/nn/layer_spec.h"
 #include "core/optimizers/optimizer_spec.h"
@@ -58,6 +59,11 @@ struct MemoryPlan {
 // The plan for `in`. Throws InputError (the layout map's place) for a ModelParallel layout the
 // executor would refuse, and the model's own errors (a layer's units at its place).
 MemoryPlan plan_memory(const CapacityInput& in);
+
+// The ModelParallel plan a run of `in` uses on `net` (built for in.features): its layout map,
+// or the default one when it has none (fill_default_layout), as plan_run decides. Throws
+// InputError for a layout the executor would refuse.
+ModelParallelPlan mesh_plan(const CapacityInput& in, const Network& net);
 
 // "1.50 GiB", "512 MiB", "812 KiB", "96 B": bytes in binary units, three significant digits.
 std::string bytes_text(int64_t bytes);

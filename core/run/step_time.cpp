@@ -133,11 +133,7 @@ StepTime predict_step(const CapacityInput& in, const Target& target) {
   StepCollectives c;
   double flops = 0.0;
   if (in.distribution.class_name == kModelParallel) {
-    DistributionSpec spec = in.distribution;
-    std::vector<VariableInfo> infos;
-    for (const NetworkVariable& v : net.variables()) infos.push_back({v.path, v.shape});
-    fill_default_layout(spec, infos);
-    const ModelParallelPlan mp = make_model_parallel_plan(net, spec, in.devices);
+    const ModelParallelPlan mp = mesh_plan(in, net);
     using Split = ModelParallelPlan::Split;
     const int64_t rows = (batch + mp.batch - 1) / mp.batch;
     const LinkModel& row_link = target.link_for(mp.model);
@@ -172,9 +168,9 @@ StepTime predict_step(const CapacityInput& in, const Target& target) {
       }
       inputs = units;
     }
-    const std::vector<VariableInfo>& vars = infos;
+    const std::vector<NetworkVariable>& vars = net.variables();
     for (size_t i = 0; i < vars.size(); ++i) {
-      if (!net.variables()[i].trainable) continue;
+      if (!vars[i].trainable) continue;
       const Index r = vars[i].shape.size() == 1 ? 1 : vars[i].shape[0];
       const Index cols = vars[i].shape.size() == 1 ? vars[i].shape[0] : vars[i].shape[1];
       const SliceRect s = slice_rect(r, cols, mp.variables[i], 0, mp.model);
