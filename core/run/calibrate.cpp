@@ -126,7 +126,7 @@ Calibration calibrate(const CapacityInput& in) {
   const double t1 = median_time(0.3, [&] { one.run(); });
   int64_t trainable = 0;
   Network net(in.model);
-  net.build(in.features);
+  net.build_shapes(in.features);
   for (const NetworkVariable& v : net.variables()) {
     int64_t size = 1;
     for (int64_t d : v.shape) size *= d;

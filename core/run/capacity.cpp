@@ -1,6 +1,7 @@
 #include "core/run/capacity.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "core/distribution/collectives/collectives.h"
@@ -145,6 +146,40 @@ void plan_model_parallel(const CapacityInput& in, const Network& net,
 
 }  // namespace
 
+CapacityInput scale_input(CapacityInput in, const CapacityScale& scale) {
+  const auto times = [](int64_t n, double k) {
+    return std::max<int64_t>(1, static_cast<int64_t>(std::llround(static_cast<double>(n) * k)));
+  };
+  if (scale.batch != 1.0) {
+    in.batch_size = times(in.batch_size, scale.batch);
+    in.train_rows = times(in.train_rows, scale.batch);
+    in.samples = std::max(times(in.samples, scale.batch), in.train_rows);
+  }
+  if (scale.width != 1.0) {
+    auto& layers = in.model.layers;
+    size_t last = layers.size();
+    for (size_t i = 0; i < layers.size(); ++i)
+      if (layers[i].class_name == "Dense") last = i;
+    for (size_t i = 0; i < layers.size(); ++i)
+      if (layers[i].class_name == "Dense" && i != last)
+        layers[i].units = times(layers[i].units, scale.width);
+  }
+  if (scale.devices != 1.0 && !in.distribution.class_name.empty()) {
+    auto& shape = in.distribution.mesh_shape;
+    if (in.distribution.class_name == kModelParallel && !shape.empty()) {
+      const MeshPlacement mesh = mesh_placement(in.distribution);
+      const size_t batch_index =
+          shape.size() == 2 && mesh.model_axis == in.distribution.axis_names[0] ? 1 : 0;
+      shape[batch_index] = static_cast<int>(times(shape[batch_index], scale.devices));
+      in.devices = 1;
+      for (int n : shape) in.devices *= n;
+    } else {
+      in.devices = static_cast<int>(times(in.devices, scale.devices));
+    }
+  }
+  return in;
+}
+
 ModelParallelPlan mesh_plan(const CapacityInput& in, const Network& net) {
   DistributionSpec spec = in.distribution;
   std::vector<VariableInfo> infos;
@@ -182,7 +217,7 @@ int64_t MemoryPlan::largest_device() const {
 
 MemoryPlan plan_memory(const CapacityInput& in) {
   Network net(in.model);
-  net.build(in.features);
+  net.build_shapes(in.features);
   const std::vector<VariableMatrix> vars = variable_matrices(net);
   MemoryPlan plan;
   for (const VariableMatrix& v : vars) {

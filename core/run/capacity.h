@@ -60,6 +60,17 @@ struct MemoryPlan {
 // executor would refuse, and the model's own errors (a layer's units at its place).
 MemoryPlan plan_memory(const CapacityInput& in);
 
+// "Scale" what-ifs: factors for the batch (the data set grows with it, so the batch is not cut
+// to the rows there are), the units of every Dense layer but the output, and the device count
+// (DataParallel's devices; ModelParallel's batch axis).
+struct CapacityScale {
+  double batch = 1.0;
+  double width = 1.0;
+  double devices = 1.0;
+};
+// `in` scaled; counts are rounded and at least 1.
+CapacityInput scale_input(CapacityInput in, const CapacityScale& scale);
+
 // The ModelParallel plan a run of `in` uses on `net` (built for in.features): its layout map,
 // or the default one when it has none (fill_default_layout), as plan_run decides. Throws
 // InputError for a layout the executor would refuse.

@@ -70,7 +70,7 @@ MemoryVerdict check_memory(const CapacityInput& in, const MemoryPlan& plan,
   }
   // The layer with the most variable floats.
   Network net(in.model);
-  net.build(in.features);
+  net.build_shapes(in.features);
   size_t widest = 0;
   int64_t most = -1;
   for (size_t l = 0; l < net.layers().size(); ++l) {

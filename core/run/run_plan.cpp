@@ -12,6 +12,7 @@
 #include "core/file_checks.h"
 #include "core/io/keras_file.h"
 #include "core/io/model_file.h"
+#include "core/nn/network.h"
 #include "core/run/capacity.h"
 #include "core/run/experiment_runner.h"
 #include "core/run/memory_check.h"
@@ -273,6 +274,7 @@ void check_run_memory(const ExperimentSpec& spec, int count, const Dataset& data
   in.batch_size = spec.fit.batch_size;
   MemoryPlan plan;
   try {
+    Network(spec.model).build(in.features);  // the engine's own size limit says it first
     plan = plan_memory(in);
   } catch (const InputError&) {
     return;  // the model's or the layout's own error, reported where it is built
@@ -305,6 +307,45 @@ PlanError::PlanError(std::vector<PlanProblem> problems)
 }
 
 const char* PlanError::what() const noexcept { return what_.c_str(); }
+
+CapacityInput plan_capacity(ExperimentSpec spec, const RunOverrides& o,
+                            const PlanContext& context) {
+  Problems problems({}, context.source);
+  if (o.batch_size) spec.fit.batch_size = *o.batch_size;
+  std::vector<PlanNotice> notices;
+  bool mesh_fits = true;
+  const int count = apply_distribution_overrides(spec, o, problems, notices, mesh_fits);
+  apply_device_overrides(spec, o, count, problems);
+  resolve_paths(spec, context.base_dir);
+  CapacityInput in;
+  in.model = spec.model;
+  in.optimizer = spec.compile.optimizer;
+  in.distribution = spec.distribution;
+  in.devices = spec.distribution.class_name.empty() ? 1 : count;
+  in.batch_size = spec.fit.batch_size;
+  problems.attempt([&] {
+    make_optimizer(spec.compile.optimizer, "compile.optimizer");  // its arguments' errors
+    const Dataset data = load_dataset(spec.data, std::filesystem::current_path());
+    in.features = data.x.cols();
+    in.targets = data.y.cols();
+    in.samples = data.size();
+    in.train_rows = training_rows(data.size(), spec.fit.validation_split);
+    Network net(spec.model);
+    net.build_shapes(in.features);  // shapes only: nothing is allocated
+  });
+  if (!spec.distribution.class_name.empty() && mesh_fits && problems.empty()) {
+    problems.attempt([&] {
+      in.options = rehearsal_options(spec.devices, count);
+      if (spec.distribution.class_name == kModelParallel) {
+        Network net(spec.model);
+        net.build_shapes(in.features);
+        mesh_plan(in, net);
+      }
+    });
+  }
+  if (!problems.empty()) throw PlanError(std::move(problems.list()));
+  return in;
+}
 
 Index RunPlan::train_rows() const {
   return validation_split_at(data.size(), spec.fit.validation_split);

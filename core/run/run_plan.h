@@ -114,6 +114,15 @@ struct RunPlan {
 RunPlan plan_run(ExperimentSpec spec, const RunOverrides& overrides, const PlanContext& context,
                  std::vector<PlanProblem> earlier_problems = {});
 
+struct CapacityInput;  // core/run/capacity.h
+
+// What plan_memory and predict_step need of the run plan_run would make, without building the
+// model or allocating its variables (a plan too large to build is the point): the overrides
+// applied (--devices, --strategy, --mesh, --batch-size, the rehearsal knobs), the data loaded,
+// the model's shapes and the layout checked. Throws PlanError as plan_run does.
+CapacityInput plan_capacity(ExperimentSpec spec, const RunOverrides& overrides,
+                            const PlanContext& context);
+
 // The largest number of steps a run's --trace file keeps (about 200 bytes of JSON per span: some
 // 1.5 GB for two devices; a longer run's file would not open in a trace viewer anyway).
 inline constexpr size_t kMaxTraceSteps = 1'000'000;

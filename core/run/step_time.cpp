@@ -88,7 +88,7 @@ double all_reduce_seconds(CollectiveAlgorithm algorithm, int ranks, int64_t elem
 
 double row_flops(const CapacityInput& in) {
   Network net(in.model);
-  net.build(in.features);
+  net.build_shapes(in.features);
   double flops = 0.0;
   int64_t inputs = net.input_units();
   for (size_t l = 0; l < net.layers().size(); ++l) {
@@ -118,7 +118,7 @@ double update_flops_per_float(const OptimizerSpec& spec) {
 StepTime predict_step(const CapacityInput& in, const Target& target) {
   StepTime t;
   Network net(in.model);
-  net.build(in.features);
+  net.build_shapes(in.features);
   int64_t trainable = 0;
   for (const NetworkVariable& v : net.variables())
     if (v.trainable) {
