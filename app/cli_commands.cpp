@@ -152,7 +152,14 @@ std::vector<std::string> list_devices_of_option(const std::string& type, int cou
   }
 }
 
-// --mesh RxC: two whole numbers (the batch and model axes' sizes).
+const char* g_building = "the command's input";
+
+}  // namespace
+
+const char* building() { return g_building; }
+
+void set_building(const char* what) { g_building = what; }
+
 std::array<int, 2> mesh_option(const QString& text) {
   const QStringList parts = text.toLower().split('x');
   bool ok0 = false, ok1 = false;
@@ -164,12 +171,6 @@ std::array<int, 2> mesh_option(const QString& text) {
                                    text.toStdString() + "\"");
   return {r, c};
 }
-
-const char* g_building = "the command's input";
-
-}  // namespace
-
-const char* building() { return g_building; }
 
 int run_command(const QStringList& args) {
   QCommandLineParser p;
@@ -226,16 +227,9 @@ int run_command(const QStringList& args) {
 
   // The options' own syntax; what they mean for the experiment is the plan's to check. Every
   // problem is said together, options first.
-  std::vector<PlanProblem> problems;
+  OptionReader option(p);
+  std::vector<PlanProblem>& problems = option.problems;
   RunOverrides o;
-  const auto option = [&](const char* name, auto read) {
-    if (!p.isSet(name)) return;
-    try {
-      read();
-    } catch (const InputError& e) {
-      problems.push_back({e.place(), e.message()});
-    }
-  };
   option("epochs", [&] { o.epochs = int_option(p, "epochs", 1, kMaxFitCount); });
   option("batch-size", [&] { o.batch_size = int_option(p, "batch-size", 1, kMaxFitCount); });
   option("verbose", [&] { o.verbose = int_option(p, "verbose", 0, 2); });

@@ -10,6 +10,7 @@ namespace fitbench::cli {
 // What the running command is building (for main()'s sentence when memory runs out): "the run
 // plan (the data set and the model)", "the devices' buffers and training", ...
 const char* building();
+void set_building(const char* what);
 
 int run_command(const QStringList& args);
 int evaluate_command(const QStringList& args);
@@ -18,5 +19,7 @@ int summary_command(const QStringList& args);
 int devices_command(const QStringList& args);
 // export EXPERIMENT --format FORMAT -o FILE (cli_export.cpp).
 int export_command(const QStringList& args);
+// plan EXPERIMENT: the capacity rehearsal (cli_plan.cpp).
+int plan_command(const QStringList& args);
 
 }  // namespace fitbench::cli

@@ -1,5 +1,5 @@
 // fitbench-cli: the engine without a window. Subcommands run, evaluate, predict, summary,
-// devices and export; argument parsing and wiring only, the work is in core/.
+// devices, export and plan; argument parsing and wiring only, the work is in core/.
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <cmath>
@@ -25,6 +25,7 @@ const char* kUsage =
     "  summary FILE          the Keras summary of an experiment or model file\n"
     "  devices               the simulated devices (keras.distribution.list_devices)\n"
     "  export EXPERIMENT     the experiment as a runnable Keras 3 script (--format python)\n"
+    "  plan EXPERIMENT       memory per device, collectives and predicted step time on a target\n"
     "\n"
     "Run 'fitbench-cli <command> --help' for a command's options.\n";
 
@@ -57,9 +58,10 @@ int main(int argc, char** argv) {
     if (command == "summary") return fitbench::cli::summary_command(sub);
     if (command == "devices") return fitbench::cli::devices_command(sub);
     if (command == "export") return fitbench::cli::export_command(sub);
+    if (command == "plan") return fitbench::cli::plan_command(sub);
     std::cerr << "fitbench-cli: unknown command \""
               << fitbench::printable_message(command.toStdString())
-              << "\"; expected run, evaluate, predict, summary, devices or export\n";
+              << "\"; expected run, evaluate, predict, summary, devices, export or plan\n";
     return 2;
   } catch (const fitbench::PlanError& e) {
     // Every problem of a run plan, one line each.
