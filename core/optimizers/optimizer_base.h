@@ -51,7 +51,7 @@ class OptimizerBase : public Optimizer {
   // element numbering (a kept range's slot starts at its first kept element).
   Eigen::Map<Eigen::ArrayXf> slot_block(Matrix& slot, size_t index, Index offset,
                                         Index length) const {
-    return Eigen::Map<Eigen::ArrayXf>(slot.data() + offset - slot_offset(index), length);
+    return Eigen::Map<Eigen::ArrayXf>(slot.data() + (offset - slot_offset(index)), length);
   }
   // Updates elements [begin, end) of variables[index] in place from its clipped gradient; starts
   // each block with decay_block() so that weight decay precedes the rule as in Keras.
