@@ -8,14 +8,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-// Sanitizers map terabytes of shadow memory: the sanitized CLI cannot start under an RLIMIT_AS.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define FITBENCH_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define FITBENCH_SANITIZED 1
-#endif
-#endif
+#include "tests/sanitized.h"
 
 namespace {
 

@@ -10,18 +10,10 @@
 #include "core/io/experiment.h"
 #include "core/run/memory_limit.h"
 #include "core/run/run_plan.h"
+#include "tests/sanitized.h"
 
 using namespace fitbench;
 using nlohmann::json;
-
-// Sanitizers map terabytes of shadow memory: no RLIMIT_AS below that leaves them room.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define FITBENCH_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define FITBENCH_SANITIZED 1
-#endif
-#endif
 
 namespace {
 
