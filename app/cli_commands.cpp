@@ -156,7 +156,14 @@ std::vector<std::string> list_devices_of_option(const std::string& type, int cou
   }
 }
 
-// --mesh RxC: two whole numbers (the batch and model axes' sizes).
+const char* g_building = "the command's input";
+
+}  // namespace
+
+const char* building() { return g_building; }
+
+void set_building(const char* what) { g_building = what; }
+
 std::array<int, 2> mesh_option(const QString& text) {
   const QStringList parts = text.toLower().split('x');
   bool ok0 = false, ok1 = false;
@@ -168,8 +175,6 @@ std::array<int, 2> mesh_option(const QString& text) {
                                    text.toStdString() + "\"");
   return {r, c};
 }
-
-}  // namespace
 
 int run_command(const QStringList& args) {
   QCommandLineParser p;
@@ -231,16 +236,9 @@ int run_command(const QStringList& args) {
 
   // The options' own syntax; what they mean for the experiment is the plan's to check. Every
   // problem is said together, options first.
-  std::vector<PlanProblem> problems;
+  OptionReader option(p);
+  std::vector<PlanProblem>& problems = option.problems;
   RunOverrides o;
-  const auto option = [&](const char* name, auto read) {
-    if (!p.isSet(name)) return;
-    try {
-      read();
-    } catch (const InputError& e) {
-      problems.push_back({e.place(), e.message()});
-    }
-  };
   option("epochs", [&] { o.epochs = int_option(p, "epochs", 1, kMaxFitCount); });
   option("batch-size", [&] { o.batch_size = int_option(p, "batch-size", 1, kMaxFitCount); });
   option("verbose", [&] { o.verbose = int_option(p, "verbose", 0, 2); });
@@ -312,6 +310,7 @@ int run_command(const QStringList& args) {
         o.devices = processes.size();  // said once, here
       }
     }
+    g_building = "the run plan (the data set, the model and its optimizer)";
     planned.emplace(plan_run(std::move(spec), o, context, std::move(problems)));
   } catch (const std::exception& e) {
     plan_error = e.what();
@@ -350,6 +349,7 @@ int run_command(const QStringList& args) {
     io.write_files = false;
   }
   RunResult result;
+  g_building = "the devices' replicas and buffers for training";
   try {
     result = execute_run(plan, io);
   } catch (const std::exception& e) {

@@ -7,6 +7,11 @@
 
 namespace fitbench::cli {
 
+// What the running command is building (for main()'s sentence when memory runs out): "the run
+// plan (the data set and the model)", "the devices' buffers and training", ...
+const char* building();
+void set_building(const char* what);
+
 int run_command(const QStringList& args);
 int evaluate_command(const QStringList& args);
 int predict_command(const QStringList& args);
@@ -16,5 +21,7 @@ int devices_command(const QStringList& args);
 int export_command(const QStringList& args);
 // sweep EXPERIMENT [--jobs N] [--out DIR] (cli_sweep.cpp).
 int sweep_command(const QStringList& args);
+// plan EXPERIMENT: the capacity rehearsal (cli_plan.cpp).
+int plan_command(const QStringList& args);
 
 }  // namespace fitbench::cli

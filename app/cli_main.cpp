@@ -1,5 +1,5 @@
 // fitbench-cli: the engine without a window. Subcommands run, evaluate, predict, summary,
-// devices, export and sweep; argument parsing and wiring only, the work is in core/.
+// devices, export, sweep and plan; argument parsing and wiring only, the work is in core/.
 #include <QCommandLineParser>
 #include <QCoreApplication>
 #include <cerrno>
@@ -13,6 +13,8 @@
 #include "app/cli_commands.h"
 #include "core/base/error.h"
 #include "core/distribution/processes/process_group.h"
+#include "core/run/capacity.h"
+#include "core/run/memory_limit.h"
 #include "core/run/run_plan.h"
 
 namespace {
@@ -28,6 +30,7 @@ const char* kUsage =
     "  devices               the simulated devices (keras.distribution.list_devices)\n"
     "  export EXPERIMENT     the experiment as a runnable Keras 3 script (--format python)\n"
     "  sweep EXPERIMENT      every trial of the experiment's sweep section, several at once\n"
+    "  plan EXPERIMENT       memory per device, collectives and predicted step time on a target\n"
     "\n"
     "Run 'fitbench-cli <command> --help' for a command's options.\n";
 
@@ -92,9 +95,10 @@ int run_command_line(const QString& command, const QStringList& sub) {
     if (command == "devices") return fitbench::cli::devices_command(sub);
     if (command == "export") return fitbench::cli::export_command(sub);
     if (command == "sweep") return fitbench::cli::sweep_command(sub);
+    if (command == "plan") return fitbench::cli::plan_command(sub);
     std::cerr << "fitbench-cli: unknown command \""
               << fitbench::printable_message(command.toStdString())
-              << "\"; expected run, evaluate, predict, summary, devices, export or sweep\n";
+              << "\"; expected run, evaluate, predict, summary, devices, export, sweep or plan\n";
     return 2;
   } catch (const fitbench::PlanError& e) {
     // Every problem of a run plan, one line each.
@@ -103,6 +107,13 @@ int run_command_line(const QString& command, const QStringList& sub) {
     return 2;
   } catch (const fitbench::InputError& e) {
     std::cerr << "fitbench-cli: " << fitbench::printable_message(e.what()) << "\n";
+    return 2;
+  } catch (const std::bad_alloc&) {
+    // What the plan's estimate did not foresee (or a command without one): said, not a crash.
+    const fitbench::MemoryLimit limit = fitbench::process_memory_limit();
+    std::cerr << "fitbench-cli: out of memory while building " << fitbench::cli::building()
+              << "; the process may take " << fitbench::bytes_text(limit.bytes) << " more ("
+              << limit.source << "); use fewer devices, a smaller batch or narrower layers\n";
     return 2;
   } catch (const fitbench::TrainingError& e) {
     std::cerr << "fitbench-cli: " << fitbench::printable_message(e.what()) << "\n";

@@ -243,6 +243,7 @@ class CountingExecutor : public StepExecutor {
   void predict_step(ConstMatrixRef x, MatrixRef out) override { inner_->predict_step(x, out); }
   void pull_from_model() override { inner_->pull_from_model(); }
   void push_to_model() override { inner_->push_to_model(); }
+  std::vector<DeviceMemory> device_memory() const override { return inner_->device_memory(); }
 
   static uint64_t max_after_first_;
   static uint64_t calls_;

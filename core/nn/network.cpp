@@ -101,7 +101,11 @@ int64_t Network::workspace_floats_per_row() const {
   return floats;
 }
 
-void Network::build(int64_t input_units) {
+void Network::build(int64_t input_units) { build_checked(input_units, true); }
+
+void Network::build_shapes(int64_t input_units) { build_checked(input_units, false); }
+
+void Network::build_checked(int64_t input_units, bool limit) {
   if (declared_input_ && *declared_input_ != input_units)
     throw InputError("model", "the model's input has " + counted(*declared_input_, "feature") +
                                   " but the data has " + std::to_string(input_units));
@@ -114,13 +118,13 @@ void Network::build(int64_t input_units) {
   double floats = 0.0;  // in double: 10^12 units times 10^12 inputs must not wrap around
   for (size_t l = 0; l < layers_.size(); ++l) {
     const Layer& layer = *layers_[l];
-    if (layer.output_units(in) > kMaxModelFloats)
+    if (limit && layer.output_units(in) > kMaxModelFloats)
       too_large(l, static_cast<double>(layer.output_units(in)), true);
     for (const auto& def : layer.variable_defs(in)) {
       double n = 1.0;
       for (int64_t d : def.shape) n *= static_cast<double>(d);
       floats += n;
-      if (floats > static_cast<double>(kMaxModelFloats)) too_large(l, floats, false);
+      if (limit && floats > static_cast<double>(kMaxModelFloats)) too_large(l, floats, false);
     }
     for (auto& def : layer.variable_defs(in)) {
       variables_.push_back({name_ + "/" + layer.name() + "/" + def.name, def.shape, def.initializer,

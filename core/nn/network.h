@@ -45,8 +45,12 @@ class Network {
   // The input width an InputLayer declares, if any.
   std::optional<int64_t> declared_input_units() const { return declared_input_; }
 
-  // Fixes the input width and so every shape. Throws InputError if it contradicts the InputLayer.
+  // Fixes the input width and so every shape. Throws InputError if it contradicts the InputLayer,
+  // or at a layer's units when the model passes kMaxModelFloats.
   void build(int64_t input_units);
+  // build() without the size limit, for plans that allocate nothing (the capacity plan): a model
+  // too large for this machine still has shapes to plan for a target.
+  void build_shapes(int64_t input_units);
   bool built() const { return input_units_ > 0; }
   int64_t input_units() const { return input_units_; }
   int64_t output_units() const { return units_.empty() ? input_units_ : units_.back(); }
@@ -86,6 +90,7 @@ class Network {
       layer_places_;  // each layer's place in the file (ModelSpec::layer_place)
   // Throws InputError at the layer's units: `floats` units (units), or variables in all.
   [[noreturn]] void too_large(size_t layer, double floats, bool units) const;
+  void build_checked(int64_t input_units, bool limit);
   std::vector<std::unique_ptr<Layer>> layers_;
   int64_t input_units_ = 0;
   std::vector<int64_t> units_;

@@ -8,8 +8,8 @@ Adagrad::Adagrad(const OptimizerSpec& spec)
       epsilon_(static_cast<float>(spec.epsilon)) {}
 
 void Adagrad::build_slots(std::span<Matrix* const> variables) {
-  for (const Matrix* v : variables)
-    accumulators_.push_back(Matrix::Constant(v->rows(), v->cols(), initial_accumulator_value_));
+  for (size_t i = 0; i < variables.size(); ++i)
+    accumulators_.push_back(new_slot(i, *variables[i], initial_accumulator_value_));
 }
 
 // keras/src/optimizers/adagrad.py (Duchi et al. 2011): acc += g^2; w -= lr * g / sqrt(acc + eps).
@@ -20,7 +20,7 @@ void Adagrad::update(size_t index, Matrix& variable, const Matrix& gradient, con
   for_each_block(begin, end, [&](Index o, Index n) {
     ArrayMap w = block(variable, o, n);
     const ConstArrayMap g = block(gradient, o, n);
-    ArrayMap acc = block(accumulators_[index], o, n);
+    ArrayMap acc = slot_block(accumulators_[index], index, o, n);
     decay_block(w, step);
     acc += g.square();
     w -= lr * g / (acc + eps).sqrt();

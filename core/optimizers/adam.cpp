@@ -22,10 +22,10 @@ Adam::Adam(const OptimizerSpec& spec, bool decoupled_weight_decay)
       amsgrad_(spec.amsgrad) {}
 
 void Adam::build_slots(std::span<Matrix* const> variables) {
-  for (const Matrix* v : variables) {
-    momentums_.push_back(Matrix::Zero(v->rows(), v->cols()));
-    velocities_.push_back(Matrix::Zero(v->rows(), v->cols()));
-    if (amsgrad_) velocity_hats_.push_back(Matrix::Zero(v->rows(), v->cols()));
+  for (size_t i = 0; i < variables.size(); ++i) {
+    momentums_.push_back(new_slot(i, *variables[i]));
+    velocities_.push_back(new_slot(i, *variables[i]));
+    if (amsgrad_) velocity_hats_.push_back(new_slot(i, *variables[i]));
   }
 }
 
@@ -45,13 +45,13 @@ void Adam::update(size_t index, Matrix& variable, const Matrix& gradient, const 
   for_each_block(begin, end, [&](Index o, Index n) {
     ArrayMap w = block(variable, o, n);
     const ConstArrayMap g = block(gradient, o, n);
-    ArrayMap m = block(momentums_[index], o, n);
-    ArrayMap v = block(velocities_[index], o, n);
+    ArrayMap m = slot_block(momentums_[index], index, o, n);
+    ArrayMap v = slot_block(velocities_[index], index, o, n);
     decay_block(w, step);
     m += (g - m) * one_minus_beta_1;
     v += (g.square() - v) * one_minus_beta_2;
     if (amsgrad_) {
-      ArrayMap v_hat = block(velocity_hats_[index], o, n);
+      ArrayMap v_hat = slot_block(velocity_hats_[index], index, o, n);
       v_hat = v_hat.max(v);
       w -= m * alpha / (v_hat.sqrt() + eps);
     } else {

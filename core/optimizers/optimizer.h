@@ -40,6 +40,14 @@ class Optimizer {
   // class built for the same variables (a replica that updated that range), and takes its
   // iteration count.
   virtual void copy_state_range(const Optimizer& other, int64_t begin, int64_t end) = 0;
+  // Keeps the slots of elements [begin, end) of that logical buffer only, and frees the rest
+  // (now, or at build() when not yet built): the part of a sharded update one device owns
+  // (DataParallel's ZeRO-1-style path), so that its slots take 1/N of the memory. Afterwards
+  // apply_range() and copy_state_range() (as `other`) stay inside [begin, end); apply(),
+  // set_state() and keras_slots() are for an optimizer that keeps every element.
+  virtual void keep_range(int64_t begin, int64_t end) = 0;
+  // The bytes the slot variables hold now (0 before build()).
+  virtual int64_t slot_bytes() const = 0;
 
   // The learning rate that the next apply() will use (the schedule's value at iterations()).
   virtual double learning_rate() const = 0;
@@ -68,6 +76,10 @@ class Optimizer {
   virtual void set_state(int64_t iterations, std::span<const Matrix> slots) = 0;
   virtual std::unique_ptr<Optimizer> clone() const = 0;
 };
+
+// Whether the rule `spec` describes updates each element from its own gradient alone (no
+// clipnorm or global_clipnorm): Optimizer::elementwise() of the optimizer it makes.
+bool elementwise_update(const OptimizerSpec& spec);
 
 // Builds an optimizer; throws InputError(place, ...) for bad arguments (e.g. a negative rate).
 std::unique_ptr<Optimizer> make_optimizer(const OptimizerSpec& spec, const std::string& place);

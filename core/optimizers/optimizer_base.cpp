@@ -11,11 +11,22 @@ OptimizerBase::OptimizerBase(const OptimizerSpec& spec, double default_learning_
       weight_decay_(spec.weight_decay),
       clipnorm_(spec.clipnorm),
       clipvalue_(spec.clipvalue),
-      global_clipnorm_(spec.global_clipnorm) {}
+      global_clipnorm_(spec.global_clipnorm),
+      elementwise_(elementwise_update(spec)) {}
+
+bool elementwise_update(const OptimizerSpec& spec) {
+  return !(spec.clipnorm && *spec.clipnorm > 0.0) &&
+         !(spec.global_clipnorm && *spec.global_clipnorm > 0.0);
+}
 
 // As Keras's build(), a second call keeps the slots made by the first.
 void OptimizerBase::build(std::span<Matrix* const> variables) {
   if (built_) return;
+  if (kept_end_ >= 0) {
+    std::vector<int64_t> sizes;
+    for (const Matrix* v : variables) sizes.push_back(v->size());
+    place_kept_range(sizes);
+  }
   build_slots(variables);
   built_ = true;
 }
@@ -60,20 +71,65 @@ void OptimizerBase::clip_gradients(std::span<Matrix* const> gradients) const {
 // the learning rate of this iteration, then count the iteration.
 void OptimizerBase::apply(std::span<Matrix* const> variables, std::span<Matrix* const> gradients) {
   if (!built_) build(variables);
-  assert(variables.size() == gradients.size());
+  assert(variables.size() == gradients.size() && kept_end_ < 0);
   clip_gradients(gradients);
   int64_t total = 0;
   for (const Matrix* v : variables) total += v->size();
   update_range(variables, gradients, 0, total);
 }
 
-bool OptimizerBase::elementwise() const {
-  return !(clipnorm_ && *clipnorm_ > 0.0) && !(global_clipnorm_ && *global_clipnorm_ > 0.0);
+bool OptimizerBase::elementwise() const { return elementwise_; }
+
+Matrix OptimizerBase::new_slot(size_t index, const Matrix& variable, float value) const {
+  if (kept_end_ < 0) return Matrix::Constant(variable.rows(), variable.cols(), value);
+  return Matrix::Constant(slot_lengths_[index], 1, value);
+}
+
+void OptimizerBase::place_kept_range(const std::vector<int64_t>& sizes) {
+  slot_offsets_.assign(sizes.size(), 0);
+  slot_lengths_.assign(sizes.size(), 0);
+  int64_t base = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    const int64_t lo = std::clamp(kept_begin_, base, base + sizes[i]);
+    const int64_t hi = std::clamp(kept_end_, base, base + sizes[i]);
+    slot_offsets_[i] = static_cast<Index>(lo - base);
+    slot_lengths_[i] = static_cast<Index>(std::max<int64_t>(hi - lo, 0));
+    base += sizes[i];
+  }
+}
+
+// A built optimizer (a clone of one that has trained) cuts its slots down to the kept range.
+void OptimizerBase::keep_range(int64_t begin, int64_t end) {
+  assert(kept_end_ < 0 && 0 <= begin && begin <= end);
+  kept_begin_ = begin;
+  kept_end_ = end;
+  if (!built_) return;
+  const auto groups = slots();
+  std::vector<int64_t> sizes;
+  for (const auto* group : groups)
+    if (!group->empty() && sizes.empty())
+      for (const Matrix& m : *group) sizes.push_back(m.size());
+  place_kept_range(sizes);
+  for (const auto* group : groups) {
+    auto& list = const_cast<std::vector<Matrix>&>(*group);  // ours, and this call is not const
+    for (size_t i = 0; i < list.size(); ++i) {
+      Matrix part =
+          Eigen::Map<const Matrix>(list[i].data() + slot_offsets_[i], slot_lengths_[i], 1);
+      list[i] = std::move(part);
+    }
+  }
+}
+
+int64_t OptimizerBase::slot_bytes() const {
+  int64_t floats = 0;
+  for (const auto* group : slots())
+    for (const Matrix& m : *group) floats += m.size();
+  return floats * static_cast<int64_t>(sizeof(float));
 }
 
 void OptimizerBase::apply_range(std::span<Matrix* const> variables,
                                 std::span<Matrix* const> gradients, int64_t begin, int64_t end) {
-  assert(elementwise());
+  assert(elementwise() && (kept_end_ < 0 || (kept_begin_ <= begin && end <= kept_end_)));
   if (!built_) build(variables);
   assert(variables.size() == gradients.size());
   if (clipvalue_ && *clipvalue_ > 0.0) {
@@ -101,6 +157,8 @@ void OptimizerBase::update_range(std::span<Matrix* const> variables,
 
 void OptimizerBase::copy_state_range(const Optimizer& other, int64_t begin, int64_t end) {
   const auto& from = dynamic_cast<const OptimizerBase&>(other);
+  assert(kept_end_ < 0 &&
+         (from.kept_end_ < 0 || (from.kept_begin_ <= begin && end <= from.kept_end_)));
   const auto mine = slots(), theirs = from.slots();
   assert(mine.size() == theirs.size());
   for (size_t s = 0; s < mine.size(); ++s) {
@@ -111,9 +169,10 @@ void OptimizerBase::copy_state_range(const Optimizer& other, int64_t begin, int6
     assert(to.size() == src.size());
     std::vector<Matrix*> pieces;
     for (auto& m : to) pieces.push_back(&m);
-    for_each_piece(
-        std::span<Matrix* const>(pieces), begin, end,
-        [&](size_t i, Matrix& m, Index lo, Index n) { block(m, lo, n) = block(src[i], lo, n); });
+    for_each_piece(std::span<Matrix* const>(pieces), begin, end,
+                   [&](size_t i, Matrix& m, Index lo, Index n) {
+                     block(m, lo, n) = block(src[i], lo - from.slot_offset(i), n);
+                   });
   }
   iterations_ = from.iterations_;
 }
@@ -137,7 +196,7 @@ std::vector<Optimizer::SlotVariable> OptimizerBase::keras_slots() const {
 }
 
 void OptimizerBase::set_state(int64_t iterations, std::span<const Matrix> values) {
-  assert(built_);
+  assert(built_ && kept_end_ < 0);
   const auto order = keras_slots();
   assert(order.size() == values.size());
   for (size_t i = 0; i < order.size(); ++i) {

@@ -19,6 +19,8 @@ class OptimizerBase : public Optimizer {
   void apply_range(std::span<Matrix* const> variables, std::span<Matrix* const> gradients,
                    int64_t begin, int64_t end) final;
   void copy_state_range(const Optimizer& other, int64_t begin, int64_t end) final;
+  void keep_range(int64_t begin, int64_t end) final;
+  int64_t slot_bytes() const final;
 
   double learning_rate() const final;
   void set_learning_rate(double lr) final;
@@ -40,8 +42,17 @@ class OptimizerBase : public Optimizer {
     int64_t local_step;   // iterations() + 1, as Keras's bias corrections count
   };
 
-  // Creates the rule's slot variables for `variables` (called once).
+  // Creates the rule's slot variables for `variables` (called once), each made by new_slot().
   virtual void build_slots(std::span<Matrix* const> variables) = 0;
+  // A slot for variables[index] filled with `value`: shaped as the variable, or as the part of
+  // it keep_range() keeps (one column).
+  Matrix new_slot(size_t index, const Matrix& variable, float value = 0.0f) const;
+  // Elements [offset, offset + length) of variable `index`'s slot `slot`, in the variable's
+  // element numbering (a kept range's slot starts at its first kept element).
+  Eigen::Map<Eigen::ArrayXf> slot_block(Matrix& slot, size_t index, Index offset,
+                                        Index length) const {
+    return Eigen::Map<Eigen::ArrayXf>(slot.data() + (offset - slot_offset(index)), length);
+  }
   // Updates elements [begin, end) of variables[index] in place from its clipped gradient; starts
   // each block with decay_block() so that weight decay precedes the rule as in Keras.
   virtual void update(size_t index, Matrix& variable, const Matrix& gradient, const Step& step,
@@ -93,14 +104,26 @@ class OptimizerBase : public Optimizer {
   void update_range(std::span<Matrix* const> variables, std::span<Matrix* const> gradients,
                     int64_t begin, int64_t end);
 
+  // The first element of variable `index` its slots hold (0 unless a range is kept).
+  Index slot_offset(size_t index) const {
+    return index < slot_offsets_.size() ? slot_offsets_[index] : 0;
+  }
+  // Sets slot_offsets_ and slot_lengths_ for variables of these sizes and the kept range.
+  void place_kept_range(const std::vector<int64_t>& sizes);
+
   double learning_rate_;                  // constant rate, used when schedule_ is unset
   std::optional<ScheduleSpec> schedule_;  // learning rate as a function of iterations_
   std::optional<double> weight_decay_;
   std::optional<double> clipnorm_;
   std::optional<double> clipvalue_;
   std::optional<double> global_clipnorm_;
+  bool elementwise_;  // elementwise_update() of the spec
   int64_t iterations_ = 0;
   bool built_ = false;
+  // keep_range(): the elements kept ([kept_begin_, kept_end_) of the logical buffer, all when
+  // kept_end_ < 0) and per variable the first element and the count its slots hold.
+  int64_t kept_begin_ = 0, kept_end_ = -1;
+  std::vector<Index> slot_offsets_, slot_lengths_;
 };
 
 }  // namespace fitbench

@@ -11,10 +11,10 @@ RMSprop::RMSprop(const OptimizerSpec& spec)
       centered_(spec.centered) {}
 
 void RMSprop::build_slots(std::span<Matrix* const> variables) {
-  for (const Matrix* v : variables) {
-    velocities_.push_back(Matrix::Zero(v->rows(), v->cols()));
-    if (momentum_ > 0.0f) momentums_.push_back(Matrix::Zero(v->rows(), v->cols()));
-    if (centered_) average_gradients_.push_back(Matrix::Zero(v->rows(), v->cols()));
+  for (size_t i = 0; i < variables.size(); ++i) {
+    velocities_.push_back(new_slot(i, *variables[i]));
+    if (momentum_ > 0.0f) momentums_.push_back(new_slot(i, *variables[i]));
+    if (centered_) average_gradients_.push_back(new_slot(i, *variables[i]));
   }
 }
 
@@ -33,21 +33,21 @@ void RMSprop::update(size_t index, Matrix& variable, const Matrix& gradient, con
   for_each_block(begin, end, [&](Index o, Index n) {
     ArrayMap w = block(variable, o, n);
     const ConstArrayMap g = block(gradient, o, n);
-    ArrayMap v = block(velocities_[index], o, n);
+    ArrayMap v = slot_block(velocities_[index], index, o, n);
     decay_block(w, step);
     v = rho * v + one_minus_rho * g.square();
     if (centered_) {
-      ArrayMap a = block(average_gradients_[index], o, n);
+      ArrayMap a = slot_block(average_gradients_[index], index, o, n);
       a = rho * a + one_minus_rho * g;
       if (use_momentum) {
-        ArrayMap m = block(momentums_[index], o, n);
+        ArrayMap m = slot_block(momentums_[index], index, o, n);
         m = mu * m + lr * g / (v - a.square() + eps).sqrt();
         w -= m;
       } else {
         w -= lr * g / (v - a.square() + eps).sqrt();
       }
     } else if (use_momentum) {
-      ArrayMap m = block(momentums_[index], o, n);
+      ArrayMap m = slot_block(momentums_[index], index, o, n);
       m = mu * m + lr * g / (v + eps).sqrt();
       w -= m;
     } else {

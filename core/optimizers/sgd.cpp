@@ -9,7 +9,7 @@ SGD::SGD(const OptimizerSpec& spec)
 
 void SGD::build_slots(std::span<Matrix* const> variables) {
   if (momentum_ == 0.0f) return;
-  for (const Matrix* v : variables) momentums_.push_back(Matrix::Zero(v->rows(), v->cols()));
+  for (size_t i = 0; i < variables.size(); ++i) momentums_.push_back(new_slot(i, *variables[i]));
 }
 
 // keras/src/optimizers/sgd.py: m = m * momentum - g * lr; w += m (Nesterov: w += m * momentum -
@@ -26,7 +26,7 @@ void SGD::update(size_t index, Matrix& variable, const Matrix& gradient, const S
       w -= g * lr;
       return;
     }
-    ArrayMap m = block(momentums_[index], o, n);
+    ArrayMap m = slot_block(momentums_[index], index, o, n);
     m = m * mu - g * lr;
     if (nesterov_)
       w += m * mu - g * lr;

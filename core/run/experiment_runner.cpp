@@ -56,7 +56,8 @@ void load_initial_weights(const ExperimentSpec& spec, PreparedRun& run) {
 
 }  // namespace
 
-PreparedRun prepare_run(const ExperimentSpec& spec) {
+PreparedRun prepare_run(const ExperimentSpec& spec,
+                        const std::function<void(const Dataset&)>& data_loaded) {
   PreparedRun run;
   run.spec = spec;
   if (spec.seed) set_random_seed(*spec.seed);
@@ -80,6 +81,7 @@ PreparedRun prepare_run(const ExperimentSpec& spec) {
       data.stddev.push_back(static_cast<double>(s.stddev[j]));
     }
   }
+  if (data_loaded) data_loaded(run.data);
   run.model = std::make_unique<Sequential>(spec.model);
   run.model->data_info = std::move(data);
   if (!run.model->built()) run.model->build(run.data.x.cols());

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <memory>
 
 #include "core/data/dataset.h"
@@ -23,8 +24,10 @@ struct PreparedRun {
 
 // Seeds the global sequence with spec.seed (set_random_seed), loads the data, builds and
 // compiles the model, checks sparse labels (check_sparse_labels) and loads spec.initial_weights.
-// Throws InputError naming the place.
-PreparedRun prepare_run(const ExperimentSpec& spec);
+// `data_loaded`, if given, sees the data before the model is built (plan_run checks that the run
+// fits in memory there). Throws InputError naming the place.
+PreparedRun prepare_run(const ExperimentSpec& spec,
+                        const std::function<void(const Dataset&)>& data_loaded = {});
 
 // With sparse_categorical_crossentropy, every label must be a whole class index below `units`:
 // throws

@@ -5,13 +5,17 @@
 
 #include "core/distribution/collectives/collectives.h"
 #include "core/distribution/executors/distribution.h"
+#include "core/distribution/layout/device_plan.h"
 #include "core/distribution/layout/layout_map.h"
 #include "core/distribution/spec/devices.h"
 #include "core/distribution/spec/strategies.h"
 #include "core/file_checks.h"
 #include "core/io/keras_file.h"
 #include "core/io/model_file.h"
+#include "core/nn/network.h"
+#include "core/run/capacity.h"
 #include "core/run/experiment_runner.h"
+#include "core/run/memory_check.h"
 
 namespace fitbench {
 namespace {
@@ -250,6 +254,52 @@ void plan_distribution(ExperimentSpec& spec, int count, int64_t features,
                                 "real hardware"});
 }
 
+// Refuses a run that would not fit in memory, before its model is built: the estimate and the
+// setting to change (memory_check.h), at the option that gave it or the experiment's field.
+// Problems it cannot judge (a layout map the distribution step reports) are left to that step.
+void check_run_memory(const ExperimentSpec& spec, int count, const Dataset& data,
+                      const RunOverrides& o, const PlanContext& context) {
+  CapacityInput in;
+  in.model = spec.model;
+  in.optimizer = spec.compile.optimizer;
+  in.distribution = spec.distribution;
+  const bool distributed = !spec.distribution.class_name.empty();
+  in.devices = distributed ? count : 1;
+  try {
+    if (distributed) in.options = rehearsal_options(spec.devices, count);
+  } catch (const InputError&) {
+    // plan_distribution reports it; the defaults size the same buffers.
+  }
+  in.features = data.x.cols();
+  in.targets = data.y.cols();
+  in.samples = data.size();
+  in.train_rows = training_rows(data.size(), spec.fit.validation_split);
+  in.batch_size = spec.fit.batch_size;
+  MemoryPlan plan;
+  try {
+    Network(spec.model).build(in.features);  // the engine's own size limit says it first
+    plan = plan_memory(in);
+  } catch (const InputError&) {
+    return;  // the model's or the layout's own error, reported where it is built
+  }
+  const MemoryLimit limit = context.memory_limit ? *context.memory_limit : process_memory_limit();
+  const MemoryVerdict v = check_memory(in, plan, limit, plan.data);
+  if (v.fits) return;
+  std::string place;
+  switch (v.setting) {
+    case MemoryVerdict::Setting::kDevices:
+      place = o.devices ? "--devices" : in_source(context.source, "devices.count");
+      break;
+    case MemoryVerdict::Setting::kBatchSize:
+      place = o.batch_size ? "--batch-size" : in_source(context.source, "fit.batch_size");
+      break;
+    case MemoryVerdict::Setting::kLayerUnits:
+      place = in_source(context.source, spec.model.layer_place(v.layer) + ".config.units");
+      break;
+  }
+  throw InputError(place, v.sentence);
+}
+
 }  // namespace
 
 PlanError::PlanError(std::vector<PlanProblem> problems)
@@ -260,6 +310,45 @@ PlanError::PlanError(std::vector<PlanProblem> problems)
 }
 
 const char* PlanError::what() const noexcept { return what_.c_str(); }
+
+CapacityInput plan_capacity(ExperimentSpec spec, const RunOverrides& o,
+                            const PlanContext& context) {
+  Problems problems({}, context.source);
+  if (o.batch_size) spec.fit.batch_size = *o.batch_size;
+  std::vector<PlanNotice> notices;
+  bool mesh_fits = true;
+  const int count = apply_distribution_overrides(spec, o, problems, notices, mesh_fits);
+  apply_device_overrides(spec, o, count, problems);
+  resolve_paths(spec, context.base_dir);
+  CapacityInput in;
+  in.model = spec.model;
+  in.optimizer = spec.compile.optimizer;
+  in.distribution = spec.distribution;
+  in.devices = spec.distribution.class_name.empty() ? 1 : count;
+  in.batch_size = spec.fit.batch_size;
+  problems.attempt([&] {
+    make_optimizer(spec.compile.optimizer, "compile.optimizer");  // its arguments' errors
+    const Dataset data = load_dataset(spec.data, std::filesystem::current_path());
+    in.features = data.x.cols();
+    in.targets = data.y.cols();
+    in.samples = data.size();
+    in.train_rows = training_rows(data.size(), spec.fit.validation_split);
+    Network net(spec.model);
+    net.build_shapes(in.features);  // shapes only: nothing is allocated
+  });
+  if (!spec.distribution.class_name.empty() && mesh_fits && problems.empty()) {
+    problems.attempt([&] {
+      in.options = rehearsal_options(spec.devices, count);
+      if (spec.distribution.class_name == kModelParallel) {
+        Network net(spec.model);
+        net.build_shapes(in.features);
+        mesh_plan(in, net);
+      }
+    });
+  }
+  if (!problems.empty()) throw PlanError(std::move(problems.list()));
+  return in;
+}
 
 Index RunPlan::train_rows() const {
   return validation_split_at(data.size(), spec.fit.validation_split);
@@ -300,7 +389,9 @@ RunPlan plan_run(ExperimentSpec spec, const RunOverrides& o, const PlanContext& 
   resolve_paths(spec, context.base_dir);
   // The data and the model: each step needs the one before.
   const bool prepared = problems.attempt([&] {
-    PreparedRun run = prepare_run(spec);
+    PreparedRun run = prepare_run(spec, [&](const Dataset& data) {
+      if (mesh_fits) check_run_memory(spec, count, data, o, context);
+    });
     plan.data = std::move(run.data);
     plan.model = std::move(run.model);
     for (const std::string& note : run.notes)

@@ -16,6 +16,7 @@
 #include "core/base/error.h"
 #include "core/data/dataset.h"
 #include "core/io/experiment.h"
+#include "core/run/memory_limit.h"
 #include "core/training/sequential.h"
 
 namespace fitbench {
@@ -51,6 +52,8 @@ struct PlanContext {
   std::filesystem::path base_dir;
   // The experiment's own file, for check_outputs_apart (empty: none, an unsaved experiment).
   std::string experiment_file;
+  // What the run may allocate (tests inject one); unset: process_memory_limit().
+  std::optional<MemoryLimit> memory_limit;
 };
 
 // One problem with a plan: where (an option, "seed.json: fit.epochs", a CSV cell) and what.
@@ -103,11 +106,22 @@ struct RunPlan {
 
 // Builds the plan: applies `overrides` to `spec`, decides the defaults, checks the outputs,
 // seeds the random sequence (spec.seed), loads the data, builds and compiles the model, loads
-// initial weights and applies the distribution. Throws PlanError listing every problem found;
+// initial weights and applies the distribution. A run whose memory plan (capacity.h) does not
+// fit in what the process may take is refused before the model is built, at the setting to
+// change (memory_check.h). Throws PlanError listing every problem found;
 // checks that depend on a failed one (a layout map on a model that did not build) are skipped.
 // Extra problems the caller found first (a front end's own option errors) come first in it.
 RunPlan plan_run(ExperimentSpec spec, const RunOverrides& overrides, const PlanContext& context,
                  std::vector<PlanProblem> earlier_problems = {});
+
+struct CapacityInput;  // core/run/capacity.h
+
+// What plan_memory and predict_step need of the run plan_run would make, without building the
+// model or allocating its variables (a plan too large to build is the point): the overrides
+// applied (--devices, --strategy, --mesh, --batch-size, the rehearsal knobs), the data loaded,
+// the model's shapes and the layout checked. Throws PlanError as plan_run does.
+CapacityInput plan_capacity(ExperimentSpec spec, const RunOverrides& overrides,
+                            const PlanContext& context);
 
 // The largest number of steps a run's --trace file keeps (about 200 bytes of JSON per span: some
 // 1.5 GB for two devices; a longer run's file would not open in a trace viewer anyway).

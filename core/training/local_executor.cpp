@@ -60,6 +60,36 @@ void LocalExecutor::test_step(ConstMatrixRef x, ConstMatrixRef y, StepTotals& to
   replica_.test_block(x, y, totals);
 }
 
+int64_t matrix_bytes(std::span<const Matrix> matrices) {
+  int64_t floats = 0;
+  for (const Matrix& m : matrices) floats += m.size();
+  return floats * static_cast<int64_t>(sizeof(float));
+}
+
+int64_t matrix_bytes(std::span<const Matrix* const> matrices) {
+  int64_t floats = 0;
+  for (const Matrix* m : matrices) floats += m ? m->size() : 0;
+  return floats * static_cast<int64_t>(sizeof(float));
+}
+
+int64_t float_bytes(const std::vector<float>& v) {
+  return static_cast<int64_t>(v.capacity() * sizeof(float));
+}
+
+int64_t workspace_bytes(const Workspace& ws) {
+  return matrix_bytes(ws.outputs) + matrix_bytes(ws.caches) + matrix_bytes(ws.grads);
+}
+
+// One device: the model's own variables and optimizer, no collectives.
+std::vector<DeviceMemory> LocalExecutor::device_memory() const {
+  DeviceMemory m;
+  m.weights = matrix_bytes(replica_.const_params());
+  m.gradients = matrix_bytes(replica_.grad_storage());
+  m.optimizer_slots = ctx_.optimizer ? ctx_.optimizer->slot_bytes() : 0;
+  m.activations = workspace_bytes(replica_.workspace());
+  return {m};
+}
+
 void LocalExecutor::predict_step(ConstMatrixRef x, MatrixRef out) {
   replica_.predict_block(x, out);
 }

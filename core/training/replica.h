@@ -44,6 +44,9 @@ class Replica {
   std::span<Matrix* const> params() const { return params_; }
   std::span<const Matrix* const> const_params() const { return const_params_; }
   std::span<Matrix* const> grads() { return grad_ptrs_; }
+  // The gradient buffers (one per variable, a frozen one's too) and the workspace, as allocated.
+  std::span<const Matrix> grad_storage() const { return grad_storage_; }
+  const Workspace& workspace() const { return ws_; }
 
   // Forward in training mode, loss, metrics and backward on x/y (n rows): writes the gradient of
   // grad_scale * sum(loss) into grads() and adds loss/metrics into totals (loss without

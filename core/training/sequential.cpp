@@ -351,6 +351,7 @@ History Sequential::fit(const Matrix& x_all, const Matrix& y_all, const FitOptio
   }
   for (auto* c : cbs.list) c->on_train_end(epoch_logs);
   exec->push_to_model();
+  fit_device_memory_ = exec->device_memory();
   return history;
 }
 

@@ -95,6 +95,9 @@ class Sequential {
   Optimizer* optimizer() { return optimizer_.get(); }
   const std::vector<std::unique_ptr<Metric>>& metrics() const { return metrics_; }
 
+  // What each device's buffers held at the end of the last fit() (StepExecutor::device_memory):
+  // what the capacity plan predicts (core/run/capacity.h). Empty before any fit().
+  const std::vector<DeviceMemory>& fit_device_memory() const { return fit_device_memory_; }
   // Set by callbacks (EarlyStopping, TerminateOnNaN) to end fit() after the current batch.
   bool stop_training = false;
   // Why the last fit() stopped early: "" (it ran every epoch or was stopped by a
@@ -128,6 +131,7 @@ class Sequential {
 
   ModelSpec spec_;
   Network network_;
+  std::vector<DeviceMemory> fit_device_memory_;
   std::ostream* out_ = nullptr;       // the running fit()'s RunOptions::out
   std::ostream* warnings_ = nullptr;  // the running fit()'s RunOptions::warnings
   std::vector<std::string> warned_;   // the messages warn() printed in this fit()

@@ -10,6 +10,7 @@
 
 #include "core/nn/variable.h"
 #include "core/optimizers/optimizer.h"
+#include "core/training/device_memory.h"
 #include "core/training/replica.h"
 
 namespace fitbench {
@@ -53,6 +54,9 @@ class StepExecutor {
   // step_trace() with fit()'s epoch and batch set: what fit() hands to Callback::on_step_trace
   // (here, so that the training loop needs no definition of StepTrace).
   virtual const StepTrace* labelled_step_trace(int /*epoch*/, int /*batch*/) { return nullptr; }
+  // The bytes each device's buffers hold now (after prepare(), they hold what every step needs),
+  // counted from the buffers themselves, one entry per device.
+  virtual std::vector<DeviceMemory> device_memory() const = 0;
 };
 
 // Runs every step on the calling thread, on the model's variables.
@@ -64,6 +68,7 @@ class LocalExecutor : public StepExecutor {
   void train_step(ConstMatrixRef x, ConstMatrixRef y, uint64_t step, StepTotals& totals) override;
   void test_step(ConstMatrixRef x, ConstMatrixRef y, StepTotals& totals) override;
   void predict_step(ConstMatrixRef x, MatrixRef out) override;
+  std::vector<DeviceMemory> device_memory() const override;
 
  private:
   ExecutorContext ctx_;
@@ -74,6 +79,13 @@ class LocalExecutor : public StepExecutor {
 
 // The params pointers of a model's variables.
 std::vector<Matrix*> variable_values(std::vector<Variable>& variables);
+
+// Bytes of the matrices and float vectors given (their sizes, as allocated).
+int64_t matrix_bytes(std::span<const Matrix> matrices);
+int64_t matrix_bytes(std::span<const Matrix* const> matrices);
+int64_t float_bytes(const std::vector<float>& v);
+// Bytes of a workspace's outputs, caches and output gradients.
+int64_t workspace_bytes(const Workspace& ws);
 
 // Applies the optimizer to the trainable subset: adds the regularization gradient, then updates.
 // Shared by every executor so the update rule lives in one place.

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -219,6 +220,8 @@ class TestOptimizers : public QObject {
   void clone_continues_identically();
   void large_variable_matches_golden_data() { golden_data(); }
   void large_variable_matches_golden();
+  void kept_ranges_match_golden_data() { golden_data(); }
+  void kept_ranges_match_golden();
   void apply_does_not_allocate_data() { golden_data(); }
   void apply_does_not_allocate();
   void names_and_default_rates_data();
@@ -297,6 +300,48 @@ void TestOptimizers::large_variable_matches_golden() {
                              .arg(c)
                              .arg(w(r, c), 0, 'g', 9)
                              .arg(expected[c], 0, 'g', 9)));
+}
+
+// Three optimizers each keeping the slots of one range of the 9 elements (the middle one across
+// the kernel/bias boundary), as DataParallel's sharded update has them: together they follow the
+// reference, hold 9 floats per slot kind between them, and gathered into a whole optimizer give
+// the whole one's slots bit for bit. The first range is cut from a clone that has trained.
+void TestOptimizers::kept_ranges_match_golden() {
+  QFETCH(OptimizerSpec, spec);
+  QFETCH(QList<double>, expected);
+  if (spec.clipnorm || spec.global_clipnorm) QSKIP("norm clipping couples the elements");
+  Model m, r;
+  auto reference = make_optimizer(spec, "compile.optimizer");
+  reference->build(r.variables());
+  const int64_t ranges[3][2] = {{0, 4}, {4, 7}, {7, 9}};
+  std::vector<std::unique_ptr<Optimizer>> parts;
+  for (int p = 0; p < 3; ++p) {
+    parts.push_back(make_optimizer(spec, "compile.optimizer"));
+    if (p > 0) parts.back()->keep_range(ranges[p][0], ranges[p][1]);
+  }
+  for (int t = 0; t < kSteps; ++t) {
+    for (int i = 0; i < 6; ++i) m.kernel_grad.data()[i] = gradient_value(i, t);
+    for (int i = 0; i < 3; ++i) m.bias_grad.data()[i] = gradient_value(6 + i, t);
+    if (t == 2) {  // the first part trained whole so far: a clone keeps its range from here
+      parts[0] = parts[0]->clone();
+      parts[0]->keep_range(ranges[0][0], ranges[0][1]);
+    }
+    for (int p = 0; p < 3; ++p)
+      parts[p]->apply_range(m.variables(), m.gradients(), ranges[p][0], ranges[p][1]);
+    r.step(*reference, t);
+  }
+  compare_to_golden(m, expected);
+  const int64_t kinds = static_cast<int64_t>(reference->keras_slots().size()) / 2;
+  int64_t held = 0;
+  for (const auto& part : parts) held += part->slot_bytes();
+  QCOMPARE(held, kinds * 9 * 4);
+  QCOMPARE(reference->slot_bytes(), kinds * 9 * 4);
+  auto whole = make_optimizer(spec, "compile.optimizer");
+  whole->build(Model().variables());
+  for (int p = 0; p < 3; ++p) whole->copy_state_range(*parts[p], ranges[p][0], ranges[p][1]);
+  const auto mine = whole->keras_slots(), theirs = reference->keras_slots();
+  QCOMPARE(mine.size(), theirs.size());
+  for (size_t i = 0; i < mine.size(); ++i) QVERIFY(*mine[i].value == *theirs[i].value);
 }
 
 void TestOptimizers::apply_does_not_allocate() {

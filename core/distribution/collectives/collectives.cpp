@@ -99,6 +99,11 @@ ThreadCollectives::ThreadCollectives(int ranks, CollectiveAlgorithm algorithm,
   assert(ranks >= 1);
 }
 
+int64_t ThreadCollectives::buffer_bytes(int rank) const {
+  const Rank& r = ranks_[static_cast<size_t>(rank)];
+  return static_cast<int64_t>((r.staging[0].capacity() + r.staging[1].capacity()) * sizeof(float));
+}
+
 int ThreadCollectives::begin_call(int rank, int64_t elements) {
   Rank& me = ranks_[rank];
   const int parity = static_cast<int>(me.calls++ % 2);

@@ -100,6 +100,9 @@ class Collectives {
 
   // Every rank's buffer becomes root's buffer.
   virtual CollectiveStats broadcast(int rank, int root, std::span<float> buffer) = 0;
+
+  // The bytes of the buffers this backend holds for `rank` (its staging buffers), as allocated.
+  virtual int64_t buffer_bytes(int rank) const = 0;
 };
 
 // The collectives of `ranks` threads of one process, exchanging through shared memory, with the

@@ -220,4 +220,10 @@ CollectiveStats HierarchicalCollectives::broadcast(int rank, int root, std::span
   return stats;
 }
 
+int64_t HierarchicalCollectives::buffer_bytes(int rank) const {
+  if (rank != 0) return 0;
+  const size_t floats = send_.capacity() + recv_.capacity() + sums_.capacity() + flat_.capacity();
+  return static_cast<int64_t>(floats * sizeof(float));
+}
+
 }  // namespace fitbench

@@ -39,6 +39,9 @@ class HierarchicalCollectives final : public Collectives {
   CollectiveStats reduce_scatter(int rank, std::span<const std::span<float>> buffers) override;
   CollectiveStats all_gather(int rank, std::span<const std::span<float>> buffers) override;
   CollectiveStats broadcast(int rank, int root, std::span<float> buffer) override;
+  // Member 0 holds the process's staging buffers (what it sends and receives for all); the
+  // others none.
+  int64_t buffer_bytes(int rank) const override;
 
   using Pieces = std::span<const std::span<float>>;
 

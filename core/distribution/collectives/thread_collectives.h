@@ -32,6 +32,7 @@ class ThreadCollectives final : public Collectives {
   CollectiveStats reduce_scatter(int rank, std::span<const std::span<float>> buffers) override;
   CollectiveStats all_gather(int rank, std::span<const std::span<float>> buffers) override;
   CollectiveStats broadcast(int rank, int root, std::span<float> buffer) override;
+  int64_t buffer_bytes(int rank) const override;
 
   using Pieces = std::span<const std::span<float>>;
 

@@ -40,6 +40,11 @@ constexpr size_t kSpansPerStep = 8;
 
 }  // namespace
 
+bool shards_update(int devices, bool elementwise, int64_t trainable_elements,
+                   const RehearsalOptions& options) {
+  return devices > 1 && elementwise && trainable_elements >= options.sharded_update_min_elements;
+}
+
 struct DataParallelExecutor::Device {
   std::vector<Matrix> own_values;  // empty for device 0, which uses the model's variables
   std::unique_ptr<Optimizer> optimizer;
@@ -69,6 +74,11 @@ DataParallelExecutor::DataParallelExecutor(const ExecutorContext& ctx, int devic
       errors_(pool_.size()) {
   assert(options_.speed.empty() || static_cast<int>(options_.speed.size()) == devices);
   const size_t state = ctx_.graph.metric_state_size();
+  int64_t trainable = 0;
+  for (const auto& v : *ctx_.variables)
+    if (v.trainable) trainable += v.value.size();
+  sharded_ =
+      ctx_.optimizer && shards_update(devices, ctx_.optimizer->elementwise(), trainable, options_);
   for (int d = 0; d < pool_.size(); ++d) {
     auto dev = std::make_unique<Device>();
     std::vector<Matrix*> params;
@@ -78,18 +88,24 @@ DataParallelExecutor::DataParallelExecutor(const ExecutorContext& ctx, int devic
       for (const auto& v : *ctx_.variables) dev->own_values.push_back(v.value);
       for (auto& m : dev->own_values) params.push_back(&m);
     }
-    if (ctx_.optimizer) dev->optimizer = d == 0 ? nullptr : ctx_.optimizer->clone();
+    // The run's chunk of the trainable elements this device updates (sharded update).
+    dev->owned = chunk_of(trainable, devices, first_ + d);
+    // Device 0 updates with the model's optimizer, unless each device keeps the slots of its
+    // part only (a clone is the whole state until keep_range cuts it).
+    if (ctx_.optimizer && (d > 0 || sharded_)) {
+      dev->optimizer = ctx_.optimizer->clone();
+      if (sharded_)
+        dev->optimizer->keep_range(dev->owned.begin, dev->owned.begin + dev->owned.size);
+    }
     dev->replica = std::make_unique<Replica>(ctx_.graph, params);
     dev->totals.reset(state);
     dev->trainable_vars.reserve(params.size());
     dev->trainable_grads.reserve(params.size());
     dev->grad_pieces = gradient_pieces(dev->replica->grads());
     dev->var_pieces.reserve(dev->grad_pieces.size());
-    dev->owned = chunk_of(total_size(dev->grad_pieces), devices, first_ + d);
+    assert(total_size(dev->grad_pieces) == trainable);
     devices_.push_back(std::move(dev));
   }
-  sharded_ = devices > 1 && ctx_.optimizer && ctx_.optimizer->elementwise() &&
-             total_size(devices_[0]->grad_pieces) >= options_.sharded_update_min_elements;
 }
 
 DataParallelExecutor::~DataParallelExecutor() = default;
@@ -116,9 +132,10 @@ void DataParallelExecutor::prepare(Index max_rows) {
 void DataParallelExecutor::pull_from_model() {
   // Device 0 computes on the model's variables; the others copy them (callbacks may have
   // restored weights) and take the model optimizer's learning rate.
-  for (size_t d = 1; d < devices_.size(); ++d) {
-    for (size_t i = 0; i < ctx_.variables->size(); ++i)
-      devices_[d]->own_values[i] = (*ctx_.variables)[i].value;
+  for (size_t d = 0; d < devices_.size(); ++d) {
+    if (d > 0)
+      for (size_t i = 0; i < ctx_.variables->size(); ++i)
+        devices_[d]->own_values[i] = (*ctx_.variables)[i].value;
     if (ctx_.optimizer && devices_[d]->optimizer &&
         devices_[d]->optimizer->learning_rate() != ctx_.optimizer->learning_rate() &&
         !ctx_.optimizer->has_schedule())
@@ -127,11 +144,11 @@ void DataParallelExecutor::pull_from_model() {
 }
 
 // Device 0 trains the model's variables in place; with a sharded update, the model's optimizer
-// (device 0's) takes the slots of every other device's part, so that a later fit() or a saved
+// takes the slots of every device's part (every process's too), so that a later fit() or a saved
 // model continues from the whole state.
 void DataParallelExecutor::push_to_model() {
   if (!sharded_update()) return;
-  for (size_t d = 1; d < devices_.size(); ++d) {
+  for (size_t d = 0; d < devices_.size(); ++d) {
     const Chunk c = devices_[d]->owned;
     ctx_.optimizer->copy_state_range(*devices_[d]->optimizer, c.begin, c.begin + c.size);
   }
@@ -168,6 +185,23 @@ void DataParallelExecutor::gather_optimizer_state() {
                                    displs_.data());
     flat_to_pieces(rows_in_.data(), pieces, 0, total);
   }
+}
+
+std::vector<DeviceMemory> DataParallelExecutor::device_memory() const {
+  std::vector<DeviceMemory> out;
+  for (size_t d = 0; d < devices_.size(); ++d) {
+    const Device& dev = *devices_[d];
+    DeviceMemory m;
+    m.weights = matrix_bytes(dev.replica->const_params());
+    m.gradients = matrix_bytes(dev.replica->grad_storage());
+    const Optimizer* opt = dev.optimizer ? dev.optimizer.get() : ctx_.optimizer;
+    m.optimizer_slots = opt ? opt->slot_bytes() : 0;
+    m.activations = workspace_bytes(dev.ws);
+    m.buffers = static_cast<int64_t>(sizeof(float)) * (dev.shard.x.size() + dev.shard.y.size()) +
+                group_.buffer_bytes(static_cast<int>(d));
+    out.push_back(m);
+  }
+  return out;
 }
 
 std::vector<const Matrix*> DataParallelExecutor::replica_values(int device) const {
@@ -229,7 +263,7 @@ void DataParallelExecutor::train_device(int d) {
   errors_.guarded(
       d, [&] { net.backward(dev.replica->const_params(), x, dev.ws, rows, dev.replica->grads()); });
   t = timeline.end_span(SpanKind::kBackward, t);
-  Optimizer& opt = d == 0 ? *ctx_.optimizer : *dev.optimizer;
+  Optimizer& opt = dev.optimizer ? *dev.optimizer : *ctx_.optimizer;
   if (sharded_update()) {
     // The all-reduce split around the update: the gradients are reduce-scattered, each device
     // updates its 1/N of the variables (and keeps optimizer slots for that part only in use),

@@ -33,6 +33,13 @@
 
 namespace fitbench {
 
+// Whether DataParallel over `devices` devices shards the optimizer update: more than one device,
+// an element-wise rule (elementwise_update) and at least options.sharded_update_min_elements
+// trainable floats. Then each device keeps the optimizer slots of its 1/N of the variables only.
+// The executor decides with this, and the capacity plan (core/run/capacity.h) predicts with it.
+bool shards_update(int devices, bool elementwise, int64_t trainable_elements,
+                   const RehearsalOptions& options);
+
 class DataParallelExecutor : public StepExecutor {
  public:
   DataParallelExecutor(const ExecutorContext& ctx, int devices,
@@ -61,9 +68,15 @@ class DataParallelExecutor : public StepExecutor {
   int devices() const { return devices_total_; }
   int local_devices() const { return pool_.size(); }
   int first_device() const { return first_; }
-  // Whether the optimizer update is sharded: more than one device, an element-wise update
-  // (Optimizer::elementwise()) and at least options.sharded_update_min_elements trainable floats.
+  // Whether the optimizer update is sharded (shards_update, over every process's devices). Then
+  // every device updates with an optimizer of its own that keeps the slots of its part
+  // (Optimizer::keep_range), and the model's optimizer is the whole state, gathered at each
+  // epoch's end.
   bool sharded_update() const { return sharded_; }
+  // Per device this process hosts: its variables, gradients, optimizer slots, workspace, shard
+  // copy and the collectives' staging buffers (device 0's variables are the model's; its
+  // optimizer is the model's unless the update is sharded).
+  std::vector<DeviceMemory> device_memory() const override;
   // What the rehearsal knobs added to each of device d's spans in the last train_step.
   const std::vector<SpanInjection>& injections(int device) const;
   // The variable values device d computes with (device 0's are the model's own).

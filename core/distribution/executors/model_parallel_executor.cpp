@@ -82,6 +82,26 @@ std::vector<const Matrix*> ModelParallelExecutor::device_values(int index) const
   return devices_[static_cast<size_t>(index)]->const_params;
 }
 
+std::vector<DeviceMemory> ModelParallelExecutor::device_memory() const {
+  std::vector<DeviceMemory> out;
+  for (const auto& d : devices_) {
+    const Device& dev = *d;
+    DeviceMemory m;
+    m.weights = matrix_bytes(dev.values);
+    m.gradients = matrix_bytes(dev.grads);
+    m.optimizer_slots = dev.optimizer ? dev.optimizer->slot_bytes() : 0;
+    m.activations =
+        matrix_bytes(dev.z) + matrix_bytes(dev.a) + matrix_bytes(dev.cache) + matrix_bytes(dev.da);
+    m.buffers = static_cast<int64_t>(sizeof(float)) * (dev.shard.x.size() + dev.shard.y.size()) +
+                rows_[static_cast<size_t>(dev.b)]->buffer_bytes(dev.m) +
+                columns_[static_cast<size_t>(dev.m)]->buffer_bytes(dev.b);
+    for (const auto* lists : {&dev.piece, &dev.gathered, &dev.full_bias})
+      for (const std::vector<float>& v : *lists) m.buffers += float_bytes(v);
+    out.push_back(m);
+  }
+  return out;
+}
+
 const std::vector<SpanInjection>& ModelParallelExecutor::injections(int index) const {
   return timelines_[index].injections();
 }

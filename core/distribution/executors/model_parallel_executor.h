@@ -64,6 +64,11 @@ class ModelParallelExecutor : public StepExecutor {
     return timelines_.trace().labelled(epoch, batch);
   }
 
+  // Per device (flat mesh index): its slices, their gradients, its optimizer's slots, its
+  // per-layer buffers (activations), and its shard copy, all-gather pieces and the staging
+  // buffers of its row's and column's collectives (buffers).
+  std::vector<DeviceMemory> device_memory() const override;
+
   int devices() const { return pool_.size(); }
   // The values device `index` (flat mesh index) holds: its slice of each variable.
   std::vector<const Matrix*> device_values(int index) const;

@@ -29,12 +29,16 @@ ModelParallelPlan make_model_parallel_plan(const Network& network, const Distrib
 }
 
 SliceRect slice_rect(const Matrix& full, ModelParallelPlan::Split split, int m, int model) {
-  SliceRect r{0, 0, full.rows(), full.cols()};
+  return slice_rect(full.rows(), full.cols(), split, m, model);
+}
+
+SliceRect slice_rect(Index rows, Index cols, ModelParallelPlan::Split split, int m, int model) {
+  SliceRect r{0, 0, rows, cols};
   if (split == ModelParallelPlan::Split::kRows) {
-    r.rows = full.rows() / model;
+    r.rows = rows / model;
     r.row = r.rows * m;
   } else if (split == ModelParallelPlan::Split::kColumns) {
-    r.cols = full.cols() / model;
+    r.cols = cols / model;
     r.col = r.cols * m;
   }
   return r;

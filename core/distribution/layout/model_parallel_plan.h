@@ -32,5 +32,7 @@ struct SliceRect {
   Index row = 0, col = 0, rows = 0, cols = 0;
 };
 SliceRect slice_rect(const Matrix& full, ModelParallelPlan::Split split, int m, int model);
+// The same for a variable matrix of rows x cols (the capacity plan's, before any is allocated).
+SliceRect slice_rect(Index rows, Index cols, ModelParallelPlan::Split split, int m, int model);
 
 }  // namespace fitbench

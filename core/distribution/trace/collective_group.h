@@ -54,6 +54,8 @@ class CollectiveGroup {
   // The global rank of the member that calls with `rank` (Collectives::global_rank).
   int global_rank(int rank) const { return collectives_->global_rank(rank); }
   CollectiveAlgorithm algorithm() const { return collectives_->algorithm(); }
+  // The collectives' buffers held for `rank` (Collectives::buffer_bytes).
+  int64_t buffer_bytes(int rank) const { return collectives_->buffer_bytes(rank); }
 
   // Each call below runs the collective as member `rank`, which arrived at `arrival` (the end of
   // its last span), and returns when its part ended (where its next span begins). In a group of

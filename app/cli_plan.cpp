@@ -1,0 +1,375 @@
+// fitbench-cli plan: will this plan fit on the target devices, and how fast will it step? The
+// memory per device (core/run/capacity.h), the collectives and the predicted step
+// (core/run/step_time.h) on a target (core/run/target.h), as text or one JSON object, with
+// what-ifs and a sweep over device counts. Parsing and printing only.
+#include <QCommandLineParser>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "app/cli_commands.h"
+#include "app/cli_options.h"
+#include "core/base/error.h"
+#include "core/distribution/spec/devices.h"
+#include "core/distribution/spec/strategies.h"
+#include "core/io/experiment.h"
+#include "core/run/calibrate.h"
+#include "core/run/capacity.h"
+#include "core/run/memory_limit.h"
+#include "core/run/run_plan.h"
+#include "core/run/step_time.h"
+#include "core/training/fit_options.h"
+
+namespace fitbench::cli {
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+std::string fixed(double v, int digits) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+  return buf;
+}
+
+// "1.51 ms", "240 µs", "2.3 s".
+std::string seconds_text(double s) {
+  if (s >= 1.0) return fixed(s, 2) + " s";
+  if (s >= 1e-3) return fixed(s * 1e3, 2) + " ms";
+  if (s >= 1e-6 || s == 0.0) return fixed(s * 1e6, 1) + " µs";
+  return fixed(s * 1e9, 1) + " ns";
+}
+
+// "12,345".
+std::string grouped(double v) {
+  std::string digits = std::to_string(static_cast<long long>(std::llround(v)));
+  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(i, ",");
+  return digits;
+}
+
+std::string pad(const std::string& s, size_t width) {
+  // Widths count characters, and "µ" is two bytes.
+  size_t shown = 0;
+  for (unsigned char c : s) shown += (c & 0xC0) != 0x80;
+  return s + std::string(width > shown ? width - shown : 1, ' ');
+}
+
+double factor_option(const QCommandLineParser& p, const char* name) {
+  if (!p.isSet(name)) return 1.0;
+  bool ok = false;
+  const double v = p.value(name).toDouble(&ok);
+  if (!ok || !(v > 0.0 && v <= 1e6))
+    throw InputError(std::string("--") + name, "must be a factor above 0, e.g. 2 or 0.5, got \"" +
+                                                   p.value(name).toStdString() + "\"");
+  return v;
+}
+
+// The most devices a sweep plans for (nothing runs, so more than a run may have).
+constexpr int kMaxSweepDevices = 1 << 20;
+
+std::vector<int> device_list(const QString& text) {
+  std::vector<int> out;
+  for (const QString& part : text.split(',')) {
+    bool ok = false;
+    const int n = part.trimmed().toInt(&ok);
+    if (!ok || n < 1 || n > kMaxSweepDevices)
+      throw InputError("--sweep-devices",
+                       "must list device counts from 1 to " + std::to_string(kMaxSweepDevices) +
+                           " separated by commas, got \"" + text.toStdString() + "\"");
+    out.push_back(n);
+  }
+  return out;
+}
+
+std::string strategy_text(const CapacityInput& in) {
+  const DistributionSpec& d = in.distribution;
+  if (d.class_name.empty()) return "no distribution (one device)";
+  if (d.class_name == kModelParallel && d.mesh_shape.size() == 2)
+    return "ModelParallel on a " + std::to_string(d.mesh_shape[0]) + "x" +
+           std::to_string(d.mesh_shape[1]) + " mesh";
+  return d.class_name + " on " + counted(in.devices, "device");
+}
+
+// Whether every device fits the target's memory (or, for this machine's shared memory, the job
+// fits what the process may take).
+struct Fit {
+  bool fits = true;
+  int64_t capacity = 0;  // per device, or the process's room
+  bool shared = false;
+};
+Fit fit_of(const MemoryPlan& plan, const Target& target) {
+  Fit f;
+  f.shared = target.memory_bytes == 0;
+  f.capacity = f.shared ? process_memory_limit().bytes : target.memory_bytes;
+  f.fits = f.shared ? plan.job_total() <= f.capacity : plan.largest_device() <= f.capacity;
+  return f;
+}
+
+// One device, no distribution: the baseline of scaling efficiency.
+double one_device_rate(CapacityInput in, const Target& target) {
+  in.distribution = DistributionSpec{};
+  in.devices = 1;
+  return predict_step(in, target).samples_per_s;
+}
+
+Json device_json(const std::string& name, const DeviceMemory& m) {
+  return {{"device", name},
+          {"weights", m.weights},
+          {"gradients", m.gradients},
+          {"optimizer_slots", m.optimizer_slots},
+          {"activations", m.activations},
+          {"buffers", m.buffers},
+          {"total", m.total()}};
+}
+
+// The sweep's rows for `n` devices: DataParallel, and meshes (n/m) x m for model axes of 2, 4
+// and 8 that divide n (the experiment's layout map, or the default one).
+std::vector<CapacityInput> sweep_inputs(const CapacityInput& base, int n) {
+  std::vector<CapacityInput> out;
+  CapacityInput dp = base;
+  dp.distribution = DistributionSpec{};
+  dp.distribution.class_name = std::string(kDataParallel);
+  dp.devices = n;
+  out.push_back(dp);
+  for (int m : {2, 4, 8}) {
+    if (n % m != 0) continue;
+    CapacityInput mp = base;
+    if (mp.distribution.class_name != kModelParallel) {
+      mp.distribution = DistributionSpec{};
+      mp.distribution.class_name = std::string(kModelParallel);
+    }
+    mp.distribution.mesh_shape = {n / m, m};
+    mp.distribution.axis_names = {"batch", "model"};
+    mp.devices = n;
+    out.push_back(mp);
+  }
+  return out;
+}
+
+struct Row {
+  std::string strategy;
+  MemoryPlan memory;
+  StepTime step;
+  Fit fit;
+  double efficiency = 0.0;
+  std::string problem;  // a mesh the layout cannot use
+};
+
+Row row_of(const CapacityInput& in, const Target& target, double one_rate) {
+  Row r;
+  r.strategy = strategy_text(in);
+  try {
+    r.memory = plan_memory(in);
+    r.step = predict_step(in, target);
+  } catch (const InputError& e) {
+    r.problem = e.message();
+    return r;
+  }
+  r.fit = fit_of(r.memory, target);
+  r.efficiency = one_rate > 0.0 ? r.step.samples_per_s / (one_rate * std::max(in.devices, 1)) : 0;
+  return r;
+}
+
+void print_plan(const CapacityInput& in, const Target& target, const Row& r) {
+  std::cout << "Target: " << target.name << ": " << target.source << "\n";
+  std::cout << "Strategy: " << r.strategy;
+  if (r.memory.sharded_update)
+    std::cout << "; sharded update (each device keeps the optimizer slots of 1/" << in.devices
+              << " of the variables)";
+  std::cout << "\nModel: " << grouped(static_cast<double>(r.memory.parameters)) << " parameters ("
+            << grouped(static_cast<double>(r.memory.trainable)) << " trainable); "
+            << in.optimizer.class_name << " keeps " << r.memory.slots_per_variable
+            << " slot(s) per parameter; " << r.memory.rows_per_device
+            << " rows per device per step\n\n";
+  const size_t w = 13;
+  std::cout << pad("device", 9) << pad("weights", w) << pad("gradients", w) << pad("opt. slots", w)
+            << pad("activations", w) << pad("buffers", w) << pad("total", w) << "fits\n";
+  for (size_t d = 0; d < r.memory.devices.size(); ++d) {
+    const DeviceMemory& m = r.memory.devices[d];
+    std::string fits = "-";
+    if (!r.fit.shared)
+      fits = m.total() <= r.fit.capacity
+                 ? "yes (" + bytes_text(r.fit.capacity - m.total()) + " free)"
+                 : "no (" + bytes_text(m.total() - r.fit.capacity) + " over)";
+    std::cout << pad("cpu:" + std::to_string(d), 9) << pad(bytes_text(m.weights), w)
+              << pad(bytes_text(m.gradients), w) << pad(bytes_text(m.optimizer_slots), w)
+              << pad(bytes_text(m.activations), w) << pad(bytes_text(m.buffers), w)
+              << pad(bytes_text(m.total()), w) << fits << "\n";
+  }
+  std::cout << "Job: devices " << bytes_text(r.memory.devices_total()) << ", host (the model's own "
+            << "copies, fit()'s buffers) " << bytes_text(r.memory.host) << ", data set "
+            << bytes_text(r.memory.data) << ": " << bytes_text(r.memory.job_total()) << "\n";
+  if (r.fit.shared)
+    std::cout << "Fits: " << (r.fit.fits ? "yes" : "no") << ": the job needs "
+              << bytes_text(r.memory.job_total()) << " and this process may take "
+              << bytes_text(r.fit.capacity) << "\n";
+  else
+    std::cout << "Fits: " << (r.fit.fits ? "yes" : "no") << ": the largest device needs "
+              << bytes_text(r.memory.largest_device()) << " of " << bytes_text(r.fit.capacity)
+              << "\n";
+  std::cout << "\nCommunication per step:" << (r.step.collectives.empty() ? " none\n" : "\n");
+  for (const CollectiveCost& c : r.step.collectives)
+    std::cout << "  " << c.what << " over " << c.ranks
+              << " devices: " << bytes_text(c.bytes_on_links) << " on the links, "
+              << seconds_text(c.seconds) << "\n";
+  std::cout << "Step: compute " << seconds_text(r.step.compute_s) << " + communication "
+            << seconds_text(r.step.communication_s) << " = " << seconds_text(r.step.total_s) << "; "
+            << grouped(r.step.samples_per_s) << " samples/s";
+  if (in.devices > 1)
+    std::cout << "; scaling efficiency " << fixed(r.efficiency * 100.0, 0) << "% of " << in.devices
+              << " x one device";
+  std::cout << "\n";
+}
+
+void print_sweep(const std::vector<std::pair<int, Row>>& rows) {
+  std::cout << "\n"
+            << pad("devices", 9) << pad("strategy", 32) << pad("per device", 12) << pad("fits", 6)
+            << pad("step", 12) << pad("samples/s", 14) << "efficiency\n";
+  for (const auto& [n, r] : rows) {
+    std::cout << pad(std::to_string(n), 9) << pad(r.strategy, 32);
+    if (!r.problem.empty()) {
+      std::cout << "cannot: " << r.problem << "\n";
+      continue;
+    }
+    std::cout << pad(bytes_text(r.memory.largest_device()), 12) << pad(r.fit.fits ? "yes" : "no", 6)
+              << pad(seconds_text(r.step.total_s), 12) << pad(grouped(r.step.samples_per_s), 14)
+              << fixed(r.efficiency * 100.0, 0) << "%\n";
+  }
+}
+
+Json step_json(const StepTime& s) {
+  return {{"compute_s", s.compute_s},
+          {"communication_s", s.communication_s},
+          {"total_s", s.total_s},
+          {"samples_per_s", s.samples_per_s}};
+}
+
+}  // namespace
+
+int plan_command(const QStringList& args) {
+  QCommandLineParser p;
+  p.setApplicationDescription(
+      "Will the plan fit on the target devices, and how fast will it step? Memory per device, "
+      "the collectives of a step and the predicted step time (docs/capacity.md).");
+  p.addPositionalArgument("EXPERIMENT", "The experiment file (JSON).");
+  p.addOption({"target",
+               "The devices to plan for: " + QString::fromStdString(target_preset_names()) +
+                   ", or a target file (JSON; default this-machine).",
+               "NAME|FILE"});
+  p.addOption({"devices", "Number of devices (as run's --devices).", "N"});
+  p.addOption({"strategy", "none, data_parallel or model_parallel (as run's --strategy).",
+               "none|data_parallel|model_parallel"});
+  p.addOption({"mesh", "ModelParallel's mesh, batch x model (as run's --mesh).", "RxC"});
+  p.addOption({"batch-size", "Override fit.batch_size.", "N"});
+  p.addOption({"allreduce", "ring or naive (as run's --allreduce).", "ring|naive"});
+  p.addOption({"scale-batch", "What if the batch (and the data) were X times as large?", "X"});
+  p.addOption(
+      {"scale-width", "What if every Dense layer but the output had X times the units?", "X"});
+  p.addOption({"scale-devices",
+               "What if there were X times the devices (ModelParallel: the batch axis)?", "X"});
+  p.addOption({"sweep-devices",
+               "Also a table of the plan over these device counts, for DataParallel and meshes.",
+               "1,2,4,..."});
+  p.addOption({"calibrate",
+               "Measure this machine (FLOP/s, cores, thread collectives) for the this-machine "
+               "target, and the plan's real step beside the prediction."});
+  p.addOption({"json", "Print one JSON object instead of tables."});
+  if (int code = parse(p, args, 1, "one EXPERIMENT file"); code >= 0) return code;
+
+  OptionReader option(p);
+  std::vector<PlanProblem>& problems = option.problems;
+  RunOverrides o;
+  option("devices", [&] { o.devices = int_option(p, "devices", 1, kMaxDeviceCount); });
+  option("strategy", [&] { o.strategy = p.value("strategy").toStdString(); });
+  option("mesh", [&] { o.mesh = mesh_option(p.value("mesh")); });
+  option("batch-size", [&] { o.batch_size = int_option(p, "batch-size", 1, kMaxFitCount); });
+  option("allreduce", [&] { o.allreduce = p.value("allreduce").toStdString(); });
+  CapacityScale scale;
+  option("scale-batch", [&] { scale.batch = factor_option(p, "scale-batch"); });
+  option("scale-width", [&] { scale.width = factor_option(p, "scale-width"); });
+  option("scale-devices", [&] { scale.devices = factor_option(p, "scale-devices"); });
+  std::vector<int> sweep;
+  option("sweep-devices", [&] { sweep = device_list(p.value("sweep-devices")); });
+  Target target;
+  const std::string target_name =
+      p.isSet("target") ? p.value("target").toStdString() : target_presets().front().name;
+  try {
+    target = read_target(target_name, "--target");
+  } catch (const InputError& e) {
+    problems.push_back({e.place(), e.message()});
+  }
+  const bool calibrating = p.isSet("calibrate");
+  if (calibrating && target_name != target_presets().front().name)
+    problems.push_back({"--calibrate", "measures this machine, so it goes with --target " +
+                                           target_presets().front().name +
+                                           " (the default), not \"" + target_name + "\""});
+
+  const std::string file = p.positionalArguments()[0].toStdString();
+  PlanContext context;
+  context.source = file;
+  context.experiment_file = file;
+  const ExperimentSpec spec = read_experiment(file);
+  if (!problems.empty()) throw PlanError(std::move(problems));
+  set_building("the capacity plan (the data set and the model's shapes)");
+  const CapacityInput in = scale_input(plan_capacity(spec, o, context), scale);
+
+  std::optional<double> measured;
+  if (calibrating) {
+    set_building("the calibration's buffers");
+    target = calibrated_target(calibrate(in));
+    if (scale.batch == 1.0 && scale.width == 1.0 && scale.devices == 1.0) {
+      set_building("the run plan measured for --calibrate");
+      RunPlan run = plan_run(spec, o, context);
+      measured = measure_step_seconds(run, 8);
+    }
+  }
+  const double one_rate = one_device_rate(in, target);
+  const Row row = row_of(in, target, one_rate);
+  if (!row.problem.empty()) throw InputError(file, row.problem);
+  std::vector<std::pair<int, Row>> rows;
+  for (int n : sweep)
+    for (const CapacityInput& s : sweep_inputs(in, n))
+      rows.emplace_back(n, row_of(s, target, one_rate));
+
+  if (p.isSet("json")) {
+    Json out;
+    out["target"] = target.name;
+    out["strategy"] = row.strategy;
+    Json devices = Json::array();
+    for (size_t d = 0; d < row.memory.devices.size(); ++d)
+      devices.push_back(device_json("cpu:" + std::to_string(d), row.memory.devices[d]));
+    out["devices"] = devices;
+    out["fits"] = row.fit.fits;
+    out["job_total"] = row.memory.job_total();
+    out["communication_bytes_per_step"] = row.step.communication_bytes;
+    out["step"] = step_json(row.step);
+    if (measured) out["measured_step_s"] = *measured;
+    if (!sweep.empty()) {
+      Json list = Json::array();
+      for (const auto& [n, r] : rows) {
+        Json item{{"devices", n}, {"strategy", r.strategy}};
+        if (!r.problem.empty()) {
+          item["problem"] = r.problem;
+        } else {
+          item["largest_device"] = r.memory.largest_device();
+          item["fits"] = r.fit.fits;
+          item["step"] = step_json(r.step);
+          item["scaling_efficiency"] = r.efficiency;
+        }
+        list.push_back(item);
+      }
+      out["sweep"] = list;
+    }
+    std::cout << out.dump(2) << "\n";
+    return 0;
+  }
+  print_plan(in, target, row);
+  if (measured)
+    std::cout << "Measured on this machine: " << seconds_text(*measured) << " per step (predicted "
+              << seconds_text(row.step.total_s) << ", "
+              << fixed((row.step.total_s / *measured - 1.0) * 100.0, 0) << "%)\n";
+  if (!rows.empty()) print_sweep(rows);
+  return 0;
+}
+
+}  // namespace fitbench::cli

@@ -1,0 +1,62 @@
+#include "core/run/memory_limit.h"
+
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+#include <limits>
+
+namespace fitbench {
+namespace {
+
+// A number read from the first line of `path` ("max" and unreadable files give nothing).
+std::optional<int64_t> read_number(const std::string& path) {
+  std::ifstream in(path);
+  std::string word;
+  if (!(in >> word) || word.empty() || !std::isdigit(static_cast<unsigned char>(word[0])))
+    return std::nullopt;
+  try {
+    return static_cast<int64_t>(std::stoull(word));
+  } catch (const std::exception&) {
+    return std::nullopt;
+  }
+}
+
+// Field `field` of /proc/self/statm (0: the mapped address space, 1: resident), in bytes.
+int64_t statm_bytes(int field) {
+  std::ifstream in("/proc/self/statm");
+  int64_t pages = 0;
+  for (int i = 0; i <= field; ++i)
+    if (!(in >> pages)) return 0;
+  return pages * static_cast<int64_t>(sysconf(_SC_PAGESIZE));
+}
+
+void take(MemoryLimit& best, int64_t bytes, const char* source) {
+  if (bytes < best.bytes) best = {std::max<int64_t>(bytes, 0), source};
+}
+
+}  // namespace
+
+MemoryLimit process_memory_limit() {
+  MemoryLimit best{std::numeric_limits<int64_t>::max(), "no limit"};
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0)
+    take(best, static_cast<int64_t>(pages) * page - statm_bytes(1),
+         "the machine's physical memory less what this process holds");
+  // cgroup v2, then v1; a v1 "no limit" is a huge number, which never wins.
+  if (const auto max = read_number("/sys/fs/cgroup/memory.max"))
+    take(best, *max - read_number("/sys/fs/cgroup/memory.current").value_or(0),
+         "the cgroup's memory.max less what the cgroup uses");
+  else if (const auto v1 = read_number("/sys/fs/cgroup/memory/memory.limit_in_bytes"))
+    take(best, *v1 - read_number("/sys/fs/cgroup/memory/memory.usage_in_bytes").value_or(0),
+         "the cgroup's memory.limit_in_bytes less what the cgroup uses");
+  rlimit as{};
+  if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY)
+    take(best, static_cast<int64_t>(as.rlim_cur) - statm_bytes(0),
+         "RLIMIT_AS (ulimit -v) less the address space already mapped");
+  return best;
+}
+
+}  // namespace fitbench

@@ -1,0 +1,218 @@
+#include "core/run/step_time.h"
+
+#include <algorithm>
+
+#include "core/distribution/collectives/collective_schedule.h"
+#include "core/distribution/executors/data_parallel_executor.h"
+#include "core/distribution/layout/layout_map.h"
+#include "core/distribution/layout/model_parallel_plan.h"
+#include "core/distribution/spec/strategies.h"
+#include "core/nn/dense.h"
+#include "core/nn/network.h"
+
+namespace fitbench {
+namespace {
+
+constexpr int64_t kFloat = sizeof(float);
+
+double message_seconds(int64_t bytes, const LinkModel& link) {
+  return link.latency_us * 1e-6 +
+         (link.gbps > 0.0 ? static_cast<double>(bytes) / (link.gbps * 1e9) : 0.0);
+}
+
+// Bytes on every link of one all-reduce (what CollectiveSchedule::total_bytes() counts).
+int64_t all_reduce_bytes(CollectiveAlgorithm algorithm, int ranks, int64_t elements) {
+  if (ranks < 2) return 0;
+  if (ranks <= 64) return CollectiveSchedule(algorithm, ranks, elements).total_bytes();
+  // Ring: each of 2(N-1) steps moves every chunk once (E floats); naive: N-1 whole buffers in
+  // and N-1 out.
+  return 2 * (ranks - 1) * elements * kFloat;
+}
+
+// Bytes on every link of an all-gather (or reduce-scatter) of `elements` floats in all.
+int64_t gather_bytes(CollectiveAlgorithm algorithm, int ranks, int64_t elements) {
+  if (ranks < 2) return 0;
+  if (algorithm == CollectiveAlgorithm::kNaive) return (ranks - 1) * 2 * elements * kFloat;
+  return (ranks - 1) * elements * kFloat;
+}
+
+struct StepCollectives {
+  std::vector<CollectiveCost> list;
+  void all_reduce(std::string what, int ranks, int groups, int64_t elements,
+                  CollectiveAlgorithm algorithm, const LinkModel& link) {
+    if (ranks < 2 || elements <= 0) return;
+    list.push_back({std::move(what), CollectiveOp::kAllReduce, ranks, elements,
+                    groups * all_reduce_bytes(algorithm, ranks, elements),
+                    all_reduce_seconds(algorithm, ranks, elements, link)});
+  }
+  void all_gather(std::string what, int ranks, int groups, int64_t elements,
+                  CollectiveAlgorithm algorithm, const LinkModel& link) {
+    if (ranks < 2 || elements <= 0) return;
+    list.push_back(
+        {std::move(what), CollectiveOp::kAllGather, ranks, elements,
+         groups * gather_bytes(algorithm, ranks, elements),
+         modeled_link_us(CollectiveOp::kAllGather, algorithm, ranks, elements, link) * 1e-6});
+  }
+};
+
+int64_t step_rows(const CapacityInput& in) {
+  return std::min(in.batch_size, std::max<int64_t>(in.train_rows, 1));
+}
+
+}  // namespace
+
+double all_reduce_seconds(CollectiveAlgorithm algorithm, int ranks, int64_t elements,
+                          const LinkModel& link) {
+  if (ranks < 2) return 0.0;
+  if (ranks > 64)
+    return modeled_link_us(CollectiveOp::kAllReduce, algorithm, ranks, elements, link) * 1e-6;
+  const CollectiveSchedule schedule(algorithm, ranks, elements);
+  double total = 0.0;
+  std::vector<double> sent(static_cast<size_t>(ranks)), received(static_cast<size_t>(ranks));
+  for (int step = 1; step <= schedule.steps(); ++step) {
+    std::fill(sent.begin(), sent.end(), 0.0);
+    std::fill(received.begin(), received.end(), 0.0);
+    for (const CollectiveMessage& m : schedule.messages(step)) {
+      const double s = message_seconds(m.bytes, link);
+      sent[static_cast<size_t>(m.from)] += s;
+      received[static_cast<size_t>(m.to)] += s;
+    }
+    // A device sends (and receives) its messages of a step one after another.
+    double busiest = 0.0;
+    for (int d = 0; d < ranks; ++d)
+      busiest = std::max({busiest, sent[static_cast<size_t>(d)], received[static_cast<size_t>(d)]});
+    total += busiest;
+  }
+  return total;
+}
+
+double row_flops(const CapacityInput& in) {
+  Network net(in.model);
+  net.build_shapes(in.features);
+  double flops = 0.0;
+  int64_t inputs = net.input_units();
+  for (size_t l = 0; l < net.layers().size(); ++l) {
+    const int64_t units = net.layer_units(l);
+    if (dynamic_cast<const Dense*>(net.layers()[l].get())) {
+      const double product = 2.0 * static_cast<double>(inputs * units);
+      // forward product, bias and activation; kernel gradient, bias gradient and activation's;
+      // the input's gradient past the first layer.
+      flops += product + 2.0 * units + product + 2.0 * units + (l > 0 ? product : 0.0);
+    } else {
+      flops += 3.0 * static_cast<double>(units);  // an element-wise layer, both ways
+    }
+    inputs = units;
+  }
+  return flops;
+}
+
+double update_flops_per_float(const OptimizerSpec& spec) {
+  const std::string& c = spec.class_name;
+  if (c == "SGD") return spec.momentum > 0.0 ? 4.0 : 2.0;
+  if (c == "Adam" || c == "AdamW") return spec.amsgrad ? 13.0 : 12.0;
+  if (c == "RMSprop") return 7.0 + (spec.momentum > 0.0 ? 2.0 : 0.0) + (spec.centered ? 4.0 : 0.0);
+  if (c == "Adagrad") return 6.0;
+  return 10.0;
+}
+
+StepTime predict_step(const CapacityInput& in, const Target& target) {
+  StepTime t;
+  Network net(in.model);
+  net.build_shapes(in.features);
+  int64_t trainable = 0;
+  for (const NetworkVariable& v : net.variables())
+    if (v.trainable) {
+      int64_t size = 1;
+      for (int64_t d : v.shape) size *= d;
+      trainable += size;
+    }
+  const double per_float = update_flops_per_float(in.optimizer);
+  const double per_row = row_flops(in);
+  const int64_t batch = step_rows(in);
+  const CollectiveAlgorithm algorithm = in.options.algorithm;
+  StepCollectives c;
+  double flops = 0.0;
+  if (in.distribution.class_name == kModelParallel) {
+    const ModelParallelPlan mp = mesh_plan(in, net);
+    using Split = ModelParallelPlan::Split;
+    const int64_t rows = (batch + mp.batch - 1) / mp.batch;
+    const LinkModel& row_link = target.link_for(mp.model);
+    const LinkModel& column_link = target.link_for(mp.batch * mp.model);
+    // The row's products split over the model axis; everything else each device does whole.
+    double row = per_row;
+    int64_t inputs = net.input_units();
+    int64_t slice = 0;
+    for (size_t l = 0; l < net.layers().size(); ++l) {
+      const int64_t units = net.layer_units(l);
+      if (dynamic_cast<const Dense*>(net.layers()[l].get())) {
+        const size_t k = net.first_variable(l);
+        const Split split = mp.variables[k];
+        const double products = 2.0 * static_cast<double>(inputs * units) * (l > 0 ? 3.0 : 2.0);
+        if (split != Split::kReplicated) row -= products * (1.0 - 1.0 / mp.model);
+        const std::string name = net.layers()[l]->name();
+        if (split == Split::kColumns) {
+          c.all_gather(name + " forward all_gather", mp.model, mp.batch, rows * units, algorithm,
+                       row_link);
+          if (l > 0)
+            c.all_reduce(name + " backward all_reduce", mp.model, mp.batch, rows * inputs,
+                         algorithm, row_link);
+        } else if (split == Split::kRows) {
+          c.all_reduce(name + " forward all_reduce", mp.model, mp.batch, rows * units, algorithm,
+                       row_link);
+          if (l > 0)
+            c.all_gather(name + " backward all_gather", mp.model, mp.batch, rows * inputs,
+                         algorithm, row_link);
+        } else if (net.variable_count(l) > 1 && mp.variables[k + 1] == Split::kColumns) {
+          c.all_gather(name + " bias all_gather", mp.model, mp.batch, units, algorithm, row_link);
+        }
+      }
+      inputs = units;
+    }
+    const std::vector<NetworkVariable>& vars = net.variables();
+    for (size_t i = 0; i < vars.size(); ++i) {
+      if (!vars[i].trainable) continue;
+      const Index r = vars[i].shape.size() == 1 ? 1 : vars[i].shape[0];
+      const Index cols = vars[i].shape.size() == 1 ? vars[i].shape[0] : vars[i].shape[1];
+      const SliceRect s = slice_rect(r, cols, mp.variables[i], 0, mp.model);
+      slice += s.rows * s.cols;
+    }
+    c.all_reduce("gradient all_reduce", mp.batch, mp.model, slice, algorithm, column_link);
+    flops = static_cast<double>(rows) * row + per_float * static_cast<double>(slice);
+  } else {
+    const bool distributed = in.distribution.class_name == kDataParallel;
+    const int n = distributed ? std::max(in.devices, 1) : 1;
+    const int64_t rows = (batch + n - 1) / n;
+    const bool sharded =
+        distributed && shards_update(n, elementwise_update(in.optimizer), trainable, in.options);
+    const int64_t updated = sharded ? (trainable + n - 1) / n : trainable;
+    flops = static_cast<double>(rows) * per_row + per_float * static_cast<double>(updated);
+    const LinkModel& link = target.link_for(n);
+    if (sharded && algorithm == CollectiveAlgorithm::kNaive) {
+      // Two collectives instead of one: through device 0, each a chunk in and the whole out.
+      c.list.push_back(
+          {"gradient reduce_scatter", CollectiveOp::kReduceScatter, n, trainable,
+           gather_bytes(algorithm, n, trainable),
+           modeled_link_us(CollectiveOp::kReduceScatter, algorithm, n, trainable, link) * 1e-6});
+      c.all_gather("variable all_gather", n, 1, trainable, algorithm, link);
+    } else {
+      // The ring's reduce-scatter and all-gather are the all-reduce's two halves.
+      c.all_reduce(
+          sharded ? "gradient reduce_scatter + variable all_gather" : "gradient all_reduce", n, 1,
+          trainable, algorithm, link);
+    }
+  }
+  // Devices beyond the cores that compute at once take turns.
+  const double devices = std::max(in.devices, 1);
+  const double share = target.cores > 0.0 ? std::max(1.0, devices / target.cores) : 1.0;
+  t.compute_s = target.flops > 0.0 ? share * flops / target.flops : 0.0;
+  for (const CollectiveCost& cost : c.list) {
+    t.communication_s += cost.seconds;
+    t.communication_bytes += cost.bytes_on_links;
+  }
+  t.collectives = std::move(c.list);
+  t.total_s = t.compute_s + t.communication_s;
+  t.samples_per_s = t.total_s > 0.0 ? static_cast<double>(batch) / t.total_s : 0.0;
+  return t;
+}
+
+}  // namespace fitbench

@@ -1,0 +1,164 @@
+// The step-time model: collectives costed message by message from CollectiveSchedule (ring:
+// 2(N-1) latencies and 2(N-1)/N of the bytes; naive: through device 0), compute from the
+// layers' FLOPs, checked against hand-computed values; targets read from presets and files; and
+// the calibrated prediction against the measured step of the MLP 784-512-512-10 on 1, 2 and 4
+// DataParallel devices, with wide bounds (bench/bench_capacity reports the numbers).
+#include <QTemporaryDir>
+#include <QtTest>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "core/base/error.h"
+#include "core/io/experiment.h"
+#include "core/run/calibrate.h"
+#include "core/run/run_plan.h"
+#include "core/run/step_time.h"
+
+using namespace fitbench;
+using nlohmann::json;
+
+namespace {
+
+json mlp(int features, const std::vector<int>& hidden, int outputs, int batch, int samples,
+         const json& distribution) {
+  json layers = json::array();
+  layers.push_back({{"class_name", "InputLayer"},
+                    {"config", {{"batch_shape", {nullptr, features}}, {"name", "input_layer"}}}});
+  for (size_t i = 0; i < hidden.size(); ++i)
+    layers.push_back(
+        {{"class_name", "Dense"}, {"config", {{"units", hidden[i]}, {"activation", "relu"}}}});
+  layers.push_back(
+      {{"class_name", "Dense"},
+       {"config", {{"units", outputs}, {"activation", outputs == 1 ? "sigmoid" : "softmax"}}}});
+  return {
+      {"name", "mlp"},
+      {"seed", 2},
+      {"distribution", distribution},
+      {"data", {{"generator", "seed"}, {"samples", samples}, {"features", features}, {"seed", 2}}},
+      {"model", {{"class_name", "Sequential"}, {"config", {{"layers", layers}}}}},
+      {"compile",
+       {{"optimizer", "adam"},
+        {"loss", outputs == 1 ? "binary_crossentropy" : "sparse_categorical_crossentropy"}}},
+      {"fit", {{"epochs", 1}, {"batch_size", batch}, {"verbose", 0}, {"shuffle", false}}}};
+}
+
+RunPlan plan_of(const json& doc, int devices) {
+  RunOverrides o;
+  o.devices = devices;
+  return plan_run(parse_experiment(doc, "t.json", {}), o, PlanContext{});
+}
+
+Target flat_target(double flops, LinkModel link) {
+  Target t;
+  t.name = "test";
+  t.flops = flops;
+  t.devices_per_host = 1024;
+  t.inside_host = t.between_hosts = link;
+  return t;
+}
+
+}  // namespace
+
+class TestStepTime : public QObject {
+  Q_OBJECT
+ private slots:
+  // Ring over 4 devices, 1000 floats, 5 µs and 10 GB/s: 2(N-1) = 6 steps of one 250-float
+  // message: 6 x (5e-6 + 1000 B / 1e10 B/s) = 30.6 µs. Naive: device 0 takes 3 whole buffers in,
+  // then sends 3: 2 x 3 x (5e-6 + 4000 / 1e10) = 32.4 µs.
+  void allReduceIsCostedMessageByMessage() {
+    const LinkModel link{5.0, 10.0};
+    QVERIFY(qFuzzyCompare(all_reduce_seconds(CollectiveAlgorithm::kRing, 4, 1000, link), 30.6e-6));
+    QVERIFY(qFuzzyCompare(all_reduce_seconds(CollectiveAlgorithm::kNaive, 4, 1000, link), 32.4e-6));
+    QCOMPARE(all_reduce_seconds(CollectiveAlgorithm::kRing, 1, 1000, link), 0.0);
+    // Beyond the schedule's 64 devices, the same closed form: 2 x 127 x (5 µs + 8 x 4 B / 10 GB/s).
+    QVERIFY(qFuzzyCompare(all_reduce_seconds(CollectiveAlgorithm::kRing, 128, 1024, link),
+                          254 * (5e-6 + 32.0 / 1e10)));
+  }
+
+  // 4-8-1 with Adam: per row, layer 1: 2*4*8 = 64 forward, 64 for the kernel's gradient, 16 and 16
+  // for bias and activation; layer 2: 16 + 16 + 16 (the input's gradient) + 2 + 2: 212 FLOPs.
+  // Two devices at a batch of 32 take 16 rows each, and update all 49 floats (12 FLOPs each):
+  // 16 x 212 + 49 x 12 = 3980 FLOPs; at 1 GFLOP/s, 3.98 µs. The gradient all-reduce: two ring
+  // steps of 25 floats (chunks 24 and 25) at 1 µs and 1 GB/s: 2 x (1 µs + 100 B / 1 GB/s).
+  void dataParallelStep() {
+    const CapacityInput in =
+        capacity_input(plan_of(mlp(4, {8}, 1, 32, 64, {{"class_name", "DataParallel"}}), 2));
+    QCOMPARE(row_flops(in), 212.0);
+    const StepTime t = predict_step(in, flat_target(1e9, {1.0, 1.0}));
+    QVERIFY(qFuzzyCompare(t.compute_s, 3980e-9));
+    QVERIFY(qFuzzyCompare(t.communication_s, 2 * (1e-6 + 100e-9)));
+    QCOMPARE(t.communication_bytes, int64_t{2 * 2 * 25 * 4 - 2 * 4});  // chunks of 24 and 25
+    QVERIFY(qFuzzyCompare(t.samples_per_s, 32.0 / t.total_s));
+  }
+
+  // ModelParallel 1x2 splitting the hidden layer by units: the forward all-gather of 32 rows x 8
+  // units and the input gradient's all-reduce of 32 x 8 at the output layer... the products of
+  // the split layer count half.
+  void modelParallelCollectives() {
+    json mp = {{"class_name", "ModelParallel"},
+               {"mesh", {{"shape", {1, 2}}, {"axis_names", {"batch", "model"}}}},
+               {"layout_map", {{"dense.kernel", {nullptr, "model"}}}}};
+    const CapacityInput in = capacity_input(plan_of(mlp(4, {8}, 1, 32, 64, mp), 2));
+    const StepTime t = predict_step(in, flat_target(1e9, {1.0, 1.0}));
+    QCOMPARE(t.collectives.size(), size_t{1});
+    QCOMPARE(t.collectives[0].what, std::string("dense forward all_gather"));
+    QCOMPARE(t.collectives[0].elements, int64_t{32 * 8});
+    // Layer 1's two products (64 + 64 per row) split in two.
+    const double flops = 32 * (212.0 - 64.0) + 12.0 * (4 * 4 + 8 + 8 + 1);
+    QVERIFY2(qFuzzyCompare(t.compute_s, flops * 1e-9), std::to_string(t.compute_s).c_str());
+  }
+
+  void targetsFromPresetsAndFiles() {
+    QVERIFY(read_target("dgx1-v100", "--target").memory_bytes == int64_t{16'000'000'000});
+    QVERIFY(read_target("dgx1-v100", "--target").source.find("V100") != std::string::npos);
+    QTemporaryDir dir;
+    const std::string file = (dir.path() + "/t.json").toStdString();
+    std::ofstream(file) << R"({"name": "lab", "memory_gb": 24, "tflops": 35.6,
+        "devices_per_host": 4, "between_hosts": {"latency_us": 20, "gbps": 5}})";
+    const Target t = read_target(file, "--target");
+    QCOMPARE(t.name, std::string("lab"));
+    QCOMPARE(t.memory_bytes, int64_t{24'000'000'000});
+    QCOMPARE(t.flops, 35.6e12);
+    QCOMPARE(t.between_hosts.gbps, 5.0);
+    std::ofstream(file) << R"({"memory_gb": 24, "tflops": -1})";
+    try {
+      read_target(file, "--target");
+      QFAIL("read a negative FLOP/s");
+    } catch (const InputError& e) {
+      QCOMPARE(e.place(), file + ": tflops");
+    }
+    try {
+      read_target("no-such-target", "--target");
+      QFAIL("read an unknown target");
+    } catch (const InputError& e) {
+      QCOMPARE(e.place(), std::string("--target"));
+      QVERIFY(e.message().find("dgx-a100") != std::string::npos);
+    }
+  }
+
+  // Calibrated on this machine, the predicted step of the MLP 784-512-512-10 is within a wide
+  // factor of the measured one (the machine is shared: the 25% goal is reported by bench/).
+  void calibratedPredictionIsNearTheMeasuredStep_data() {
+    QTest::addColumn<int>("devices");
+    QTest::newRow("1") << 1;
+    QTest::newRow("2") << 2;
+    QTest::newRow("4") << 4;
+  }
+  void calibratedPredictionIsNearTheMeasuredStep() {
+    QFETCH(int, devices);
+    RunPlan plan =
+        plan_of(mlp(784, {512, 512}, 10, 128, 128 * 9, {{"class_name", "DataParallel"}}), devices);
+    const CapacityInput in = capacity_input(plan);
+    const Target target = calibrated_target(calibrate(in));
+    const double predicted = predict_step(in, target).total_s;
+    const double measured = measure_step_seconds(plan, 8);
+    qInfo("%d devices: predicted %.2f ms, measured %.2f ms", devices, predicted * 1e3,
+          measured * 1e3);
+    QVERIFY(measured > 0.0 && predicted > 0.0);
+    QVERIFY2(predicted < 3.0 * measured && measured < 3.0 * predicted,
+             QByteArray::number(predicted / measured));
+  }
+};
+
+QTEST_GUILESS_MAIN(TestStepTime)
+#include "tst_step_time.moc"
