@@ -63,6 +63,12 @@ int parse(QCommandLineParser& parser, const QStringList& args, int positionals,
   return -1;
 }
 
+void print_notices(const std::vector<PlanNotice>& notices) {
+  for (const PlanNotice& n : notices)
+    std::cerr << "fitbench-cli: " << (n.kind == PlanNotice::Kind::kWarning ? "warning: " : "note: ")
+              << printable_message(n.text) << "\n";
+}
+
 int int_option(const QCommandLineParser& p, const QString& name, int min, int max) {
   bool ok = false;
   const int v = p.value(name).toInt(&ok);
@@ -330,10 +336,7 @@ int run_command(const QStringList& args) {
   RunPlan& plan = *planned;
   const bool speaks = processes.owns_output();
   if (speaks)
-    for (const PlanNotice& n : plan.notices)
-      std::cerr << "fitbench-cli: "
-                << (n.kind == PlanNotice::Kind::kWarning ? "warning: " : "note: ")
-                << printable_message(n.text) << "\n";
+    print_notices(plan.notices);
   if (processes.multi() && p.isSet("verbose"))
     std::cerr << "fitbench-cli: " +
                      processes.placement(plan.devices, plan.spec.fit.batch_size,

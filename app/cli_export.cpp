@@ -117,9 +117,7 @@ int export_command(const QStringList& args) {
   context.source = file;
   context.experiment_file = file;
   const RunPlan plan = plan_run(read_experiment(file), o, context);
-  for (const PlanNotice& n : plan.notices)
-    std::cerr << "fitbench-cli: " << (n.kind == PlanNotice::Kind::kWarning ? "warning: " : "note: ")
-              << printable_message(n.text) << "\n";
+  print_notices(plan.notices);
   if (format.write_model) {
     // The model as the run would start it: built, its initial or loaded weights.
     format.write_model(plan.model->model_file(), output);

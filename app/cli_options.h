@@ -45,4 +45,7 @@ std::array<int, 2> mesh_option(const QString& text);
 // The integer option `name` in [min, max]; throws InputError("--<name>", ...) otherwise.
 int int_option(const QCommandLineParser& p, const QString& name, int min, int max);
 
+// What a plan says before training, on stderr: "fitbench-cli: warning: ..." / "note: ...".
+void print_notices(const std::vector<PlanNotice>& notices);
+
 }  // namespace fitbench::cli

@@ -311,7 +311,10 @@ int plan_command(const QStringList& args) {
   const ExperimentSpec spec = read_experiment(file);
   if (!problems.empty()) throw PlanError(std::move(problems));
   set_building("the capacity plan (the data set and the model's shapes)");
-  const CapacityInput in = scale_input(plan_capacity(spec, o, context), scale);
+  std::vector<PlanNotice> notices;
+  const CapacityInput in = scale_input(plan_capacity(spec, o, context, &notices), scale);
+  // As run says them before training, on stderr (stdout stays the table or the JSON object).
+  print_notices(notices);
 
   std::optional<double> measured;
   if (calibrating) {

@@ -216,42 +216,64 @@ void resolve_paths(ExperimentSpec& spec, const std::filesystem::path& base) {
     spec.initial_weights = (base / spec.initial_weights).string();
 }
 
+// ModelParallel without a layout map shards every Dense kernel whose units divide by the model
+// axis (default_layout_map), as the CLI's --mesh always did; a one-axis mesh has no model axis,
+// so it replicates every variable. docs/experiment-format.md says so. Fills `d`'s layout map and
+// says so; returns whether it did.
+bool fill_layout_noted(DistributionSpec& d, const std::vector<VariableInfo>& variables,
+                       const PlanContext& context, std::vector<PlanNotice>& notices) {
+  if (!fill_default_layout(d, variables)) return false;
+  notices.push_back(
+      {PlanNotice::Kind::kNote,
+       in_source(context.source, "distribution.layout_map") + ": none given, so " +
+           (d.layout_map.empty()
+                ? "every variable is replicated (no Dense kernel's units divide by the "
+                  "model axis)"
+                : counted(static_cast<long long>(d.layout_map.size()), "Dense kernel") +
+                      " split by output units over \"" + d.axis_names[1] +
+                      "\" and the rest replicated (write {\".*\": []} to replicate "
+                      "everything, as Keras's empty LayoutMap does)")});
+  return true;
+}
+
+// What to say of a distribution the run can apply: layout-map entries that match no variable
+// (probably a typo) and more devices than cores.
+void applied_distribution_notices(const DistributionSpec& d,
+                                  const std::vector<VariableInfo>& variables, int count,
+                                  const PlanContext& context, std::vector<PlanNotice>& notices) {
+  if (d.class_name == kModelParallel) {
+    const LayoutCheck check = check_layout_map(variables, d, count);
+    for (const LayoutDiagnostic& w : check.warnings)
+      notices.push_back({PlanNotice::Kind::kWarning, in_source(context.source, w.text())});
+  }
+  const unsigned cores = std::thread::hardware_concurrency();
+  if (cores > 0 && static_cast<unsigned>(count) > cores)
+    notices.push_back({PlanNotice::Kind::kNote,
+                       std::to_string(count) + " devices share " + std::to_string(cores) +
+                           " cores; devices take turns, so steps take longer than on "
+                           "real hardware"});
+}
+
+// A softmax over one unit learns nothing: a warning per such layer.
+void model_notices(const ModelSpec& model, int64_t features, const PlanContext& context,
+                   std::vector<PlanNotice>& notices) {
+  for (const size_t i : single_unit_softmax_layers(model, features))
+    notices.push_back({PlanNotice::Kind::kWarning,
+                       in_source(context.source, model.layer_place(i)) +
+                           ": softmax over a single unit always outputs 1, so no layer "
+                           "before it can learn; use sigmoid for one output"});
+}
+
 // The distribution's side of the plan for a prepared model: ModelParallel's default layout map,
 // the distribution applied, its warnings and notes.
 void plan_distribution(ExperimentSpec& spec, int count, int64_t features,
                        const PlanContext& context, RunPlan& plan, Problems& problems) {
   DistributionSpec& d = spec.distribution;
   const std::vector<VariableInfo> variables = model_variables(spec.model, features);
-  // ModelParallel without a layout map shards every Dense kernel whose units divide by the
-  // model axis (default_layout_map), as the CLI's --mesh always did; a one-axis mesh has no
-  // model axis, so it replicates every variable. docs/experiment-format.md says so.
-  if (fill_default_layout(d, variables)) {
-    plan.default_layout = true;
-    plan.notices.push_back(
-        {PlanNotice::Kind::kNote,
-         in_source(context.source, "distribution.layout_map") + ": none given, so " +
-             (d.layout_map.empty()
-                  ? "every variable is replicated (no Dense kernel's units divide by the "
-                    "model axis)"
-                  : counted(static_cast<long long>(d.layout_map.size()), "Dense kernel") +
-                        " split by output units over \"" + d.axis_names[1] +
-                        "\" and the rest replicated (write {\".*\": []} to replicate "
-                        "everything, as Keras's empty LayoutMap does)")});
-  }
+  plan.default_layout = fill_layout_noted(d, variables, context, plan.notices);
   const bool applied = problems.attempt(
       [&] { apply_distribution(*plan.model, spec.distribution, count, spec.devices); });
-  if (applied && d.class_name == kModelParallel) {
-    // Entries of the layout map that match no variable shard nothing: probably a typo.
-    const LayoutCheck check = check_layout_map(variables, d, count);
-    for (const LayoutDiagnostic& w : check.warnings)
-      plan.notices.push_back({PlanNotice::Kind::kWarning, in_source(context.source, w.text())});
-  }
-  const unsigned cores = std::thread::hardware_concurrency();
-  if (applied && cores > 0 && static_cast<unsigned>(count) > cores)
-    plan.notices.push_back({PlanNotice::Kind::kNote,
-                            std::to_string(count) + " devices share " + std::to_string(cores) +
-                                " cores; devices take turns, so steps take longer than on "
-                                "real hardware"});
+  if (applied) applied_distribution_notices(d, variables, count, context, plan.notices);
 }
 
 // Refuses a run that would not fit in memory, before its model is built: the estimate and the
@@ -311,8 +333,8 @@ PlanError::PlanError(std::vector<PlanProblem> problems)
 
 const char* PlanError::what() const noexcept { return what_.c_str(); }
 
-CapacityInput plan_capacity(ExperimentSpec spec, const RunOverrides& o,
-                            const PlanContext& context) {
+CapacityInput plan_capacity(ExperimentSpec spec, const RunOverrides& o, const PlanContext& context,
+                            std::vector<PlanNotice>* said) {
   Problems problems({}, context.source);
   if (o.batch_size) spec.fit.batch_size = *o.batch_size;
   std::vector<PlanNotice> notices;
@@ -335,9 +357,10 @@ CapacityInput plan_capacity(ExperimentSpec spec, const RunOverrides& o,
     in.train_rows = training_rows(data.size(), spec.fit.validation_split);
     Network net(spec.model);
     net.build_shapes(in.features);  // shapes only: nothing is allocated
+    model_notices(spec.model, in.features, context, notices);
   });
   if (!spec.distribution.class_name.empty() && mesh_fits && problems.empty()) {
-    problems.attempt([&] {
+    const bool applicable = problems.attempt([&] {
       in.options = rehearsal_options(spec.devices, count);
       if (spec.distribution.class_name == kModelParallel) {
         Network net(spec.model);
@@ -345,8 +368,17 @@ CapacityInput plan_capacity(ExperimentSpec spec, const RunOverrides& o,
         mesh_plan(in, net);
       }
     });
+    if (applicable) {
+      // What plan_run would say of the distribution; the input keeps the layout as given
+      // (mesh_plan fills in the default one the same way).
+      DistributionSpec d = spec.distribution;
+      const std::vector<VariableInfo> variables = model_variables(spec.model, in.features);
+      fill_layout_noted(d, variables, context, notices);
+      applied_distribution_notices(d, variables, count, context, notices);
+    }
   }
   if (!problems.empty()) throw PlanError(std::move(problems.list()));
+  if (said) *said = std::move(notices);
   return in;
 }
 
@@ -399,11 +431,7 @@ RunPlan plan_run(ExperimentSpec spec, const RunOverrides& o, const PlanContext& 
   });
   if (prepared) {
     const int64_t features = plan.data.x.cols();
-    for (const size_t i : single_unit_softmax_layers(spec.model, features))
-      plan.notices.push_back({PlanNotice::Kind::kWarning,
-                              in_source(context.source, spec.model.layer_place(i)) +
-                                  ": softmax over a single unit always outputs 1, so no layer "
-                                  "before it can learn; use sigmoid for one output"});
+    model_notices(spec.model, features, context, plan.notices);
     if (!spec.distribution.class_name.empty() && mesh_fits)
       problems.attempt([&] { plan_distribution(spec, count, features, context, plan, problems); });
   }

@@ -119,9 +119,13 @@ struct CapacityInput;  // core/run/capacity.h
 // What plan_memory and predict_step need of the run plan_run would make, without building the
 // model or allocating its variables (a plan too large to build is the point): the overrides
 // applied (--devices, --strategy, --mesh, --batch-size, the rehearsal knobs), the data loaded,
-// the model's shapes and the layout checked. Throws PlanError as plan_run does.
+// the model's shapes and the layout checked. Throws PlanError as plan_run does. `notices`, when
+// given, gets what plan_run would say before training that the shapes show (options without
+// effect, ModelParallel's default layout map, layout entries matching nothing, a softmax over one
+// unit, more devices than cores).
 CapacityInput plan_capacity(ExperimentSpec spec, const RunOverrides& overrides,
-                            const PlanContext& context);
+                            const PlanContext& context,
+                            std::vector<PlanNotice>* notices = nullptr);
 
 // The largest number of steps a run's --trace file keeps (about 200 bytes of JSON per span: some
 // 1.5 GB for two devices; a longer run's file would not open in a trace viewer anyway).
