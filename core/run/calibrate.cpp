@@ -1,6 +1,7 @@
 #include "core/run/calibrate.h"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <thread>
 #include <vector>
@@ -135,21 +136,33 @@ Calibration calibrate(const CapacityInput& in) {
   const double work = static_cast<double>(rows) * row_flops(in) +
                       update_flops_per_float(in.optimizer) * static_cast<double>(trainable);
   c.flops = work / std::max(t1, 1e-9);
-  // The cores the machine gives now: the same step on every core at once.
+  // The cores the machine gives now: the same step on every core at once, each thread timing
+  // its own calls (after one warm-up call) for the same budget; the median call against t1.
   const unsigned hardware = std::max(std::thread::hardware_concurrency(), 1u);
   c.cores = 1.0;
   if (hardware > 1) {
     std::vector<std::unique_ptr<DeviceStep>> steps;
     for (unsigned i = 0; i < hardware; ++i) steps.push_back(std::make_unique<DeviceStep>(in, rows));
-    constexpr int kRepeats = 5;
-    const auto start = Clock::now();
+    std::vector<std::vector<double>> times(hardware);
+    std::atomic<unsigned> ready{0};
     std::vector<std::thread> threads;
-    for (auto& s : steps)
-      threads.emplace_back([&s] {
-        for (int i = 0; i < kRepeats; ++i) s->run();
+    for (unsigned i = 0; i < hardware; ++i)
+      threads.emplace_back([&, i] {
+        steps[i]->run();
+        ready.fetch_add(1);
+        while (ready.load() < hardware) std::this_thread::yield();
+        const auto start = Clock::now();
+        while (times[i].size() < 5 || seconds_since(start) < 0.3) {
+          const auto t = Clock::now();
+          steps[i]->run();
+          times[i].push_back(seconds_since(t));
+        }
       });
     for (auto& t : threads) t.join();
-    const double each = seconds_since(start) / kRepeats;
+    std::vector<double> all;
+    for (const auto& v : times) all.insert(all.end(), v.begin(), v.end());
+    std::nth_element(all.begin(), all.begin() + all.size() / 2, all.end());
+    const double each = all[all.size() / 2];
     c.cores =
         std::clamp(static_cast<double>(hardware) * t1 / each, 1.0, static_cast<double>(hardware));
   }

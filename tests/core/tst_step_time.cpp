@@ -14,6 +14,7 @@
 #include "core/run/calibrate.h"
 #include "core/run/run_plan.h"
 #include "core/run/step_time.h"
+#include "tests/sanitized.h"
 
 using namespace fitbench;
 using nlohmann::json;
@@ -137,10 +138,12 @@ class TestStepTime : public QObject {
     }
   }
 
-  // Calibrated on this machine, the MLP 784-512-512-10 gets a predicted step from measured
-  // figures. How near it is to the measured step is a speed figure, reported by
-  // bench/bench_capacity, never asserted here: on a shared machine (CI runs two tests at once)
-  // the ratio swung past 3x.
+  // Calibrated on this machine, the MLP 784-512-512-10's predicted step is within wide bounds
+  // of the measured step: a third to three times. The accuracy itself (25% on a quiet machine)
+  // is a speed figure, reported by bench/bench_capacity. The test runs alone (RUN_SERIAL), and
+  // since other processes may still come and go between the calibration and the measurement,
+  // it tries three times before it fails. Sanitized builds time instrumented code, so there the
+  // figures are only checked to be finite.
   void calibratedPredictionOfTheMlpStep_data() {
     QTest::addColumn<int>("devices");
     QTest::newRow("1") << 1;
@@ -158,13 +161,23 @@ class TestStepTime : public QObject {
     RunPlan plan =
         plan_of(mlp(784, {512, 512}, 10, 128, 128 * 9, {{"class_name", "DataParallel"}}), devices);
     const CapacityInput in = capacity_input(plan);
-    const Target target = calibrated_target(calibrate(in));
-    const double predicted = predict_step(in, target).total_s;
-    const double measured = measure_step_seconds(plan, 8);
-    qInfo("%d devices: predicted %.2f ms, measured %.2f ms", devices, predicted * 1e3,
-          measured * 1e3);
-    QVERIFY(std::isfinite(measured) && measured > 0.0);
-    QVERIFY(std::isfinite(predicted) && predicted > 0.0);
+    double ratio = 0.0;
+    for (int attempt = 0; attempt < 3; ++attempt) {
+      const Target target = calibrated_target(calibrate(in));
+      const double predicted = predict_step(in, target).total_s;
+      const double measured = measure_step_seconds(plan, 8);
+      qInfo("%d devices: predicted %.2f ms, measured %.2f ms", devices, predicted * 1e3,
+            measured * 1e3);
+      QVERIFY(std::isfinite(measured) && measured > 0.0);
+      QVERIFY(std::isfinite(predicted) && predicted > 0.0);
+      ratio = predicted / measured;
+#if defined(FITBENCH_SANITIZED)
+      return;
+#endif
+      if (ratio > 1.0 / 3.0 && ratio < 3.0) return;
+    }
+    QFAIL(qPrintable(QString("the predicted step was %1 x the measured one in three attempts")
+                         .arg(ratio, 0, 'f', 2)));
   }
 };
 
