@@ -2,6 +2,7 @@
 // menus' actions and the dialogs they open. Step from idle, examples as read-only templates,
 // results that belong to their experiment, Save As's shortcut, and the smaller texts.
 #include <QApplication>
+#include <QComboBox>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
@@ -23,6 +24,7 @@
 #include "ui/charts/metric_chart.h"
 #include "ui/panels/data_panel.h"
 #include "ui/panels/devices_panel.h"
+#include "ui/panels/strategy_panel.h"
 #include "ui/panels/training_panel.h"
 #include "ui/rehearsal/batch_split_view.h"
 #include "ui/rehearsal/decision_view.h"
@@ -349,6 +351,64 @@ class TestWindowTrial : public QObject {
     QVERIFY2(
         status.contains(QStringLiteral("no strategy")) && status.contains(QStringLiteral("cpu:0")),
         qPrintable(status));
+  }
+
+  // ModelParallel chosen with the keyboard on 4 devices gets a 2 x 2 mesh that runs, follows the
+  // device count until the mesh is edited, and Fill default says why it splits nothing.
+  void modelParallelDefaultsWork() {
+    auto w = makeWindow();
+    exampleAction(*w, "xor.json")->trigger();
+    auto* count = w->devicesPanel()->findChild<QSpinBox*>(QStringLiteral("deviceCount"));
+    auto* strategy = w->strategyPanel()->findChild<QComboBox*>(QStringLiteral("strategy"));
+    auto* rows = w->strategyPanel()->findChild<QSpinBox*>(QStringLiteral("meshRows"));
+    auto* cols = w->strategyPanel()->findChild<QSpinBox*>(QStringLiteral("meshCols"));
+    auto* messages = w->strategyPanel()->findChild<QLabel*>(QStringLiteral("layoutMessages"));
+    QVERIFY(count && strategy && rows && cols && messages);
+    w->showView(QStringLiteral("devices"));
+    count->selectAll();
+    QTest::keyClicks(count, QStringLiteral("4"));
+    QCOMPARE(count->value(), 4);
+    const int modelParallel = strategy->findData(QStringLiteral("ModelParallel"));
+    QVERIFY(modelParallel > 0);
+    strategy->setFocus();
+    while (strategy->currentIndex() < modelParallel) QTest::keyClick(strategy, Qt::Key_Down);
+    QCOMPARE(strategy->currentIndex(), modelParallel);
+    QCOMPARE(rows->value(), 2);
+    QCOMPARE(cols->value(), 2);
+    QVERIFY2(w->setupError().isEmpty(), qPrintable(w->setupError()));
+    // xor's hidden layer (8 units) splits over 2; its 1-unit output is never split.
+    const ExperimentSpec spec = w->currentSpec();
+    QCOMPARE(spec.distribution.mesh_shape, (std::vector<int>{2, 2}));
+    for (const auto& [key, axes] : spec.distribution.layout_map)
+      QVERIFY2(key.find("dense_1") == std::string::npos, key.c_str());
+    QVERIFY(fixtures::runToEnd(*w));
+    // The mesh follows the device count: 8 devices, 2 x 4.
+    count->selectAll();
+    QTest::keyClicks(count, QStringLiteral("8"));
+    QCOMPARE(rows->value(), 2);
+    QCOMPARE(cols->value(), 4);
+    QVERIFY2(w->setupError().isEmpty(), qPrintable(w->setupError()));
+    // Edited by hand, it stays as the user left it (and says when it does not cover the devices).
+    rows->selectAll();
+    QTest::keyClicks(rows, QStringLiteral("1"));
+    count->selectAll();
+    QTest::keyClicks(count, QStringLiteral("6"));
+    QCOMPARE(rows->value(), 1);
+    QCOMPARE(cols->value(), 4);
+    QVERIFY(!w->setupError().isEmpty());
+    // A model axis no unit count divides: Fill default says why it split nothing.
+    rows->selectAll();
+    QTest::keyClicks(rows, QStringLiteral("2"));
+    cols->selectAll();
+    QTest::keyClicks(cols, QStringLiteral("3"));
+    auto* fill = w->strategyPanel()->findChild<QPushButton*>(QStringLiteral("fillDefaultLayout"));
+    QVERIFY(fill && fill->isVisible());
+    QTest::mouseClick(fill, Qt::LeftButton);
+    QVERIFY2(messages->text().contains(QStringLiteral("split nothing")) &&
+                 messages->text().contains(QStringLiteral("(8, 1)")),
+             qPrintable(messages->text()));
+    if (const QString dir = qEnvironmentVariable("FITBENCH_SCREENSHOTS"); !dir.isEmpty())
+      QVERIFY(w->strategyPanel()->grab().save(dir + QStringLiteral("/model_parallel_defaults.png")));
   }
 
   // File > Export > History as JSON suggests history.json.

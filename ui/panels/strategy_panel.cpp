@@ -100,8 +100,10 @@ StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
   auto* meshForm = new QFormLayout(m_meshBox);
   auto* shapeRow = new QHBoxLayout;
   m_rows = new QSpinBox(m_meshBox);
+  m_rows->setObjectName(QStringLiteral("meshRows"));
   m_rows->setRange(1, 16);
   m_cols = new QSpinBox(m_meshBox);
+  m_cols->setObjectName(QStringLiteral("meshCols"));
   m_cols->setRange(1, 16);
   shapeRow->addWidget(m_rows);
   shapeRow->addWidget(new QLabel(QStringLiteral("×"), m_meshBox));
@@ -160,6 +162,7 @@ StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
   buttons->addWidget(m_suggest);
   layoutLayout->addLayout(buttons);
   m_messages = new QLabel(m_layoutBox);
+  m_messages->setObjectName(QStringLiteral("layoutMessages"));
   m_messages->setWordWrap(true);
   m_messages->setTextFormat(Qt::RichText);
   layoutLayout->addWidget(m_messages);
@@ -171,15 +174,24 @@ StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
 
 void StrategyPanel::connectSignals() {
   connect(m_strategy, &QComboBox::currentIndexChanged, this, [this] {
-    if (!m_filling && strategyOf(m_strategy).has_mesh && m_table->rowCount() == 0)
-      fillDenseLayout();
+    QString note;
+    if (!m_filling && strategyOf(m_strategy).has_mesh) {
+      // A mesh for the devices there are (2 x 2 for 4), unless the file gave one.
+      if (!m_keepFileMesh) {
+        m_meshFollowsDevices = true;
+        setMeshForDevices();
+      }
+      if (m_table->rowCount() == 0) note = fillDenseLayout();
+    }
     updateVisibility();
     edited();
+    showFillNote(note);
   });
   // Editing the mesh's fields replaces a kept file mesh with what they show.
   const auto meshEdited = [this] {
     if (m_filling) return;
     m_keepFileMesh = false;
+    m_meshFollowsDevices = false;
     m_meshNote->hide();
     edited();
   };
@@ -209,8 +221,9 @@ void StrategyPanel::connectSignals() {
     edited();
   });
   connect(m_suggest, &QPushButton::clicked, this, [this] {
-    fillDenseLayout();
+    const QString note = fillDenseLayout();
     edited();
+    showFillNote(note);
   });
 }
 
@@ -227,14 +240,16 @@ void StrategyPanel::addRow(const QString& key, const QString& axes) {
   m_filling = filling;
 }
 
-void StrategyPanel::fillDenseLayout() {
+QString StrategyPanel::fillDenseLayout() {
   // The plan's own rule (fill_default_layout), so the rows are what an empty map runs with.
   DistributionSpec filled = spec();
   filled.layout_map.clear();
+  std::vector<VariableInfo> variables;
   try {
-    fill_default_layout(filled, model_variables(m_model, m_features));
+    variables = model_variables(m_model, m_features);
+    fill_default_layout(filled, variables);
   } catch (const InputError&) {
-    return;  // the model panel shows why the model has no variables yet
+    return {};  // the model panel shows why the model has no variables yet
   }
   const bool filling = m_filling;
   m_filling = true;
@@ -245,6 +260,39 @@ void StrategyPanel::fillDenseLayout() {
       names << (a.empty() ? QStringLiteral("None") : QString::fromStdString(a));
     addRow(QString::fromStdString(key), names.join(QStringLiteral(", ")));
   }
+  m_filling = filling;
+  if (!filled.layout_map.empty() || filled.mesh_shape.size() != 2) return {};
+  // Nothing to split: say why, with the units there are.
+  QStringList units;
+  for (const VariableInfo& v : variables)
+    if (v.shape.size() == 2) units << QString::number(v.shape[1]);
+  const int model = filled.mesh_shape[1];
+  return units.isEmpty()
+             ? tr("Fill default found no Dense kernel to split: the model has none.")
+             : tr("Fill default split nothing: no Dense layer's units (%1) divide by the %2 "
+                  "axis's %3 devices (a layer of 1 unit is never split). Change the mesh's %2 "
+                  "axis or the units, or write rules by hand.")
+                   .arg(units.join(QStringLiteral(", ")), m_axis1->text())
+                   .arg(model);
+}
+
+void StrategyPanel::showFillNote(const QString& note) {
+  if (note.isEmpty()) return;
+  m_fillNote = note;
+  validate();
+}
+
+void StrategyPanel::setMeshForDevices() {
+  // The most square mesh of the devices, its larger side the model axis: 1 x 2, 2 x 2, 2 x 4,
+  // 3 x 3, 4 x 4 (docs/window.md). The fields hold up to 16 per axis.
+  const int n = std::max(1, m_devices);
+  int rows = 1;
+  for (int r = 1; r * r <= n; ++r)
+    if (n % r == 0) rows = r;
+  const bool filling = m_filling;
+  m_filling = true;
+  m_rows->setValue(rows);
+  m_cols->setValue(n / rows);
   m_filling = filling;
 }
 
@@ -268,11 +316,14 @@ void StrategyPanel::updateVisibility() {
 
 void StrategyPanel::edited() {
   if (m_filling) return;
+  m_fillNote.clear();
   validate();
   emit changed();
 }
 
 void StrategyPanel::setSpec(const DistributionSpec& spec) {
+  m_meshFollowsDevices = false;
+  m_fillNote.clear();
   m_filling = true;
   m_strategy->setCurrentIndex(
       std::max(0, m_strategy->findData(QString::fromStdString(spec.class_name))));
@@ -352,7 +403,11 @@ bool StrategyPanel::isEntryRow(int row) const {
 void StrategyPanel::setModelContext(const ModelSpec& model, int inputFeatures, int devices) {
   m_model = model;
   m_features = inputFeatures;
+  const bool devicesChanged = devices != m_devices;
   m_devices = devices;
+  // The window reads the mesh from spec() after this call (no changed(): it is in its update).
+  if (devicesChanged && m_meshFollowsDevices && strategyOf(m_strategy).has_mesh)
+    setMeshForDevices();
   validate();
 }
 
@@ -458,6 +513,9 @@ void StrategyPanel::validate() {
   } else {
     m_error = QString::fromStdString(check.errors.front().text());
   }
+  if (!m_fillNote.isEmpty())
+    lines.prepend(QStringLiteral("<span style=\"color:%1\">⚠ %2</span>")
+                      .arg(kWarningColor.name(), m_fillNote.toHtmlEscaped()));
   m_messages->setText(lines.join(QStringLiteral("<br>")));
 }
 

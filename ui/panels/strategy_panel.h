@@ -29,7 +29,9 @@ class StrategyPanel : public QWidget {
 
   void setSpec(const DistributionSpec& spec);
   DistributionSpec spec() const;
-  // The model, its input width and the device count the layout map is checked against.
+  // The model, its input width and the device count the layout map is checked against. A mesh
+  // chosen for the device count (ModelParallel picked in the combo, its fields not edited since)
+  // follows a new count: read spec() again after this call.
   void setModelContext(const ModelSpec& model, int inputFeatures, int devices);
   void setReadOnly(bool readOnly);
   // The first error of the ModelParallel settings, "" when valid (or another strategy).
@@ -49,7 +51,12 @@ class StrategyPanel : public QWidget {
   void addRow(const QString& key, const QString& axes);
   // Whether table row `row` is a layout map entry (a key or axes typed), not a blank row.
   bool isEntryRow(int row) const;
-  void fillDenseLayout();
+  // Fills the table with the default layout's rules; returns why it split nothing ("" when it
+  // split something or the model has no variables yet).
+  QString fillDenseLayout();
+  void showFillNote(const QString& note);
+  // The mesh fields to the most square mesh of the device count.
+  void setMeshForDevices();
   void updateVisibility();
   void updateBatchAxes();
   void validate();
@@ -70,6 +77,11 @@ class StrategyPanel : public QWidget {
   std::vector<std::string> m_fileAxes;
   std::string m_fileBatchDim;
   bool m_keepFileMesh = false;
+  // The mesh fields hold the shape chosen for the device count (ModelParallel chosen in the
+  // combo, the mesh not edited since): it follows the Devices panel's count.
+  bool m_meshFollowsDevices = false;
+  // Why Fill default found nothing to split (shown until the next edit).
+  QString m_fillNote;
   QGroupBox* m_layoutBox = nullptr;
   QTableWidget* m_table = nullptr;
   QPushButton* m_add = nullptr;

@@ -363,7 +363,7 @@ void MainWindow::updateContext() {
   // The model's input follows the data first, so that the spec below (and the views it sets up)
   // has the data's width, not the previous experiment's.
   m_modelPanel->setInputFeatures(m_dataPanel->featureCount());
-  const ExperimentSpec spec = currentSpec();
+  ExperimentSpec spec = currentSpec();
   // Generators give one target column (a label or a value); a CSV file its target columns.
   const int targetColumns =
       spec.data.csv.empty() ? 1 : std::max<int>(1, int(spec.data.target.size()));
@@ -371,6 +371,7 @@ void MainWindow::updateContext() {
   m_trainingPanel->setValidationSplit(m_dataPanel->validationSplit());
   m_strategyPanel->setModelContext(spec.model, m_dataPanel->featureCount(),
                                    m_devicesPanel->deviceCount());
+  spec.distribution = m_strategyPanel->spec();  // a mesh that follows the device count
   const QString devices = m_devicesPanel->deviceCount() == 1
                               ? tr("1 device")
                               : tr("%1 devices").arg(m_devicesPanel->deviceCount());

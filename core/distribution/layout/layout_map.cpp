@@ -103,7 +103,7 @@ LayoutEntries default_layout_map(const std::vector<VariableInfo>& variables,
                                  const std::string& model_axis, int model_size) {
   LayoutEntries out;
   for (const auto& v : variables)
-    if (v.shape.size() == 2 && model_size > 0 && v.shape[1] % model_size == 0)
+    if (v.shape.size() == 2 && v.shape[1] > 1 && model_size > 0 && v.shape[1] % model_size == 0)
       out.push_back({v.path, {"", model_axis}});
   return out;
 }

@@ -108,8 +108,9 @@ LayoutCheck check_layout_map(const std::vector<VariableInfo>& variables,
                              std::optional<int> device_count = std::nullopt);
 
 // The layout map fitbench uses when a mesh is given without one (the CLI's --mesh RxC): every
-// kernel (rank 2) whose output units divide by `model_size` is split by columns over
-// `model_axis`, keyed by its exact path; everything else stays replicated.
+// kernel (rank 2) of more than one output unit whose units divide by `model_size` is split by
+// columns over `model_axis`, keyed by its exact path; everything else stays replicated (a
+// one-unit output is never "split", not even over a model axis of one device).
 LayoutEntries default_layout_map(const std::vector<VariableInfo>& variables,
                                  const std::string& model_axis, int model_size);
 
