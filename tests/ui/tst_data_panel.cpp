@@ -254,16 +254,20 @@ void TestDataPanel::noiseOnlyWhereTheGeneratorUsesIt() {
 
   list->setCurrentRow(generatorRow(panel, "circle"));
   QVERIFY(noise->isEnabled());
-  QCOMPARE(noise->maximum(), 0.5);  // the Playground's 50 % / 100
   QVERIFY(!child<QSpinBox>(panel, "features")->isEnabled());
   QCOMPARE(child<QSpinBox>(panel, "features")->value(), 2);
 
   list->setCurrentRow(generatorRow(panel, "moons"));
   noise->setValue(0.8);
   QCOMPARE(panel.spec().noise, 0.8);
-  list->setCurrentRow(generatorRow(panel, "spiral"));  // the Playground's limit applies again
-  QCOMPARE(panel.spec().noise, 0.5);
-  QVERIFY(panel.errorText().isEmpty());
+  // The Playground's limit (its 50 % / 100) applies again: the value stays as it is, and the
+  // generator's check says so beside the field; the run is refused until it is changed.
+  list->setCurrentRow(generatorRow(panel, "spiral"));
+  QCOMPARE(panel.spec().noise, 0.8);
+  QCOMPARE(noise->value(), 0.8);
+  QVERIFY2(panel.errorText().contains("at most 0.5"), qPrintable(panel.errorText()));
+  noise->setValue(0.5);
+  QVERIFY2(panel.errorText().isEmpty(), qPrintable(panel.errorText()));
 }
 
 void TestDataPanel::generatorErrorKeepsPreviousSpec() {

@@ -363,8 +363,12 @@ class TestTrainingPanel : public QObject {
     panel.setSpec(CompileOptions{}, fit, std::nullopt);
     QCOMPARE(child<QSpinBox>(panel, "epochs")->value(), 200000);
     QCOMPARE(child<QSpinBox>(panel, "batch_size")->value(), kMaxFitCount);
-    QCOMPARE(child<QSpinBox>(panel, "epochs")->maximum(), kMaxFitCount);
     QVERIFY(sameFit(panel.fitOptions(), fit));
+    QVERIFY(panel.errorText().isEmpty());
+    // One more than a file may hold is shown as it is and refused with a sentence.
+    child<QSpinBox>(panel, "epochs")->setValue(kMaxFitCount + 1);
+    QCOMPARE(child<QSpinBox>(panel, "epochs")->value(), kMaxFitCount + 1);
+    QVERIFY2(panel.errorText().startsWith("Epochs must be from 1 to "), qPrintable(panel.errorText()));
   }
 
   void callbacksRoundTrip() {

@@ -2,12 +2,17 @@
 // menus' actions and the dialogs they open. Step from idle, examples as read-only templates,
 // results that belong to their experiment, Save As's shortcut, and the smaller texts.
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QFileDialog>
+#include <QFormLayout>
 #include <QLabel>
+#include <QLayout>
+#include <QListWidget>
 #include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
@@ -24,6 +29,7 @@
 #include "ui/charts/metric_chart.h"
 #include "ui/panels/data_panel.h"
 #include "ui/panels/devices_panel.h"
+#include "ui/panels/model_panel.h"
 #include "ui/panels/strategy_panel.h"
 #include "ui/panels/training_panel.h"
 #include "ui/rehearsal/batch_split_view.h"
@@ -185,6 +191,9 @@ class TestWindowTrial : public QObject {
         QVERIFY2(!w->isWindowModified(),
                  qPrintable(QStringLiteral("%1 after %2").arg(file, before)));
         QCOMPARE(w->filePath(), example(file.toLatin1().constData()));
+        // Every example's values are in its fields' ranges: no sentence, Run allowed.
+        QVERIFY2(w->setupError().isEmpty(),
+                 qPrintable(QStringLiteral("%1: %2").arg(file, w->setupError())));
       }
     }
   }
@@ -409,6 +418,89 @@ class TestWindowTrial : public QObject {
              qPrintable(messages->text()));
     if (const QString dir = qEnvironmentVariable("FITBENCH_SCREENSHOTS"); !dir.isEmpty())
       QVERIFY(w->strategyPanel()->grab().save(dir + QStringLiteral("/model_parallel_defaults.png")));
+  }
+
+  // A file's values the fields cannot take are shown as they are, with a sentence beside the
+  // field and Run refused; values typed are kept as typed (no clamp to the field's range).
+  void fieldsShowValuesAsTheyAre() {
+    QTemporaryDir dir;
+    QByteArray text = bytesOf(example("xor.json"));
+    text.replace("\"units\": 8", "\"units\": 1000000000");
+    text.replace("\"samples\": 400", "\"samples\": 100000000");
+    text.replace("\"seed\": 1,\n  \"data\"", "\"seed\": 1,\n  \"devices\": {\"count\": 32},\n  \"data\"");
+    const QString file = dir.filePath(QStringLiteral("big.json"));
+    {
+      QFile f(file);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(text);
+    }
+    auto w = makeWindow();
+    QVERIFY(w->openFile(file, nullptr, true));
+    auto* samples = w->dataPanel()->findChild<QSpinBox*>(QStringLiteral("samples"));
+    auto* count = w->devicesPanel()->findChild<QSpinBox*>(QStringLiteral("deviceCount"));
+    auto* units = w->modelPanel()->findChild<QSpinBox*>(QStringLiteral("units"));
+    QVERIFY(samples && count && units);
+    QCOMPARE(samples->value(), 100000000);
+    QVERIFY2(w->dataPanel()->errorText().contains(QStringLiteral("at most 10000000")),
+             qPrintable(w->dataPanel()->errorText()));
+    QCOMPARE(count->value(), 32);
+    QVERIFY2(w->devicesPanel()->errorText().contains(QStringLiteral("at most 16")),
+             qPrintable(w->devicesPanel()->errorText()));
+    w->showView(QStringLiteral("model"));
+    w->modelPanel()->layerList()->setCurrentRow(1);  // the hidden layer
+    QCOMPARE(units->value(), 1000000000);
+    auto* unitsError =
+        w->modelPanel()->findChild<QLabel*>(QStringLiteral("unitsRangeError"));
+    QVERIFY(unitsError && unitsError->isVisibleTo(w->modelPanel()));
+    QVERIFY2(unitsError->text().contains(QStringLiteral("at most 1,048,576")),
+             qPrintable(unitsError->text()));
+    QVERIFY(!w->setupError().isEmpty());
+    QSignalSpy ended(w.get(), &MainWindow::runEnded);
+    w->run();
+    QVERIFY(!w->runs()->isRunning());  // refused, with the sentence
+    QCOMPARE(ended.count(), 1);
+    QCOMPARE(ended.first().first().toBool(), false);
+
+    // Typed: -5 units and 100 devices are shown as typed and refused with a sentence.
+    units->selectAll();
+    QTest::keyClicks(units, QStringLiteral("-5"));
+    QCOMPARE(units->value(), -5);
+    QVERIFY2(w->modelPanel()->errorText().contains(QStringLiteral("at least 1")),
+             qPrintable(w->modelPanel()->errorText()));
+    w->showView(QStringLiteral("devices"));
+    count->selectAll();
+    QTest::keyClicks(count, QStringLiteral("100"));
+    QCOMPARE(count->value(), 100);
+    QVERIFY2(w->devicesPanel()->errorText().contains(QStringLiteral("100 devices")),
+             qPrintable(w->devicesPanel()->errorText()));
+
+    // Learning rates a file may hold are kept as typed: 1e9 and 1e-30; -5 is refused.
+    w->showView(QStringLiteral("training"));
+    auto* rate = w->trainingPanel()->findChild<QDoubleSpinBox*>(QStringLiteral("learning_rate"));
+    QVERIFY(rate);
+    for (const auto& [typed, value] : {std::pair{"1e9", 1e9}, std::pair{"1e-30", 1e-30}}) {
+      rate->selectAll();
+      QTest::keyClicks(rate, QLatin1String(typed));
+      QTest::keyClick(rate, Qt::Key_Tab);
+      QCOMPARE(rate->value(), value);
+      QCOMPARE(*w->currentSpec().compile.optimizer.learning_rate, value);
+      QVERIFY2(w->trainingPanel()->errorText().isEmpty(),
+               qPrintable(w->trainingPanel()->errorText()));
+    }
+    rate->selectAll();
+    QTest::keyClicks(rate, QStringLiteral("-5"));
+    QTest::keyClick(rate, Qt::Key_Tab);
+    QCOMPARE(rate->value(), -5.0);
+    QVERIFY2(w->trainingPanel()->errorText().startsWith(QStringLiteral("Learning rate must be above 0")),
+             qPrintable(w->trainingPanel()->errorText()));
+    // The sentence is under the field, with the room its lines take.
+    auto* rateError =
+        w->trainingPanel()->findChild<QLabel*>(QStringLiteral("learning_rateRangeError"));
+    QVERIFY(rateError);
+    QTRY_VERIFY(rateError->isVisible() && rateError->height() >= rateError->fontMetrics().height());
+    QVERIFY(rateError->geometry().top() >= rate->geometry().bottom());
+    if (const QString shots = qEnvironmentVariable("FITBENCH_SCREENSHOTS"); !shots.isEmpty())
+      QVERIFY(w->grab().save(shots + QStringLiteral("/values_as_they_are.png")));
   }
 
   // File > Export > History as JSON suggests history.json.

@@ -1,10 +1,20 @@
 #include "ui/common/number_spin_box.h"
 
+#include <cfloat>
+
 namespace fitbench {
 
 NumberSpinBox::NumberSpinBox(QWidget* parent) : QDoubleSpinBox(parent) {
-  setDecimals(12);
+  // QDoubleSpinBox rounds every value to its decimals: the most it allows, so that 1e-30 stays
+  // 1e-30 (12 decimals made it 0).
+  setDecimals(DBL_MAX_10_EXP + DBL_DIG);
   setStepType(QAbstractSpinBox::AdaptiveDecimalStepType);
+}
+
+void NumberSpinBox::stepBy(int steps) {
+  QDoubleSpinBox::stepBy(steps);
+  // Stepping's float noise (0.1 + 0.2) is not kept: 12 significant digits, as shown.
+  setValue(QString::number(value(), 'g', 12).toDouble());
 }
 
 // 12 significant digits, trailing zeros dropped: a file's 12.3456789 reads (and is read back)

@@ -26,10 +26,12 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <charconv>
+#include <limits>
 
 #include "core/base/error.h"
 #include "core/distribution/layout/device_plan.h"
 #include "ui/common/field_error.h"
+#include "ui/common/field_range.h"
 #include "ui/common/number_spin_box.h"
 #include "ui/panels/csv_preview.h"
 #include "ui/panels/data_scatter.h"
@@ -83,9 +85,6 @@ const GeneratorInfo* findGenerator(const std::string& name) {
   return nullptr;
 }
 
-bool isPlayground(const std::string& g) {
-  return g == "circle" || g == "xor" || g == "gaussian" || g == "spiral" || g == "plane";
-}
 bool usesFeatures(const std::string& g) {
   return g == "seed" || g == "seed_legacy" || g == "blobs";
 }
@@ -178,7 +177,7 @@ QGroupBox* DataPanel::buildGeneratorGroup() {
   m_generatorGroup = new QGroupBox(tr("Generator"));
   m_samples = new QSpinBox;
   m_samples->setObjectName("samples");
-  m_samples->setRange(1, 10'000'000);
+  takeAnyInt(m_samples);  // data.samples' own check speaks (core's generators)
   m_samples->setGroupSeparatorShown(true);
   m_tips[m_samples] = tr("How many rows the generator draws.");
   m_noise = new NumberSpinBox;
@@ -198,10 +197,10 @@ QGroupBox* DataPanel::buildGeneratorGroup() {
   seedRow->addWidget(m_newSeed);
   m_features = new QSpinBox;
   m_features->setObjectName("features");
-  m_features->setRange(1, 100'000);
+  takeAnyInt(m_features);
   m_classes = new QSpinBox;
   m_classes->setObjectName("classes");
-  m_classes->setRange(2, 1000);
+  takeAnyInt(m_classes);
   m_tips[m_classes] = tr("How many clusters (one per class) the blobs set has.");
   m_generatorError = makeFieldErrorLabel();
   m_generatorError->setObjectName("generatorError");
@@ -230,7 +229,8 @@ QGroupBox* DataPanel::buildOptionsGroup() {
   // keeps a file's 0.333333 as it is.
   m_split = new NumberSpinBox;
   m_split->setObjectName("validationSplit");
-  m_split->setRange(0.0, 0.999999999999);
+  // fit.validation_split's check (checkSplit) says what it takes.
+  m_split->setRange(std::numeric_limits<double>::lowest(), std::numeric_limits<double>::max());
   m_split->setSingleStep(0.05);
   m_tips[m_split] =
       tr("The last fraction of the rows is kept for validation, as Keras's validation_split "
@@ -329,9 +329,9 @@ void DataPanel::fillWidgets() {
     row = g != nullptr ? static_cast<int>(g - kGenerators) : -1;
   }
   m_generators->setCurrentRow(row);
-  m_samples->setValue(static_cast<int>(std::clamp<int64_t>(m_edited.samples, 1, 10'000'000)));
+  m_samples->setValue(fieldInt(m_edited.samples));
   m_seed->setText(QString::number(m_edited.seed));
-  m_classes->setValue(static_cast<int>(std::clamp<int64_t>(m_edited.classes, 2, 1000)));
+  m_classes->setValue(fieldInt(m_edited.classes));
   m_standardize->setChecked(m_edited.standardize);
   if (csvMode()) {
     showCsvFile();
@@ -352,14 +352,15 @@ void DataPanel::updateFieldStates() {
   const bool features = usesFeatures(g);
   {
     const QSignalBlocker block(m_noise);
-    m_noise->setRange(0.0, isPlayground(g) ? 0.5 : 10.0);
+    // data.noise's own check (core's generators) says what a generator takes.
+    m_noise->setRange(std::numeric_limits<double>::lowest(), std::numeric_limits<double>::max());
     m_noise->setValue(m_edited.noise);
   }
   m_tips[m_noise] =
       noise ? tr(info->noise) : tr("The %1 set has no noise setting.").arg(tr(g.c_str()));
   {
     const QSignalBlocker block(m_features);
-    m_features->setValue(features ? static_cast<int>(m_edited.features) : fixedFeatures(g));
+    m_features->setValue(features ? fieldInt(m_edited.features) : fixedFeatures(g));
   }
   const QString label = tr(info != nullptr ? info->label : g.c_str());
   m_tips[m_features] = features                ? tr("How many features (columns of x) the set has.")
@@ -401,7 +402,6 @@ void DataPanel::onGeneratorPicked(int row) {
     m_edited.target.clear();
     m_edited.features_columns.clear();
     m_edited.delimiter = ',';
-    if (isPlayground(m_edited.generator)) m_edited.noise = std::min(m_edited.noise, 0.5);
   }
   updateFieldStates();
   commitEdit();
@@ -530,6 +530,7 @@ void DataPanel::showErrors() {
 
 QString DataPanel::errorText() const {
   QStringList errors;
+  if (const QString range = rangeError(this); !range.isEmpty()) errors << range;
   if (!m_loadError.isEmpty()) errors << m_loadError;
   if (!m_splitErrorText.isEmpty()) errors << m_splitErrorText;
   return errors.join('\n');

@@ -16,6 +16,7 @@
 #include "core/distribution/executors/distribution.h"
 #include "core/distribution/spec/devices.h"
 #include "ui/common/field_error.h"
+#include "ui/common/field_range.h"
 #include "ui/common/glossary.h"
 #include "ui/common/number_spin_box.h"
 
@@ -53,7 +54,7 @@ DevicesPanel::DevicesPanel(QWidget* parent) : QWidget(parent) {
   form->addRow(m_typeError);
   m_count = new QSpinBox(devicesBox);
   m_count->setObjectName(QStringLiteral("deviceCount"));
-  m_count->setRange(1, kMaxDevices);
+  takeAnyInt(m_count);  // a count the window cannot run is shown as it is, and said (checkCount)
   m_count->setToolTip(glossary::device());
   form->addRow(tr("Count"), m_count);
   m_countError = makeFieldErrorLabel(devicesBox);
@@ -114,12 +115,11 @@ DevicesPanel::DevicesPanel(QWidget* parent) : QWidget(parent) {
 
 void DevicesPanel::connectSignals() {
   connect(m_count, &QSpinBox::valueChanged, this, [this](int n) {
-    rebuildDeviceRows(n);
+    rebuildDeviceRows(std::clamp(n, 1, kMaxDevices));
     if (m_filling) return;
     m_countSet = true;
     m_fileSpeeds = 0;  // the user chose a count: the rows' speeds are what runs
-    m_error.clear();
-    m_countError->setVisible(false);
+    checkCount(n);
     emit changed();
   });
   auto edited = [this] {
@@ -211,9 +211,8 @@ void DevicesPanel::setSpec(const DevicesSpec& spec, int defaultCount,
   const int wanted = spec.count.value_or(defaultCount);
   checkCount(wanted);
   showTypeError();
-  const int count = std::clamp(wanted, 1, kMaxDevices);
-  m_count->setValue(count);
-  rebuildDeviceRows(count);
+  m_count->setValue(wanted);
+  rebuildDeviceRows(std::clamp(wanted, 1, kMaxDevices));
   m_latency->setValue(spec.link_latency_us);
   m_bandwidth->setValue(spec.link_gbps);
   m_allreduce->setCurrentIndex(
@@ -225,7 +224,8 @@ void DevicesPanel::overrideCount(int count) {
   m_filling = true;
   m_countSet = true;
   checkCount(count);
-  m_count->setValue(std::clamp(count, 1, kMaxDevices));
+  m_count->setValue(count);
+  rebuildDeviceRows(std::clamp(count, 1, kMaxDevices));
   m_filling = false;
 }
 
@@ -233,6 +233,8 @@ void DevicesPanel::checkCount(int wanted) {
   // Neither is changed: said beside the field (and Run refuses) until the user edits.
   if (!m_countSet && !m_environmentError.isEmpty()) {
     m_error = tr("%1. Here: set Count.").arg(m_environmentError);
+  } else if (wanted < 1) {
+    m_error = tr("Count must be at least 1 device; it is %1.").arg(wanted);
   } else if (wanted > kMaxDevices) {
     m_error = tr("devices.count: %1 devices are more than the window simulates (at most %2); "
                  "set a count here, or run the file with fitbench-cli (up to %3)")
@@ -259,8 +261,9 @@ void DevicesPanel::checkCount(int wanted) {
 DevicesSpec DevicesPanel::spec() const {
   DevicesSpec spec;
   spec.type = m_type->currentText().toStdString();
-  const int n = m_count->value();
-  if (m_countSet) spec.count = n;
+  if (m_countSet) spec.count = m_count->value();
+  // The rows there are (a count beyond them is refused by checkCount).
+  const int n = std::clamp(m_count->value(), 1, kMaxDevices);
   if (m_fileSpeeds > 0 && m_fileSpeeds != size_t(n)) {
     // The file's list as it is, so that a save keeps it and a run refuses it as the CLI does.
     spec.speed.assign(m_speeds.begin(), m_speeds.begin() + long(m_fileSpeeds));
@@ -275,7 +278,7 @@ DevicesSpec DevicesPanel::spec() const {
   return spec;
 }
 
-int DevicesPanel::deviceCount() const { return m_count->value(); }
+int DevicesPanel::deviceCount() const { return std::clamp(m_count->value(), 1, kMaxDevices); }
 
 void DevicesPanel::setReadOnly(bool readOnly) {
   for (QWidget* w :

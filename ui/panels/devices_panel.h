@@ -29,6 +29,8 @@ class DevicesPanel : public QWidget {
   // stay, and a speed list of another length is an error until the count or a speed is edited.
   void overrideCount(int count);
   DevicesSpec spec() const;
+  // The devices the panel shows rows for: its count, within 1 to 16 (a count beyond is shown
+  // as it is in the field and refused by errorText()).
   int deviceCount() const;
   void setReadOnly(bool readOnly);
   // Why the devices cannot run as set (a gpu or tpu type, a file's count beyond what the window

@@ -16,6 +16,7 @@
 #include "core/nn/activation_registry.h"
 #include "core/nn/initializer_registry.h"
 #include "core/nn/layer_registry.h"
+#include "ui/common/field_range.h"
 
 namespace fitbench {
 
@@ -43,7 +44,7 @@ QWidget* makeSeedRow(QWidget* parent, QCheckBox** check, QSpinBox** spin) {
   layout->setContentsMargins(0, 0, 0, 0);
   *check = new QCheckBox(QObject::tr("Fixed"), row);
   *spin = new QSpinBox(row);
-  (*spin)->setRange(0, kMaxSeed);
+  allowRange(*spin, 0, kMaxSeed);
   layout->addWidget(*check);
   layout->addWidget(*spin, 1);
   return row;
@@ -51,7 +52,7 @@ QWidget* makeSeedRow(QWidget* parent, QCheckBox** check, QSpinBox** spin) {
 
 NumberSpinBox* makeNumber(QWidget* parent, double lo, double hi) {
   auto* spin = new NumberSpinBox(parent);
-  spin->setRange(lo, hi);
+  allowRange(spin, lo, hi);
   return spin;
 }
 
@@ -109,6 +110,7 @@ LayerEditor::LayerEditor(QWidget* parent) : QWidget(parent) {
                                QStringLiteral("activation"), QStringLiteral("rate")}) {
     m_defaultTips.insert(field, fieldWidget(field)->toolTip());
   }
+  addRangeRows(this);  // a hidden sentence row under each field with a range
   connectSignals();
   clearLayer();
 }
@@ -126,7 +128,8 @@ void LayerEditor::buildLayerBox() {
   m_layerForm->addRow(QString(), m_nameIssue);
   m_units = new QSpinBox(m_layerBox);
   m_units->setObjectName(QStringLiteral("units"));
-  m_units->setRange(0, kMaxUnits);
+  // Fewer than 1 is the model checks' sentence; more than the field's most is said here.
+  allowRange(m_units, std::numeric_limits<int>::min(), kMaxUnits);
   m_units->setToolTip(tr("How many outputs (neurons) the layer has."));
   m_layerForm->addRow(tr("Units"), m_units);
   m_unitsIssue = makeIssueLabel(m_layerBox);
@@ -332,7 +335,7 @@ void LayerEditor::setLayer(const LayerSpec& layer, const QString& autoName) {
   m_layerBox->setTitle(tr("%1 layer").arg(QString::fromStdString(layer.class_name)));
   m_name->setText(QString::fromStdString(layer.name));
   setAutoName(autoName);
-  m_units->setValue(static_cast<int>(std::clamp<int64_t>(layer.units, 0, kMaxUnits)));
+  m_units->setValue(fieldInt(layer.units));
   const QString activation = QString::fromStdString(layer.activation);
   if (m_activation->findText(activation) < 0) m_activation->addItem(activation);
   m_activation->setCurrentText(activation);

@@ -22,6 +22,7 @@
 #include "core/nn/activations.h"
 #include "core/nn/layer_registry.h"
 #include "core/training/summary_format.h"
+#include "ui/common/field_range.h"
 #include "ui/panels/layer_editor.h"
 
 namespace fitbench {
@@ -171,6 +172,7 @@ void ModelPanel::setReadOnly(bool readOnly) {
 }
 
 QString ModelPanel::errorText() const {
+  if (const QString range = rangeError(this); !range.isEmpty()) return range;
   for (const ModelIssue& issue : m_issues) {
     if (issue.error) return issue.text;
   }

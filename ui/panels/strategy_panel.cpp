@@ -18,12 +18,17 @@
 #include "core/distribution/layout/layout_map.h"
 #include "core/distribution/spec/strategies.h"
 #include "ui/common/field_error.h"
+#include "ui/common/field_range.h"
 #include "ui/common/glossary.h"
 #include "ui/common/text_style.h"
 
 namespace fitbench {
 
 namespace {
+
+// The most devices the mesh fields show on an axis as a file's mesh (a larger one is kept as the
+// file has it, with a note); typed, any number is shown and the mesh's check judges it.
+constexpr int kMaxMeshAxis = 16;
 
 QString toQString(std::string_view text) {
   return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
@@ -101,10 +106,10 @@ StrategyPanel::StrategyPanel(QWidget* parent) : QWidget(parent) {
   auto* shapeRow = new QHBoxLayout;
   m_rows = new QSpinBox(m_meshBox);
   m_rows->setObjectName(QStringLiteral("meshRows"));
-  m_rows->setRange(1, 16);
+  takeAnyInt(m_rows);  // the mesh's check says what a shape takes
   m_cols = new QSpinBox(m_meshBox);
   m_cols->setObjectName(QStringLiteral("meshCols"));
-  m_cols->setRange(1, 16);
+  takeAnyInt(m_cols);
   shapeRow->addWidget(m_rows);
   shapeRow->addWidget(new QLabel(QStringLiteral("×"), m_meshBox));
   shapeRow->addWidget(m_cols);
@@ -329,7 +334,7 @@ void StrategyPanel::setSpec(const DistributionSpec& spec) {
       std::max(0, m_strategy->findData(QString::fromStdString(spec.class_name))));
   // A mesh the fields cannot show is kept as the file has it (a run or Save then gives the
   // CLI's error); the fields show the default 1 x 2 until they are edited.
-  const auto fits = [this](int v) { return v >= m_rows->minimum() && v <= m_rows->maximum(); };
+  const auto fits = [](int v) { return v >= 1 && v <= kMaxMeshAxis; };
   m_keepFileMesh = spec.class_name == kModelParallel &&
                    (spec.mesh_shape.size() != 2 || spec.axis_names.size() != 2 ||
                     !std::all_of(spec.mesh_shape.begin(), spec.mesh_shape.end(), fits));

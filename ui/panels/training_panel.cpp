@@ -17,6 +17,7 @@
 #include "core/losses/loss_registry.h"
 #include "core/metrics/metric_registry.h"
 #include "core/training/callback_registry.h"
+#include "ui/common/field_range.h"
 #include "ui/panels/layer_editor.h"
 #include "ui/panels/training_panel_widgets.h"
 
@@ -138,6 +139,7 @@ TrainingPanel::TrainingPanel(QWidget* parent) : QWidget(parent) {
         item->widget()->setMinimumWidth(labelWidth);
     }
   }
+  addRangeRows(this);  // a hidden sentence row under each field with a range
   connectSignals();
   setSpec(CompileOptions{}, FitOptions{}, std::nullopt);
 }
@@ -148,7 +150,9 @@ void TrainingPanel::buildOptimizerBox() {
   m_optimizer = makeRegistryCombo(box, "optimizer", optimizers(),
                                   [](const OptimizerInfo& o) { return o.class_name; });
   m_optForm->addRow(tr("Optimizer"), m_optimizer);
-  m_learningRate = makeNumber(box, "learning_rate", 1e-9, 100.0);
+  // What a file may hold (compile_config.cpp): a positive float32.
+  m_learningRate = makeNumber(box, "learning_rate", 0.0, kFloat32Max);
+  allowRange(m_learningRate, 0.0, kFloat32Max, true);
   m_learningRate->setToolTip(
       tr("The step size of each update. Unchanged, it is the optimizer's "
          "Keras default (SGD 0.01, the others 0.001)."));
@@ -191,7 +195,7 @@ void TrainingPanel::buildOptimizerBox() {
       m_ruleRows.push_back(row);
     }
   }
-  m_weightDecay = makeNumber(box, "weight_decay", 0.0, 10.0);
+  m_weightDecay = makeNumber(box, "weight_decay", 0.0, kFloat32Max);
   m_weightDecay->setToolTip(
       tr("Each step shrinks the weights by weight_decay × learning rate. "
          "Unchanged, it is the default: 0.004 for AdamW, none for the "
@@ -201,7 +205,8 @@ void TrainingPanel::buildOptimizerBox() {
   const auto clipRow = [&](const char* checkName, const char* spinName, QCheckBox** check,
                            NumberSpinBox** spin, const QString& label, const QString& tip) {
     *check = makeCheck(box, checkName, QString());
-    *spin = makeNumber(box, spinName, 1e-9, 1e6);
+    *spin = makeNumber(box, spinName, 0.0, kFloat32Max);
+    allowRange(*spin, 0.0, kFloat32Max, true);
     (*spin)->setToolTip(tip);
     (*check)->setToolTip(tip);
     m_optForm->addRow(label, optionalRow(box, *check, *spin));
@@ -229,7 +234,8 @@ void TrainingPanel::buildLossBox() {
       tr("The model outputs raw scores (a linear last layer); the loss "
          "applies sigmoid or softmax itself, which is more stable."));
   m_lossForm->addRow(QString(), m_fromLogits);
-  m_delta = makeNumber(box, "delta", 1e-9, 1e6);
+  m_delta = makeNumber(box, "delta", 0.0, kFloat32Max);
+  allowRange(m_delta, 0.0, kFloat32Max, true);
   m_delta->setToolTip(tr("Errors smaller than delta are squared, larger ones count linearly."));
   m_lossForm->addRow(tr("Delta"), m_delta);
   m_metrics = new QListWidget(box);
@@ -538,6 +544,7 @@ FitOptions TrainingPanel::fitOptions() const {
 }
 
 QString TrainingPanel::errorText() const {
+  if (const QString range = rangeError(this); !range.isEmpty()) return range;
   for (const TrainingIssue& issue : m_issues) {
     if (issue.error) return issue.text;
   }

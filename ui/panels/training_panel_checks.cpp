@@ -44,7 +44,7 @@ void TrainingPanel::buildCallbackBoxes() {
   m_esPatience = makeInteger(box, "es_patience", 0, kMaxPatience);
   m_esPatience->setSuffix(tr(" epochs"));
   form->addRow(tr("Patience"), m_esPatience);
-  m_esMinDelta = makeNumber(box, "es_min_delta", 0.0, 1e6);
+  m_esMinDelta = makeNumber(box, "es_min_delta", -kFloat32Max, kFloat32Max);
   m_esMinDelta->setToolTip(tr("A change smaller than this does not count as an improvement."));
   form->addRow(tr("Min delta"), m_esMinDelta);
   m_esRestore = makeCheck(box, "es_restore_best_weights", tr("Restore best weights"));
@@ -68,7 +68,7 @@ void TrainingPanel::buildCallbackBoxes() {
   m_rlrPatience = makeInteger(box, "rlr_patience", 0, kMaxPatience);
   m_rlrPatience->setSuffix(tr(" epochs"));
   form->addRow(tr("Patience"), m_rlrPatience);
-  m_rlrMinLr = makeNumber(box, "rlr_min_lr", 0.0, 100.0);
+  m_rlrMinLr = makeNumber(box, "rlr_min_lr", 0.0, kFloat32Max);
   m_rlrMinLr->setToolTip(tr("The learning rate is never reduced below this."));
   form->addRow(tr("Min LR"), m_rlrMinLr);
   m_rlrIssue = makeIssueLabel(box);

@@ -11,6 +11,7 @@
 #include <QStringList>
 #include <limits>
 
+#include "ui/common/field_range.h"
 #include "ui/common/number_spin_box.h"
 
 namespace fitbench::training_panel {
@@ -20,17 +21,20 @@ inline constexpr int kMaxPatience = 100000;
 inline const QStringList kMonitors = {QStringLiteral("val_loss"), QStringLiteral("loss"),
                                       QStringLiteral("val_accuracy"), QStringLiteral("accuracy")};
 
+// The largest float32: what a rate or threshold kept in a float32 variable may be.
+inline constexpr double kFloat32Max = std::numeric_limits<float>::max();
+
 inline NumberSpinBox* makeNumber(QWidget* parent, const char* name, double lo, double hi) {
   auto* spin = new NumberSpinBox(parent);
   spin->setObjectName(QLatin1String(name));
-  spin->setRange(lo, hi);
+  allowRange(spin, lo, hi);
   return spin;
 }
 
 inline QSpinBox* makeInteger(QWidget* parent, const char* name, int lo, int hi) {
   auto* spin = new QSpinBox(parent);
   spin->setObjectName(QLatin1String(name));
-  spin->setRange(lo, hi);
+  allowRange(spin, lo, hi);
   return spin;
 }
 
