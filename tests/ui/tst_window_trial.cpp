@@ -1,7 +1,9 @@
 // What a hands-on trial of the window found (issue 25), driven as a person does it: keys, the
 // menus' actions and the dialogs they open. Step from idle, examples as read-only templates,
 // results that belong to their experiment, Save As's shortcut, and the smaller texts.
+#include <QAbstractAxis>
 #include <QApplication>
+#include <QChart>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -16,6 +18,7 @@
 #include <QMenu>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
@@ -27,6 +30,7 @@
 
 #include "core/io/experiment.h"
 #include "ui/charts/metric_chart.h"
+#include "ui/common/zoom.h"
 #include "ui/panels/data_panel.h"
 #include "ui/panels/devices_panel.h"
 #include "ui/panels/model_panel.h"
@@ -501,6 +505,59 @@ class TestWindowTrial : public QObject {
     QVERIFY(rateError->geometry().top() >= rate->geometry().bottom());
     if (const QString shots = qEnvironmentVariable("FITBENCH_SCREENSHOTS"); !shots.isEmpty())
       QVERIFY(w->grab().save(shots + QStringLiteral("/values_as_they_are.png")));
+  }
+
+  // Presentation zoom: Ctrl++ makes every text and chart larger, Ctrl+- smaller, Ctrl+0 actual
+  // size; the next window starts at the zoom the last one had.
+  void presentationZoom() {
+    // From actual size, and back to it whatever happens (other tests share the settings).
+    struct Reset {
+      Reset() { reset(); }
+      ~Reset() { reset(); }
+      static void reset() {
+        QSettings().remove(QStringLiteral("view/zoom"));
+        setZoom(1.0);
+      }
+    } reset;
+    const double base = QApplication::font().pointSizeF();
+    {
+      auto w = makeWindow();
+      QVERIFY(QTest::qWaitForWindowActive(w.get()));
+      exampleAction(*w, "spiral.json")->trigger();
+      QVERIFY(fixtures::runToEnd(*w));
+      auto* chart = w->findChild<MetricChart*>();
+      QVERIFY(chart);
+      const double title = chart->chart()->titleFont().pointSizeF();
+      const double axis = chart->chart()->axes().front()->labelsFont().pointSizeF();
+      QTest::keyClick(w.get(), Qt::Key_Equal, Qt::ControlModifier);
+      QTest::keyClick(w.get(), Qt::Key_Equal, Qt::ControlModifier);
+      QTest::keyClick(w.get(), Qt::Key_Equal, Qt::ControlModifier);  // 110%, 125%, 150%
+      QCOMPARE(QApplication::font().pointSizeF(), base * 1.5);
+      QCOMPARE(chart->chart()->titleFont().pointSizeF(), title * 1.5);
+      QCOMPARE(chart->chart()->axes().front()->labelsFont().pointSizeF(), axis * 1.5);
+      QVERIFY(statusTexts(*w).contains(QStringLiteral("Zoom 150%")));
+      // A log scale's new axis comes at the zoom too.
+      auto* log = chart->findChild<QCheckBox*>();
+      QVERIFY(log);
+      QTest::mouseClick(log, Qt::LeftButton);
+      for (QAbstractAxis* a : chart->chart()->axes())
+        QCOMPARE(a->labelsFont().pointSizeF(), axis * 1.5);
+      if (const QString shots = qEnvironmentVariable("FITBENCH_SCREENSHOTS"); !shots.isEmpty()) {
+        QTest::qWait(200);  // the charts' layout pass
+        QVERIFY(w->grab().save(shots + QStringLiteral("/zoom_150.png")));
+      }
+      QTest::keyClick(w.get(), Qt::Key_Minus, Qt::ControlModifier);
+      QCOMPARE(QApplication::font().pointSizeF(), base * 1.25);
+    }
+    {
+      auto w = makeWindow();  // remembered
+      QVERIFY(QTest::qWaitForWindowActive(w.get()));
+      QCOMPARE(QApplication::font().pointSizeF(), base * 1.25);
+      QTest::keyClick(w.get(), Qt::Key_0, Qt::ControlModifier);
+      QCOMPARE(QApplication::font().pointSizeF(), base);
+    }
+    auto w = makeWindow();
+    QCOMPARE(QApplication::font().pointSizeF(), base);
   }
 
   // File > Export > History as JSON suggests history.json.

@@ -24,6 +24,7 @@
 #include "ui/charts/chart_view.h"
 #include "ui/charts/smoothing.h"
 #include "ui/common/plot_style.h"
+#include "ui/common/zoom.h"
 
 namespace fitbench {
 namespace {
@@ -98,6 +99,7 @@ void MetricChart::buildWidgets() {
 
   m_view = new ChartView(m_chart, this);
   m_view->setMinimumSize(240, 160);
+  followZoom(m_chart, this);
   m_view->setFrameShape(QFrame::NoFrame);
 
   m_smoothingSlider = new QSlider(Qt::Horizontal);
@@ -388,6 +390,7 @@ void MetricChart::replaceYAxis() {
   m_yAxis = axis;
   m_chart->addAxis(m_yAxis, Qt::AlignLeft);
   for (QAbstractSeries* series : m_chart->series()) series->attachAxis(m_yAxis);
+  zoomChart(m_chart);  // the new axis at the window's zoom
 }
 
 void MetricChart::resetView() {

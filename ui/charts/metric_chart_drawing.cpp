@@ -27,6 +27,7 @@
 #include "ui/charts/metric_chart.h"
 #include "ui/charts/smoothing.h"
 #include "ui/common/plot_style.h"
+#include "ui/common/zoom.h"
 
 namespace fitbench {
 namespace {
@@ -336,11 +337,15 @@ void MetricChart::applyDataRange() {
 
 int MetricChart::divisions(Qt::Orientation orientation) const {
   // Up to 10 across and 8 up, fewer when the plot is too small for their labels (a short chart
-  // elides every y label to "..."): a tick every 60 px across, every 28 px up, at least 2.
+  // elides every y label to "..."): a tick every 60 px across, every 28 px up at actual size
+  // (more with the window's zoom: QtCharts breaks a label that has no room), at least 2.
   const QRectF area = m_chart->plotArea();
+  const double zoom = zoomFactor();
   if (orientation == Qt::Horizontal)
-    return area.width() > 0 ? std::clamp(static_cast<int>(area.width() / 60.0), 2, 10) : 10;
-  return area.height() > 0 ? std::clamp(static_cast<int>(area.height() / 28.0), 2, 8) : 8;
+    return area.width() > 0 ? std::clamp(static_cast<int>(area.width() / (60.0 * zoom)), 2, 10)
+                            : 10;
+  return area.height() > 0 ? std::clamp(static_cast<int>(area.height() / (28.0 * zoom)), 2, 8)
+                           : 8;
 }
 
 void MetricChart::updateTicks() {

@@ -23,6 +23,7 @@
 #include "core/nn/layer_registry.h"
 #include "core/training/summary_format.h"
 #include "ui/common/field_range.h"
+#include "ui/common/zoom.h"
 #include "ui/panels/layer_editor.h"
 
 namespace fitbench {
@@ -101,7 +102,7 @@ ModelPanel::ModelPanel(QWidget* parent) : QWidget(parent) {
   m_summary = new QPlainTextEdit(summaryBox);
   m_summary->setReadOnly(true);
   m_summary->setLineWrapMode(QPlainTextEdit::NoWrap);
-  m_summary->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  setZoomedFont(m_summary, QFontDatabase::systemFont(QFontDatabase::FixedFont));
   m_summary->setToolTip(tr("model.summary() as Keras prints it, updated on every edit."));
   m_summary->installEventFilter(this);
   summaryLayout->addWidget(m_summary);

@@ -12,6 +12,7 @@
 
 #include "core/base/error.h"
 #include "core/io/json_file.h"
+#include "ui/common/zoom.h"
 
 namespace fitbench {
 
@@ -29,7 +30,7 @@ KerasScriptDialog::KerasScriptDialog(QWidget* parent)
   m_text->setLineWrapMode(QPlainTextEdit::NoWrap);
   QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
   mono.setStyleHint(QFont::TypeWriter);
-  m_text->setFont(mono);
+  setZoomedFont(m_text, mono);
   m_status->setObjectName(QStringLiteral("kerasScriptStatus"));
   m_status->setWordWrap(true);
   m_status->setTextInteractionFlags(Qt::TextSelectableByMouse);

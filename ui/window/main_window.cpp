@@ -33,6 +33,7 @@
 #include "ui/common/about_view.h"
 #include "ui/common/glossary.h"
 #include "ui/common/text_style.h"
+#include "ui/common/zoom.h"
 #include "ui/panels/data_panel.h"
 #include "ui/panels/devices_panel.h"
 #include "ui/panels/model_panel.h"
@@ -202,7 +203,7 @@ void MainWindow::buildPanels() {
   m_log = new QPlainTextEdit;
   m_log->setReadOnly(true);
   m_log->setMaximumBlockCount(20000);
-  m_log->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  setZoomedFont(m_log, QFontDatabase::systemFont(QFontDatabase::FixedFont));
   m_log->setLineWrapMode(QPlainTextEdit::NoWrap);
   auto* logDock = new QDockWidget(tr("Log"), this);
   logDock->setObjectName(QStringLiteral("LogDock"));

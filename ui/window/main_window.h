@@ -21,6 +21,7 @@
 #include "ui/window/training_worker.h"
 
 class QAction;
+class QToolBar;
 class QDockWidget;
 class QLabel;
 class QMenu;
@@ -172,6 +173,9 @@ class MainWindow : public QMainWindow {
   void connectSignals();
   void restoreSettings();
   void saveSettings();
+  // View > Zoom: `steps` zoom steps up (down when negative); 0 back to actual size.
+  void zoomBy(int steps);
+  void applyZoom(double factor);
 
   void newExperiment();
   void openDialog();
@@ -258,6 +262,11 @@ class MainWindow : public QMainWindow {
   QAction* m_stopAct = nullptr;
   QAction* m_resetAct = nullptr;
   QAction* m_clearRunsAct = nullptr;
+  QAction* m_zoomInAct = nullptr;
+  QAction* m_zoomOutAct = nullptr;
+  QAction* m_zoomResetAct = nullptr;
+  QToolBar* m_toolBar = nullptr;
+  QSize m_baseIconSize;
   QAction* m_sweepAct = nullptr;
   QAction* m_exportTrialsAct = nullptr;
   QList<QAction*> m_exportActs;

@@ -7,9 +7,13 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QStyle>
+#include <QSettings>
 #include <QToolBar>
+#include <algorithm>
+#include <cmath>
 
 #include "ui/charts/metric_chart.h"
+#include "ui/common/zoom.h"
 #include "ui/rehearsal/sweep_view.h"
 #include "ui/window/main_window.h"
 
@@ -62,6 +66,7 @@ void MainWindow::buildActions() {
                             .arg(m_stopAct->shortcut().toString(QKeySequence::NativeText)));
 
   auto* bar = addToolBar(tr("Run"));
+  m_toolBar = bar;
   bar->setObjectName(QStringLiteral("RunToolBar"));
   bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
   bar->addAction(m_openAct);
@@ -121,6 +126,23 @@ void MainWindow::buildMenus() {
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(m_clearRunsAct);
   view->addSeparator();
+  // Presentation zoom: every text and chart larger for a projector (ui/common/zoom.h). The keys
+  // are explicit, as QKeySequence::ZoomIn is empty where the platform binds nothing.
+  m_zoomInAct = view->addAction(tr("Zoom &in"), this, [this] { zoomBy(1); });
+  m_zoomInAct->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Plus),
+                             QKeySequence(Qt::CTRL | Qt::Key_Equal)});
+  m_zoomOutAct = view->addAction(tr("Zoom &out"), this, [this] { zoomBy(-1); });
+  m_zoomOutAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Minus));
+  m_zoomResetAct = view->addAction(tr("&Actual size"), this, [this] { zoomBy(0); });
+  m_zoomResetAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_0));
+  for (QAction* a : {m_zoomInAct, m_zoomOutAct, m_zoomResetAct}) {
+    a->setShortcutVisibleInContextMenu(true);
+    a->setShortcutContext(Qt::ApplicationShortcut);
+  }
+  m_zoomInAct->setObjectName(QStringLiteral("zoomInAction"));
+  m_zoomOutAct->setObjectName(QStringLiteral("zoomOutAction"));
+  m_zoomResetAct->setObjectName(QStringLiteral("zoomResetAction"));
+  view->addSeparator();
   for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
@@ -132,6 +154,31 @@ void MainWindow::buildMenus() {
             .arg(QApplication::applicationVersion()));
   });
   updateExamplesMenu();
+}
+
+void MainWindow::zoomBy(int steps) {
+  const std::vector<double>& all = zoomSteps();
+  double next = 1.0;
+  if (steps != 0) {
+    // The step nearest the factor in effect, then `steps` along (held at the ends).
+    size_t at = 0;
+    for (size_t i = 0; i < all.size(); ++i)
+      if (std::abs(all[i] - zoomFactor()) < std::abs(all[at] - zoomFactor())) at = i;
+    const long to = std::clamp<long>(static_cast<long>(at) + steps, 0, long(all.size()) - 1);
+    next = all[size_t(to)];
+  }
+  applyZoom(next);
+  QSettings().setValue(QStringLiteral("view/zoom"), next);
+  showStatus(tr("Zoom %1%").arg(qRound(next * 100)), 3000);
+}
+
+void MainWindow::applyZoom(double factor) {
+  if (m_baseIconSize.isEmpty() && m_toolBar) m_baseIconSize = m_toolBar->iconSize();
+  setZoom(factor);
+  if (m_toolBar) m_toolBar->setIconSize(m_baseIconSize * zoomFactor());
+  m_zoomInAct->setEnabled(zoomFactor() < zoomSteps().back());
+  m_zoomOutAct->setEnabled(zoomFactor() > zoomSteps().front());
+  m_zoomResetAct->setEnabled(zoomFactor() != 1.0);
 }
 
 }  // namespace fitbench

@@ -360,6 +360,7 @@ void MainWindow::restoreSettings() {
   // A layout saved with another set of docks (kLayoutVersion) is not restored.
   m_defaultLayoutPending =
       !restoreState(settings.value(QStringLiteral("window/state")).toByteArray(), kLayoutVersion);
+  applyZoom(settings.value(QStringLiteral("view/zoom"), 1.0).toDouble());
   updateRecentMenu();
 }
 
