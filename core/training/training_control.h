@@ -4,6 +4,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 
@@ -18,7 +19,12 @@ class TrainingControl {
   void resume();
   // While paused: lets exactly one more batch run, then holds again.
   void step_once();
-  // Clears stop and pause, for the next run.
+  // Pace: at least `seconds` between the starts of two batches (0: as fast as it trains), so a
+  // lesson can follow each step. Takes effect at the next batch, also in a running fit(); a
+  // batch let through by step_once() does not wait.
+  void set_min_step_interval(double seconds);
+  double min_step_interval() const;
+  // Clears stop and pause, for the next run (the pace stays).
   void reset();
 
   bool stop_requested() const { return stop_.load(std::memory_order_acquire); }
@@ -34,6 +40,9 @@ class TrainingControl {
   std::condition_variable cv_;
   bool paused_ = false;
   int steps_allowed_ = 0;
+  double min_interval_ = 0.0;  // seconds
+  std::chrono::steady_clock::time_point last_batch_{};
+  bool any_batch_ = false;
 };
 
 }  // namespace fitbench

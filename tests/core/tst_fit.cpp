@@ -89,6 +89,7 @@ class TestFit : public QObject {
   void csv_logger();
   void terminate_on_nan();
   void training_control_stops_within_a_batch();
+  void training_control_paces_batches();
   void initial_epoch();
   void shape_errors();
   void sizes_beyond_memory_are_input_errors();
@@ -568,6 +569,60 @@ void TestFit::training_control_stops_within_a_batch() {
   m.fit(x, y, FitOptions{.epochs = 50, .batch_size = 10, .verbose = 0}, run);
   t.join();
   QCOMPARE(stop.seen.load(), 1);
+}
+
+// The pace: at least the interval between two batches' starts (a lower bound only: a loaded
+// machine makes it longer, never shorter); a stop ends the wait at once; step_once() while
+// paused does not wait.
+void TestFit::training_control_paces_batches() {
+  using Clock = std::chrono::steady_clock;
+  Matrix x, y;
+  make_data(40, x, y);
+  set_random_seed(3);
+  Sequential m(mlp());
+  m.compile(bce());
+  TrainingControl control;
+  control.set_min_step_interval(0.04);
+  QCOMPARE(control.min_step_interval(), 0.04);
+  RunOptions run;
+  run.control = &control;
+  auto start = Clock::now();
+  m.fit(x, y, FitOptions{.epochs = 1, .batch_size = 10, .verbose = 0}, run);  // 4 batches
+  QVERIFY(Clock::now() - start >= std::chrono::milliseconds(120));
+
+  // A pace of 5 s, stopped from another thread while waiting: ends within the wait.
+  control.reset();
+  control.set_min_step_interval(5.0);
+  StopAfter stop;
+  stop.control = nullptr;
+  stop.after = -1;
+  run.callbacks = {&stop};
+  std::thread t([&] {
+    while (stop.seen < 1) std::this_thread::yield();
+    control.request_stop();
+  });
+  start = Clock::now();
+  m.fit(x, y, FitOptions{.epochs = 5, .batch_size = 10, .verbose = 0}, run);
+  t.join();
+  QCOMPARE(stop.seen.load(), 1);
+  QVERIFY(Clock::now() - start < std::chrono::seconds(4));
+
+  // Paused, step_once() lets a batch through without the pace.
+  control.reset();
+  stop.seen = 0;
+  control.pause();
+  std::thread s([&] {
+    for (int i = 1; i <= 3; ++i) {
+      control.step_once();
+      while (stop.seen < i) std::this_thread::yield();
+    }
+    control.request_stop();
+  });
+  start = Clock::now();
+  m.fit(x, y, FitOptions{.epochs = 5, .batch_size = 10, .verbose = 0}, run);
+  s.join();
+  QCOMPARE(stop.seen.load(), 3);
+  QVERIFY(Clock::now() - start < std::chrono::seconds(4));
 }
 
 void TestFit::initial_epoch() {

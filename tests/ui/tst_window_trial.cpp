@@ -560,6 +560,36 @@ class TestWindowTrial : public QObject {
     QCOMPARE(QApplication::font().pointSizeF(), base);
   }
 
+  // The pace, chosen with the keyboard in the toolbar, holds a run to at most 30 steps a second
+  // (a lower bound on its time: a loaded machine only makes it longer).
+  void paceSlowsTraining() {
+    QTemporaryDir dir;
+    QByteArray text = bytesOf(example("xor.json"));
+    text.replace("\"epochs\": 30", "\"epochs\": 1");  // 25 batches
+    const QString file = dir.filePath(QStringLiteral("xor1.json"));
+    {
+      QFile f(file);
+      QVERIFY(f.open(QIODevice::WriteOnly));
+      f.write(text);
+    }
+    auto w = makeWindow();
+    QVERIFY(QTest::qWaitForWindowActive(w.get()));
+    QVERIFY(w->openFile(file, nullptr, true));
+    auto* pace = w->findChild<QComboBox*>(QStringLiteral("pace"));
+    QVERIFY(pace && pace->isVisible());
+    pace->setFocus();
+    QTest::keyClick(pace, Qt::Key_Down);
+    QCOMPARE(pace->currentText(), QStringLiteral("30 steps/s"));
+    QVERIFY(statusTexts(*w).contains(QStringLiteral("Pace: 30 steps/s")));
+    QElapsedTimer clock;
+    clock.start();
+    QVERIFY(fixtures::runToEnd(*w));
+    QVERIFY2(clock.elapsed() >= 24 * 1000 / 30, qPrintable(QString::number(clock.elapsed())));
+    QCOMPARE(stepsDone(*w), int64_t(25));
+    QTest::keyClick(pace, Qt::Key_Up);  // back to real time for the next test
+    QCOMPARE(pace->currentData().toDouble(), 0.0);
+  }
+
   // File > Export > History as JSON suggests history.json.
   void historyAsJsonSuggestsJson() {
     auto w = makeWindow();

@@ -3,11 +3,13 @@
 // other parts: main_window.cpp.
 #include <QAction>
 #include <QApplication>
+#include <QComboBox>
 #include <QDockWidget>
+#include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
-#include <QStyle>
 #include <QSettings>
+#include <QStyle>
 #include <QToolBar>
 #include <algorithm>
 #include <cmath>
@@ -16,6 +18,8 @@
 #include "ui/common/zoom.h"
 #include "ui/rehearsal/sweep_view.h"
 #include "ui/window/main_window.h"
+#include "ui/window/run_controller.h"
+#include "ui/window/training_session.h"
 
 namespace fitbench {
 
@@ -73,6 +77,26 @@ void MainWindow::buildActions() {
   bar->addAction(m_saveAct);
   bar->addSeparator();
   for (QAction* a : {m_runAct, m_pauseAct, m_stepAct, m_stopAct, m_resetAct}) bar->addAction(a);
+  bar->addSeparator();
+  // The pace, for a lesson narrated step by step (Step, F10, is the step-per-click pace).
+  auto* pace = new QComboBox(bar);
+  pace->setObjectName(QStringLiteral("pace"));
+  pace->addItem(tr("Real time"), 0.0);
+  pace->addItem(tr("30 steps/s"), 1.0 / 30.0);
+  pace->addItem(tr("10 steps/s"), 0.1);
+  pace->addItem(tr("3 steps/s"), 1.0 / 3.0);
+  pace->addItem(tr("1 step/s"), 1.0);
+  pace->setToolTip(tr("How fast training goes: as fast as it can, or slowed down so each step "
+                      "can be followed in the charts and the device timeline. Step (F10) trains "
+                      "one batch per press."));
+  connect(pace, &QComboBox::currentIndexChanged, this, [this, pace] {
+    m_runs->session()->setMinStepInterval(pace->currentData().toDouble());
+    showStatus(tr("Pace: %1").arg(pace->currentText()), 3000);
+  });
+  auto* paceLabel = new QLabel(tr(" Pace "), bar);
+  paceLabel->setBuddy(pace);
+  bar->addWidget(paceLabel);
+  bar->addWidget(pace);
   bar->addSeparator();
   bar->addAction(m_clearRunsAct);
 }

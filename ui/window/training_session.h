@@ -29,6 +29,8 @@ class TrainingSession : public QObject {
   void resume();
   // While paused: one more batch.
   void stepOnce();
+  // The pace: at least `seconds` between two batches (0: real time), for this run and the next.
+  void setMinStepInterval(double seconds) { m_control->set_min_step_interval(seconds); }
   // Stops a run and waits for the thread to finish it (used when the window closes).
   void shutdown();
 
