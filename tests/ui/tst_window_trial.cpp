@@ -16,6 +16,7 @@
 #include <QLayout>
 #include <QListWidget>
 #include <QMenu>
+#include <QPlainTextEdit>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSettings>
@@ -87,6 +88,14 @@ QString statusTexts(MainWindow& w) {
 QByteArray bytesOf(const QString& path) {
   QFile f(path);
   return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+// Writes `bytes` to `name` in `dir`; returns its path ("" when it cannot).
+QString writeFile(const QTemporaryDir& dir, const QString& name, const QByteArray& bytes) {
+  const QString path = dir.filePath(name);
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size()) return {};
+  return path;
 }
 
 // Hands the first modal dialog that opens in the next `ms` to `handle`, which must close it.
@@ -432,12 +441,8 @@ class TestWindowTrial : public QObject {
     text.replace("\"units\": 8", "\"units\": 1000000000");
     text.replace("\"samples\": 400", "\"samples\": 100000000");
     text.replace("\"seed\": 1,\n  \"data\"", "\"seed\": 1,\n  \"devices\": {\"count\": 32},\n  \"data\"");
-    const QString file = dir.filePath(QStringLiteral("big.json"));
-    {
-      QFile f(file);
-      QVERIFY(f.open(QIODevice::WriteOnly));
-      f.write(text);
-    }
+    const QString file = writeFile(dir, QStringLiteral("big.json"), text);
+    QVERIFY(!file.isEmpty());
     auto w = makeWindow();
     QVERIFY(w->openFile(file, nullptr, true));
     auto* samples = w->dataPanel()->findChild<QSpinBox*>(QStringLiteral("samples"));
@@ -566,12 +571,8 @@ class TestWindowTrial : public QObject {
     QTemporaryDir dir;
     QByteArray text = bytesOf(example("xor.json"));
     text.replace("\"epochs\": 30", "\"epochs\": 1");  // 25 batches
-    const QString file = dir.filePath(QStringLiteral("xor1.json"));
-    {
-      QFile f(file);
-      QVERIFY(f.open(QIODevice::WriteOnly));
-      f.write(text);
-    }
+    const QString file = writeFile(dir, QStringLiteral("xor1.json"), text);
+    QVERIFY(!file.isEmpty());
     auto w = makeWindow();
     QVERIFY(QTest::qWaitForWindowActive(w.get()));
     QVERIFY(w->openFile(file, nullptr, true));
@@ -588,6 +589,59 @@ class TestWindowTrial : public QObject {
     QCOMPARE(stepsDone(*w), int64_t(25));
     QTest::keyClick(pace, Qt::Key_Up);  // back to real time for the next test
     QCOMPARE(pace->currentData().toDouble(), 0.0);
+  }
+
+  // Warnings that teach: features on very different scales (beside Standardize, gone once it is
+  // ticked), and a loss that stopped moving (xor without a hidden layer: a coin flip).
+  void warningsThatTeach() {
+    QTemporaryDir dir;
+    {
+      QFile csv(dir.filePath(QStringLiteral("scales.csv")));
+      QVERIFY(csv.open(QIODevice::WriteOnly));
+      csv.write("small,large,label\n");
+      for (int i = 0; i < 40; ++i)
+        csv.write(QStringLiteral("%1,%2,%3\n").arg(0.01 * (i % 7)).arg(1000.0 * (i % 5)).arg(i % 2).toUtf8());
+    }
+    QByteArray text = bytesOf(example("xor.json"));
+    text.replace("\"data\": {\"generator\": \"xor\", \"samples\": 400, \"noise\": 0.05, \"seed\": 1}",
+                 "\"data\": {\"csv\": \"scales.csv\", \"target\": [\"label\"]}");
+    const QString file = writeFile(dir, QStringLiteral("scales.json"), text);
+    QVERIFY(!file.isEmpty());
+    auto w = makeWindow();
+    QVERIFY(QTest::qWaitForWindowActive(w.get()));
+    QVERIFY(w->openFile(file, nullptr, true));
+    w->showView(QStringLiteral("data"));
+    auto* warning = w->dataPanel()->findChild<QLabel*>(QStringLiteral("scaleWarning"));
+    auto* standardize = w->dataPanel()->findChild<QCheckBox*>(QStringLiteral("standardize"));
+    QVERIFY(warning && standardize);
+    QTRY_VERIFY(warning->isVisible());
+    QVERIFY2(warning->text().contains(QStringLiteral("large spreads")) &&
+                 warning->text().contains(QStringLiteral("small")) &&
+                 warning->text().contains(QStringLiteral("Standardize features")),
+             qPrintable(warning->text()));
+    QVERIFY(w->setupError().isEmpty());  // a warning: the run is not refused
+    QTest::mouseClick(standardize, Qt::LeftButton, {}, QPoint(8, standardize->height() / 2));
+    QVERIFY(standardize->isChecked());
+    QTRY_VERIFY(!warning->isVisible());
+
+    // xor with its hidden layer taken out: the loss settles at ln 2.
+    text = bytesOf(example("xor.json"));
+    text.replace("        {\"class_name\": \"Dense\", \"config\": {\"name\": \"hidden\", \"units\": 8, \"activation\": \"tanh\"}},\n", "");
+    text.replace("\"epochs\": 30", "\"epochs\": 60");
+    const QString linear = writeFile(dir, QStringLiteral("linear.json"), text);
+    QVERIFY(!linear.isEmpty());
+    QVERIFY(w->openFile(linear, nullptr, true));
+    QCOMPARE(w->currentSpec().model.layers.size(), size_t(2));
+    QVERIFY(fixtures::runToEnd(*w));
+    const QString log = w->findChild<QPlainTextEdit*>(QStringLiteral("log"))->toPlainText();
+    QVERIFY2(log.contains(QStringLiteral("the model is not learning")), qPrintable(log.right(600)));
+    QVERIFY2(log.contains(QStringLiteral("near ln 2")), qPrintable(log.right(600)));
+    QCOMPARE(log.count(QStringLiteral("the model is not learning")), 1);
+    // The xor example itself learns: no such warning.
+    exampleAction(*w, "xor.json")->trigger();
+    QVERIFY(fixtures::runToEnd(*w));
+    const QString learned = w->findChild<QPlainTextEdit*>(QStringLiteral("log"))->toPlainText();
+    QCOMPARE(learned.count(QStringLiteral("the model is not learning")), 1);  // the old line only
   }
 
   // File > Export > History as JSON suggests history.json.

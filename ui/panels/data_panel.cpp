@@ -30,6 +30,7 @@
 
 #include "core/base/error.h"
 #include "core/distribution/layout/device_plan.h"
+#include "core/training/teaching_checks.h"
 #include "ui/common/field_error.h"
 #include "ui/common/field_range.h"
 #include "ui/common/number_spin_box.h"
@@ -246,6 +247,12 @@ QGroupBox* DataPanel::buildOptionsGroup() {
   form->addRow(tr("Validation split"), m_split);
   form->addRow(m_splitError);
   form->addRow(m_standardize);
+  m_scaleWarning = new QLabel;
+  m_scaleWarning->setObjectName("scaleWarning");
+  m_scaleWarning->setWordWrap(true);
+  m_scaleWarning->setStyleSheet(QStringLiteral("color: #e65100;"));
+  m_scaleWarning->hide();
+  form->addRow(m_scaleWarning);
   return group;
 }
 
@@ -526,6 +533,28 @@ void DataPanel::showErrors() {
   m_splitError->setText(m_splitErrorText);
   m_splitError->setVisible(!m_splitErrorText.isEmpty());
   if (!m_splitErrorText.isEmpty()) m_split->setToolTip(m_splitErrorText);
+  // Features on very different scales, not standardized: a warning that teaches (the run is not
+  // refused), over the rows fit() trains on.
+  QString scale;
+  if (m_loaded && !m_edited.standardize && m_data.x.cols() > 1) {
+    const Index train = m_splitErrorText.isEmpty() ? training_rows(m_data.size(), m_validationSplit)
+                                                   : m_data.size();
+    const FeatureSpread s = feature_spread(m_data.x.topRows(train));
+    const auto name = [this](Index c) {
+      return size_t(c) < m_data.feature_names.size()
+                 ? QString::fromStdString(m_data.feature_names[size_t(c)])
+                 : QStringLiteral("x%1").arg(c);
+    };
+    if (s.ratio() >= kScaleWarningRatio)
+      scale = tr("⚠ %1 spreads %2 times as wide as %3 (standard deviations %4 and %5): one "
+                 "learning rate cannot suit both, so training crawls or diverges. Tick "
+                 "Standardize features.")
+                  .arg(name(s.widest), QLocale().toString(qRound64(s.ratio())), name(s.narrowest),
+                       QString::number(s.widest_std, 'g', 3),
+                       QString::number(s.narrowest_std, 'g', 3));
+  }
+  m_scaleWarning->setText(scale);
+  m_scaleWarning->setVisible(!scale.isEmpty());
 }
 
 QString DataPanel::errorText() const {

@@ -117,6 +117,7 @@ class DataPanel : public QWidget {
   QDoubleSpinBox* m_split = nullptr;
   QCheckBox* m_standardize = nullptr;
   QLabel* m_splitError = nullptr;
+  QLabel* m_scaleWarning = nullptr;  // features on very different scales, not standardized
   QGroupBox* m_previewGroup = nullptr;
   DataScatter* m_scatter = nullptr;
   QTimer* m_previewTimer = nullptr;

@@ -201,6 +201,7 @@ void MainWindow::buildPanels() {
   splitDockWidget(aboutDock, decisionDock, Qt::Vertical);
 
   m_log = new QPlainTextEdit;
+  m_log->setObjectName(QStringLiteral("log"));
   m_log->setReadOnly(true);
   m_log->setMaximumBlockCount(20000);
   setZoomedFont(m_log, QFontDatabase::systemFont(QFontDatabase::FixedFont));

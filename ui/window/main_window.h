@@ -17,6 +17,7 @@
 #include <optional>
 
 #include "core/io/experiment.h"
+#include "core/training/teaching_checks.h"
 #include "ui/window/experiment_document.h"
 #include "ui/window/training_worker.h"
 
@@ -283,6 +284,7 @@ class MainWindow : public QMainWindow {
   int m_runCount = 0;
   bool m_warnedNaN = false;  // the NaN-loss message was shown for this run
   int m_nanEpoch = 0;        // the 1-based epoch whose loss first was not finite
+  PlateauWatch m_plateau;    // a loss that stopped moving far from where it started
   // Rates for the status bar.
   double m_rateTime = 0.0;
   int64_t m_rateSteps = 0, m_rateSamples = 0;

@@ -115,6 +115,7 @@ void MainWindow::startRun(bool held) {
   m_rateSteps = m_rateSamples = 0;
   m_warnedNaN = false;
   m_nanEpoch = 0;
+  m_plateau.reset();
   updateActions();
 }
 
@@ -203,6 +204,7 @@ void MainWindow::onTick(const FeedUpdate& u) {
   if (!u.batchLoss.isEmpty()) m_lossChart->addBatchPoints(u.batchLoss);
   if (!u.batchMetric.isEmpty()) m_metricChart->addBatchPoints(u.batchMetric);
   QString nanWarning;  // logged after this tick's text, so that it follows its epoch's line
+  QString plateauWarning;
   for (const FeedUpdate::Epoch& e : u.epochs) {
     const double x = e.epoch + 1;
     if (e.loss && !std::isfinite(*e.loss) && !m_warnedNaN) {
@@ -224,6 +226,22 @@ void MainWindow::onTick(const FeedUpdate& u) {
                     "itself)."))
               .arg(std::isnan(*e.loss) ? QStringLiteral("NaN") : QStringLiteral("infinite"))
               .arg(e.epoch + 1);
+    }
+    if (e.loss && m_plateau.add(*e.loss)) {
+      // A loss that stopped moving far above where it would be if the model learned.
+      const ExperimentSpec spec = currentSpec();
+      const double level = m_plateau.level();
+      const bool coinFlip = spec.compile.loss.name == "binary_crossentropy" &&
+                            std::abs(level - std::log(2.0)) < 0.01;
+      plateauWarning =
+          tr("The loss has stayed near %1 for 20 epochs (up to epoch %2): the model is not "
+             "learning. Try a larger learning rate or another optimizer (Training tab), or more "
+             "units or another hidden layer (Model tab).")
+              .arg(level, 0, 'f', 3)
+              .arg(e.epoch + 1);
+      if (coinFlip)
+        plateauWarning += tr(" A binary crossentropy near ln 2 = 0.693 means the model says "
+                             "about 0.5 for every sample: a coin flip.");
     }
     if (e.loss) m_lossChart->addEpochPoint(false, x, *e.loss);
     if (e.valLoss) m_lossChart->addEpochPoint(true, x, *e.valLoss);
@@ -256,6 +274,10 @@ void MainWindow::onTick(const FeedUpdate& u) {
   if (!nanWarning.isEmpty()) {
     appendLog(nanWarning, QStringLiteral("#b00020"));
     showStatus(nanWarning, 20000);
+  }
+  if (!plateauWarning.isEmpty()) {
+    appendLog(plateauWarning, QStringLiteral("#e65100"));
+    showStatus(plateauWarning, 20000);
   }
   if (u.epochs_total > 0 && u.steps > 0) {
     const double done = (u.epoch + double(u.step) / u.steps) / u.epochs_total;
