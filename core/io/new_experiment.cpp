@@ -5,9 +5,12 @@ namespace fitbench {
 ExperimentSpec new_experiment() {
   ExperimentSpec spec;
   spec.name = "Untitled";
+  // Its own text, true whatever data the user picks next: what to do, and where to write the
+  // lesson (a data set named here would be wrong once another is chosen).
   spec.description =
-      "A new experiment: two hidden `tanh` layers on TensorFlow Playground's **circle** set. "
-      "Change the data, the model or the devices on the left, then press **Run**.";
+      "A new experiment. Change the data, the model or the devices on the left, then press "
+      "**Run**. Give it a name and write what to try and what to watch in **File > Name and "
+      "lesson**; the text is saved with the experiment.";
   spec.seed = 7;
   spec.data.generator = "circle";
   spec.data.samples = 400;

@@ -7,6 +7,9 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
+#include <QLineEdit>
+#include <QTextBrowser>
+#include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFile>
@@ -41,6 +44,7 @@
 #include "ui/rehearsal/decision_view.h"
 #include "ui/rehearsal/device_timeline_view.h"
 #include "ui/window/experiment_document.h"
+#include "ui/window/lesson_dialog.h"
 #include "ui/window/main_window.h"
 #include "ui/window/run_controller.h"
 #include "ui/window/training_session.h"
@@ -642,6 +646,80 @@ class TestWindowTrial : public QObject {
     QVERIFY(fixtures::runToEnd(*w));
     const QString learned = w->findChild<QPlainTextEdit*>(QStringLiteral("log"))->toPlainText();
     QCOMPARE(learned.count(QStringLiteral("the model is not learning")), 1);  // the old line only
+  }
+
+  // File > Name and lesson (Ctrl+L): the name and lesson typed in the dialog show in About this
+  // experiment, mark the experiment modified and are saved with it; File > New starts with its
+  // own text, which names no data set.
+  void nameAndLessonAreEditable() {
+    auto w = makeWindow();
+    QVERIFY(QTest::qWaitForWindowActive(w.get()));
+    exampleAction(*w, "xor.json")->trigger();
+    QVERIFY(!w->isWindowModified());
+    QTimer::singleShot(0, [] {
+      auto* dialog = qobject_cast<LessonDialog*>(QApplication::activeModalWidget());
+      QVERIFY(dialog);
+      auto* name = dialog->findChild<QLineEdit*>(QStringLiteral("experimentName"));
+      auto* text = dialog->findChild<QPlainTextEdit*>(QStringLiteral("experimentDescription"));
+      name->selectAll();
+      QTest::keyClicks(name, QStringLiteral("XOR, lesson 2"));
+      text->selectAll();
+      QTest::keyClicks(text, QStringLiteral("Take the hidden layer out: what happens?"));
+      auto* buttons = dialog->findChild<QDialogButtonBox*>();
+      QTest::mouseClick(buttons->button(QDialogButtonBox::Ok), Qt::LeftButton);
+    });
+    QTest::keyClick(w.get(), Qt::Key_L, Qt::ControlModifier);
+    QCOMPARE(w->currentSpec().name, std::string("XOR, lesson 2"));
+    QCOMPARE(w->currentSpec().description,
+             std::string("Take the hidden layer out: what happens?"));
+    auto* about = w->findChild<QTextBrowser*>();
+    QVERIFY(about);
+    QVERIFY(about->toPlainText().contains(QStringLiteral("XOR, lesson 2")));
+    QVERIFY(about->toPlainText().contains(QStringLiteral("what happens?")));
+    QVERIFY(w->isWindowModified());
+    // Saved with the experiment (an example saves to a new file).
+    QTemporaryDir dir;
+    const QString copy = dir.filePath(QStringLiteral("lesson2.json"));
+    w->activateWindow();  // the offscreen platform does not give the window back by itself
+    QVERIFY(QTest::qWaitForWindowActive(w.get()));
+    {
+      ModalCatcher catcher([&](QWidget* modal) {
+        if (auto* dialog = qobject_cast<QFileDialog*>(modal)) {
+          // As a person answers it: the name typed into its field, then Enter.
+          auto* field = dialog->findChild<QLineEdit*>(QStringLiteral("fileNameEdit"));
+          QVERIFY(field);
+          field->setText(copy);
+          QTest::keyClick(field, Qt::Key_Return);
+        }
+      });
+      QTest::keyClick(w.get(), Qt::Key_S, Qt::ControlModifier);
+      QVERIFY(catcher.seen());
+    }
+    QTRY_VERIFY(QFile::exists(copy));
+    const ExperimentSpec saved = read_experiment(copy.toStdString());
+    QCOMPARE(saved.name, std::string("XOR, lesson 2"));
+    QCOMPARE(saved.description, std::string("Take the hidden layer out: what happens?"));
+    QVERIFY(!w->isWindowModified());
+    w->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(w.get()));
+    // Cancel changes nothing.
+    QTimer::singleShot(0, [] {
+      auto* dialog = qobject_cast<LessonDialog*>(QApplication::activeModalWidget());
+      QVERIFY(dialog);
+      QTest::keyClicks(dialog->findChild<QLineEdit*>(QStringLiteral("experimentName")),
+                       QStringLiteral(" (draft)"));
+      QTest::keyClick(dialog, Qt::Key_Escape);
+    });
+    QTest::keyClick(w.get(), Qt::Key_L, Qt::ControlModifier);
+    QCOMPARE(w->currentSpec().name, std::string("XOR, lesson 2"));
+    QVERIFY(!w->isWindowModified());
+    w->activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(w.get()));
+    // New: its own text.
+    QTest::keyClick(w.get(), Qt::Key_N, Qt::ControlModifier);
+    QTRY_COMPARE(w->currentSpec().name, std::string("Untitled"));
+    QVERIFY(about->toPlainText().contains(QStringLiteral("Name and lesson")));
+    QVERIFY(!about->toPlainText().contains(QStringLiteral("circle")));
   }
 
   // File > Export > History as JSON suggests history.json.

@@ -24,6 +24,11 @@ class ExperimentDocument {
   // The file's name, or "Untitled".
   QString displayName() const;
 
+  // The experiment's name and description (File > Name and lesson), to be saved with it.
+  void setText(const std::string& name, const std::string& description) {
+    m_base.name = name;
+    m_base.description = description;
+  }
   // A new content: `spec` from `filePath` ("" for untitled).
   void reset(const ExperimentSpec& spec, const QString& filePath);
   // `current` is what the document now holds unsaved-changes-free (after opening or saving).

@@ -174,6 +174,8 @@ class MainWindow : public QMainWindow {
   void connectSignals();
   void restoreSettings();
   void saveSettings();
+  // File > Name and lesson: edits the experiment's name and description.
+  void editLesson();
   // View > Zoom: `steps` zoom steps up (down when negative); 0 back to actual size.
   void zoomBy(int steps);
   void applyZoom(double factor);

@@ -15,8 +15,10 @@
 #include <cmath>
 
 #include "ui/charts/metric_chart.h"
+#include "ui/common/about_view.h"
 #include "ui/common/zoom.h"
 #include "ui/rehearsal/sweep_view.h"
+#include "ui/window/lesson_dialog.h"
 #include "ui/window/main_window.h"
 #include "ui/window/run_controller.h"
 #include "ui/window/training_session.h"
@@ -137,6 +139,11 @@ void MainWindow::buildMenus() {
   exports->addAction(tr("Metric chart (PNG or SVG)…"), this,
                      [this] { exportChart(m_metricChart); });
   file->addSeparator();
+  QAction* lesson = file->addAction(tr("Name and &lesson…"), this, [this] { editLesson(); });
+  lesson->setObjectName(QStringLiteral("lessonAction"));
+  lesson->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
+  lesson->setShortcutVisibleInContextMenu(true);
+  file->addSeparator();
   QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
   quit->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));  // QKeySequence::Quit: as SaveAs
   quit->setShortcutVisibleInContextMenu(true);
@@ -178,6 +185,17 @@ void MainWindow::buildMenus() {
             .arg(QApplication::applicationVersion()));
   });
   updateExamplesMenu();
+}
+
+void MainWindow::editLesson() {
+  const ExperimentSpec& base = m_doc.base();
+  LessonDialog dialog(QString::fromStdString(base.name), QString::fromStdString(base.description),
+                      this);
+  if (dialog.exec() != QDialog::Accepted) return;
+  m_doc.setText(dialog.name().toStdString(), dialog.description().toStdString());
+  m_about->setDescription(dialog.name().isEmpty() ? tr("Untitled") : dialog.name(),
+                          dialog.description());
+  updateTitle();  // modified until saved
 }
 
 void MainWindow::zoomBy(int steps) {
