@@ -16,7 +16,9 @@
 #include "core/base/error.h"
 #include "core/distribution/trace/trace.h"
 #include "core/file_checks.h"
+#include "core/run/target.h"
 #include "ui/charts/metric_chart.h"
+#include "ui/rehearsal/capacity_view.h"
 #include "ui/window/main_window.h"
 
 namespace {
@@ -76,6 +78,11 @@ int main(int argc, char** argv) {
                     QStringLiteral("Bring these views to the front (comma-separated): %1.")
                         .arg(fitbench::MainWindow::viewNames().join(QStringLiteral(", "))),
                     QStringLiteral("VIEWS")});
+  parser.addOption({QStringLiteral("target"),
+                    QStringLiteral("The Capacity view's target: %1, or a target file (JSON), as "
+                                   "fitbench-cli plan --target.")
+                        .arg(QString::fromStdString(fitbench::target_preset_names())),
+                    QStringLiteral("NAME|FILE")});
   parser.addOption({QStringLiteral("size"),
                     QStringLiteral("The window's size in pixels, e.g. 1280x720 (a projector) "
                                    "(default: the last session's; 1440x900 with --screenshot or "
@@ -220,6 +227,14 @@ int main(int argc, char** argv) {
       return 2;
     }
     window.setDeviceOverride(n);
+  }
+  if (parser.isSet(QStringLiteral("target"))) {
+    const QString target = parser.value(QStringLiteral("target"));
+    fitbench::CapacityView* capacity = window.capacityView();
+    if (!capacity->selectTarget(target) && !capacity->setTargetFile(target)) {
+      fail(QStringLiteral("--target: %1").arg(capacity->targetErrorText()));
+      return 2;
+    }
   }
   const QStringList views =
       parser.value(QStringLiteral("show")).split(QLatin1Char(','), Qt::SkipEmptyParts);
