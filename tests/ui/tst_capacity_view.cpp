@@ -12,6 +12,7 @@
 #include <QFile>
 #include <QHorizontalStackedBarSeries>
 #include <QLineSeries>
+#include <QProcess>
 #include <QScatterSeries>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -130,6 +131,15 @@ void typeInto(QAbstractSpinBox* spin, const QString& text) {
   spin->selectAll();
   QTest::keyClicks(spin, text);
   QTest::keyClick(spin, Qt::Key_Enter);
+}
+
+// A target file in `dir` with a key target files do not have ("colour"); "" if not written.
+QString badTargetFile(const QTemporaryDir& dir) {
+  const QString path = dir.filePath(QStringLiteral("lab.json"));
+  QFile file(path);
+  if (!file.open(QIODevice::WriteOnly)) return {};
+  file.write(R"({"name": "lab", "memory_gb": 24, "tflops": 35.6, "colour": "red"})");
+  return path;
 }
 
 // A window with the capacity example open, its classroom target chosen, the view settled.
@@ -268,11 +278,8 @@ class TestCapacityView : public QObject {
 
   void badTargetFileSaysWhy() {
     QTemporaryDir dir;
-    const QString path = dir.filePath(QStringLiteral("bad_target.json"));
-    QFile file(path);
-    QVERIFY(file.open(QIODevice::WriteOnly));
-    file.write(R"({"name": "lab", "memory_gb": 24, "tflops": 35.6, "colour": "red"})");
-    file.close();
+    const QString path = badTargetFile(dir);
+    QVERIFY(!path.isEmpty());
     auto w = classroomWindow();
     QVERIFY(w);
     CapacityView* view = w->capacityView();
@@ -290,11 +297,60 @@ class TestCapacityView : public QObject {
     QCOMPARE(combo->currentText(), before);  // the target stays
     QVERIFY(view->verdictText().startsWith(QStringLiteral("Fits: yes")));
     // A file that is no JSON at all.
+    QFile file(path);
     QVERIFY(file.open(QIODevice::WriteOnly | QIODevice::Truncate));
     file.write("not json");
     file.close();
     QVERIFY(!view->setTargetFile(path));
     QVERIFY2(view->targetErrorText().startsWith(path), qPrintable(view->targetErrorText()));
+  }
+
+  // The window's --target, as fitbench-cli plan's: a preset or a file; a bad file exits 2 with
+  // its sentence.
+  void windowTakesTargetOption() {
+    QTemporaryDir dir;
+    const QString bad = badTargetFile(dir);
+    QVERIFY(!bad.isEmpty());
+    const auto gui = [](const QString& target, QString* err) {
+      QProcess p;
+      QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+      env.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+      p.setProcessEnvironment(env);
+      p.start(QStringLiteral(FITBENCH_GUI),
+              {example("capacity_model_parallel.json"), QStringLiteral("--target"), target,
+               QStringLiteral("--quit")});
+      if (!p.waitForFinished(60000)) return -1;
+      *err = QString::fromUtf8(p.readAllStandardError());
+      return p.exitCode();
+    };
+    QString err;
+    QCOMPARE(gui(bad, &err), 2);
+    QVERIFY2(err.contains(QStringLiteral("--target: %1: colour: unknown key").arg(bad)),
+             qPrintable(err));
+    QCOMPARE(gui(QStringLiteral("dgx1-v100"), &err), 0);
+    QCOMPARE(gui(classroomTarget(), &err), 0);
+  }
+
+  // What plan_run would say before training, said before anything runs: the default layout map
+  // filled in, a layout entry that matches nothing.
+  void layoutNoticesAreShown() {
+    auto w = classroomWindow();
+    QVERIFY(w);
+    CapacityView* view = w->capacityView();
+    QVERIFY2(view->noticesText().isEmpty(), qPrintable(view->noticesText()));
+    ExperimentSpec spec = w->currentSpec();
+    spec.distribution.layout_map.clear();
+    w->loadSpec(spec, w->filePath());
+    QVERIFY(settled(view));
+    QVERIFY2(view->noticesText().contains(QStringLiteral(
+                 "layout_map: none given, so 2 Dense kernels split by output units")),
+             qPrintable(view->noticesText()));
+    spec.distribution.layout_map = {{"wide.*kernel", {"", "model"}}, {"wdie.*bias", {"model"}}};
+    w->loadSpec(spec, w->filePath());
+    QVERIFY(settled(view));
+    QVERIFY2(view->noticesText().contains(QStringLiteral("wdie.*bias")),
+             qPrintable(view->noticesText()));
+    QVERIFY(view->errorText().isEmpty());
   }
 
   void invalidModelClearsTheCharts() {

@@ -1,7 +1,7 @@
 // What the Capacity view computes for one state of the experiment: the plan's capacity input
 // (plan_capacity: the data loaded, the model's shapes and layout checked), its report row on the
 // target, and the scaling sweep over 1, 2, 4, ..., 1024 devices. A value request in, a value
-// result out, with no widgets: the view runs it on a pool thread and drops stale results by
+// result out, with no widgets: the view runs it on a thread of its own and drops stale results by
 // their generation. computeCapacity is reentrant (core's planning is; sweeps plan in parallel).
 #pragma once
 

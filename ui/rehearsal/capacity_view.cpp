@@ -82,7 +82,6 @@ QWidget* box(QWidget* chart, std::initializer_list<QWidget*> below) {
 }  // namespace
 
 CapacityView::CapacityView(QWidget* parent) : QWidget(parent) {
-  m_pool.setMaxThreadCount(1);
   m_debounce = new QTimer(this);
   m_debounce->setSingleShot(true);
   m_debounce->setInterval(kDebounceMs);
@@ -178,8 +177,8 @@ CapacityView::CapacityView(QWidget* parent) : QWidget(parent) {
 }
 
 CapacityView::~CapacityView() {
-  // A plan in flight posts its result to this view: it ends before the view does.
-  m_pool.waitForDone();
+  // A plan in flight ends before the view does; its queued takeResult() dies with the view.
+  if (m_thread.joinable()) m_thread.join();
 }
 
 void CapacityView::buildTargets() {
@@ -288,16 +287,33 @@ void CapacityView::startCompute() {
   CapacityRequest request;
   request.generation = m_generation;
   request.spec = m_spec;
-  request.overrides.devices = m_devices;
+  // The window's count overrides the experiment's only when they differ (--devices), so that
+  // the plan's notes speak of --devices only then.
+  if (m_devices != m_spec.devices.count) request.overrides.devices = m_devices;
   request.baseDir = m_baseDir;
   request.target = m_target;
   request.scale = {m_batchFactor->value(), m_widthFactor->value(), m_devicesFactor->value()};
   m_computing = true;
-  m_pool.start([this, request] {
+  if (m_thread.joinable()) m_thread.join();  // the last plan's thread, already done
+  m_thread = std::thread([this, request = std::move(request)] {
     CapacityResult result = computeCapacity(request);
-    QMetaObject::invokeMethod(
-        this, [this, result = std::move(result)] { onComputed(result); }, Qt::QueuedConnection);
+    {
+      std::lock_guard lock(m_readyMutex);
+      m_ready = std::move(result);
+    }
+    QMetaObject::invokeMethod(this, "takeResult", Qt::QueuedConnection);
   });
+}
+
+void CapacityView::takeResult() {
+  std::optional<CapacityResult> result;
+  {
+    std::lock_guard lock(m_readyMutex);
+    result.swap(m_ready);
+  }
+  if (!result) return;
+  m_thread.join();  // it has nothing left to do but end
+  onComputed(*result);
 }
 
 void CapacityView::onComputed(const CapacityResult& result) {
@@ -418,6 +434,7 @@ QString CapacityView::targetErrorText() const { return m_targetErrorSentence; }
 QString CapacityView::measuredText() const {
   return m_measuredLabel->isHidden() ? QString() : m_measuredLabel->text();
 }
+QString CapacityView::noticesText() const { return m_result.notices.join(QLatin1Char('\n')); }
 QString CapacityView::collectivesText() const { return m_collectives->text(); }
 
 void CapacityView::resizeEvent(QResizeEvent* event) {

@@ -4,15 +4,16 @@
 // and communication with its collectives, samples/s and scaling efficiency, and a run's measured
 // median step beside it; the predicted samples/s against the device count for DataParallel and
 // meshes. A target chooser (presets and target files) and what-if factors. Each change of the
-// experiment is planned after a short pause on a pool thread (plan_capacity loads the data);
-// stale results are dropped. The numbers are core's (core/run/capacity_report.h).
+// experiment is planned after a short pause on a thread of its own (plan_capacity loads the
+// data); stale results are dropped. The numbers are core's (core/run/capacity_report.h).
 // UI thread only.
 #pragma once
 
-#include <QThreadPool>
 #include <QWidget>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <thread>
 
 #include "ui/rehearsal/capacity_job.h"
 
@@ -70,6 +71,8 @@ class CapacityView : public QWidget {
   // Why the last target file could not be read ("file: key: sentence"), or "".
   QString targetErrorText() const;
   QString measuredText() const;
+  // The plan's notes and warnings, a line each ("" for none).
+  QString noticesText() const;
   QString collectivesText() const;
 
  signals:
@@ -85,6 +88,8 @@ class CapacityView : public QWidget {
   void onTargetActivated(int index);
   void schedule();
   void startCompute();
+  // The planning thread's result is ready (queued from that thread).
+  Q_INVOKABLE void takeResult();
   void onComputed(const CapacityResult& result);
   void showResult();
   void drawMemory();
@@ -102,7 +107,12 @@ class CapacityView : public QWidget {
   std::vector<Target> m_targets;  // the combo's entries but the last ("Target file...")
   int m_targetIndex = 0;          // the entry m_target came from
 
-  QThreadPool m_pool;  // one thread: a plan at a time
+  // The planning thread: one plan at a time, joined before the next and when the view ends. It
+  // hands its result over in m_ready under m_readyMutex (a std::mutex, so that ThreadSanitizer
+  // sees the hand-over) and then queues takeResult(), which carries no data.
+  std::thread m_thread;
+  std::mutex m_readyMutex;
+  std::optional<CapacityResult> m_ready;
   QTimer* m_debounce = nullptr;
   quint64 m_generation = 0;  // requests made
   bool m_computing = false;
