@@ -6,9 +6,11 @@
 // demos and automation.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QImageWriter>
 #include <QRegularExpression>
+#include <QThread>
 #include <QTimer>
 #include <cstdio>
 
@@ -29,6 +31,15 @@ void fail(const QString& message) {
 }
 
 bool saveScreenshot(fitbench::MainWindow& window, const QString& path) {
+  // The Capacity view plans each change after a short pause on its own thread: a picture taken
+  // right after a quick run waits for it (a few hundred milliseconds at most; 10 s for a large
+  // CSV file).
+  QElapsedTimer waited;
+  waited.start();
+  while (window.capacityView()->isBusy() && waited.elapsed() < 10000) {
+    QApplication::processEvents(QEventLoop::AllEvents, 20);
+    QThread::msleep(5);
+  }
   window.lossChart()->flushNow();
   window.metricChart()->flushNow();
   QApplication::processEvents();
