@@ -337,7 +337,10 @@ class TestCapacityView : public QObject {
     auto w = classroomWindow();
     QVERIFY(w);
     CapacityView* view = w->capacityView();
-    QVERIFY2(view->noticesText().isEmpty(), qPrintable(view->noticesText()));
+    // The example's layout map is given and every entry matches (more devices than cores may be
+    // noted on a small machine).
+    QVERIFY2(!view->noticesText().contains(QStringLiteral("layout_map")),
+             qPrintable(view->noticesText()));
     ExperimentSpec spec = w->currentSpec();
     spec.distribution.layout_map.clear();
     w->loadSpec(spec, w->filePath());
