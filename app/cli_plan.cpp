@@ -16,6 +16,7 @@
 #include "core/io/experiment.h"
 #include "core/run/calibrate.h"
 #include "core/run/capacity.h"
+#include "core/run/capacity_report.h"
 #include "core/run/memory_limit.h"
 #include "core/run/run_plan.h"
 #include "core/run/step_time.h"
@@ -25,27 +26,6 @@ namespace fitbench::cli {
 namespace {
 
 using Json = nlohmann::ordered_json;
-
-std::string fixed(double v, int digits) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.*f", digits, v);
-  return buf;
-}
-
-// "1.51 ms", "240 µs", "2.3 s".
-std::string seconds_text(double s) {
-  if (s >= 1.0) return fixed(s, 2) + " s";
-  if (s >= 1e-3) return fixed(s * 1e3, 2) + " ms";
-  if (s >= 1e-6 || s == 0.0) return fixed(s * 1e6, 1) + " µs";
-  return fixed(s * 1e9, 1) + " ns";
-}
-
-// "12,345".
-std::string grouped(double v) {
-  std::string digits = std::to_string(static_cast<long long>(std::llround(v)));
-  for (int i = static_cast<int>(digits.size()) - 3; i > 0; i -= 3) digits.insert(i, ",");
-  return digits;
-}
 
 std::string pad(const std::string& s, size_t width) {
   // Widths count characters, and "µ" is two bytes.
@@ -81,37 +61,6 @@ std::vector<int> device_list(const QString& text) {
   return out;
 }
 
-std::string strategy_text(const CapacityInput& in) {
-  const DistributionSpec& d = in.distribution;
-  if (d.class_name.empty()) return "no distribution (one device)";
-  if (d.class_name == kModelParallel && d.mesh_shape.size() == 2)
-    return "ModelParallel on a " + std::to_string(d.mesh_shape[0]) + "x" +
-           std::to_string(d.mesh_shape[1]) + " mesh";
-  return d.class_name + " on " + counted(in.devices, "device");
-}
-
-// Whether every device fits the target's memory (or, for this machine's shared memory, the job
-// fits what the process may take).
-struct Fit {
-  bool fits = true;
-  int64_t capacity = 0;  // per device, or the process's room
-  bool shared = false;
-};
-Fit fit_of(const MemoryPlan& plan, const Target& target) {
-  Fit f;
-  f.shared = target.memory_bytes == 0;
-  f.capacity = f.shared ? process_memory_limit().bytes : target.memory_bytes;
-  f.fits = f.shared ? plan.job_total() <= f.capacity : plan.largest_device() <= f.capacity;
-  return f;
-}
-
-// One device, no distribution: the baseline of scaling efficiency.
-double one_device_rate(CapacityInput in, const Target& target) {
-  in.distribution = DistributionSpec{};
-  in.devices = 1;
-  return predict_step(in, target).samples_per_s;
-}
-
 Json device_json(const std::string& name, const DeviceMemory& m) {
   return {{"device", name},
           {"weights", m.weights},
@@ -122,64 +71,16 @@ Json device_json(const std::string& name, const DeviceMemory& m) {
           {"total", m.total()}};
 }
 
-// The sweep's rows for `n` devices: DataParallel, and meshes (n/m) x m for model axes of 2, 4
-// and 8 that divide n (the experiment's layout map, or the default one).
-std::vector<CapacityInput> sweep_inputs(const CapacityInput& base, int n) {
-  std::vector<CapacityInput> out;
-  CapacityInput dp = base;
-  dp.distribution = DistributionSpec{};
-  dp.distribution.class_name = std::string(kDataParallel);
-  dp.devices = n;
-  out.push_back(dp);
-  for (int m : {2, 4, 8}) {
-    if (n % m != 0) continue;
-    CapacityInput mp = base;
-    if (mp.distribution.class_name != kModelParallel) {
-      mp.distribution = DistributionSpec{};
-      mp.distribution.class_name = std::string(kModelParallel);
-    }
-    mp.distribution.mesh_shape = {n / m, m};
-    mp.distribution.axis_names = {"batch", "model"};
-    mp.devices = n;
-    out.push_back(mp);
-  }
-  return out;
-}
-
-struct Row {
-  std::string strategy;
-  MemoryPlan memory;
-  StepTime step;
-  Fit fit;
-  double efficiency = 0.0;
-  std::string problem;  // a mesh the layout cannot use
-};
-
-Row row_of(const CapacityInput& in, const Target& target, double one_rate) {
-  Row r;
-  r.strategy = strategy_text(in);
-  try {
-    r.memory = plan_memory(in);
-    r.step = predict_step(in, target);
-  } catch (const InputError& e) {
-    r.problem = e.message();
-    return r;
-  }
-  r.fit = fit_of(r.memory, target);
-  r.efficiency = one_rate > 0.0 ? r.step.samples_per_s / (one_rate * std::max(in.devices, 1)) : 0;
-  return r;
-}
-
-void print_plan(const CapacityInput& in, const Target& target, const Row& r) {
+void print_plan(const CapacityInput& in, const Target& target, const CapacityRow& r) {
   std::cout << "Target: " << target.name << ": " << target.source << "\n";
   std::cout << "Strategy: " << r.strategy;
   if (r.memory.sharded_update)
     std::cout << "; sharded update (each device keeps the optimizer slots of 1/" << in.devices
               << " of the variables)";
-  std::cout << "\nModel: " << grouped(static_cast<double>(r.memory.parameters)) << " parameters ("
-            << grouped(static_cast<double>(r.memory.trainable)) << " trainable); "
-            << in.optimizer.class_name << " keeps " << r.memory.slots_per_variable
-            << " slot(s) per parameter; " << r.memory.rows_per_device
+  std::cout << "\nModel: " << grouped_text(static_cast<double>(r.memory.parameters))
+            << " parameters (" << grouped_text(static_cast<double>(r.memory.trainable))
+            << " trainable); " << in.optimizer.class_name << " keeps "
+            << r.memory.slots_per_variable << " slot(s) per parameter; " << r.memory.rows_per_device
             << " rows per device per step\n\n";
   const size_t w = 13;
   std::cout << pad("device", 9) << pad("weights", w) << pad("gradients", w) << pad("opt. slots", w)
@@ -199,29 +100,14 @@ void print_plan(const CapacityInput& in, const Target& target, const Row& r) {
   std::cout << "Job: devices " << bytes_text(r.memory.devices_total()) << ", host (the model's own "
             << "copies, fit()'s buffers) " << bytes_text(r.memory.host) << ", data set "
             << bytes_text(r.memory.data) << ": " << bytes_text(r.memory.job_total()) << "\n";
-  if (r.fit.shared)
-    std::cout << "Fits: " << (r.fit.fits ? "yes" : "no") << ": the job needs "
-              << bytes_text(r.memory.job_total()) << " and this process may take "
-              << bytes_text(r.fit.capacity) << "\n";
-  else
-    std::cout << "Fits: " << (r.fit.fits ? "yes" : "no") << ": the largest device needs "
-              << bytes_text(r.memory.largest_device()) << " of " << bytes_text(r.fit.capacity)
-              << "\n";
+  std::cout << fit_sentence(r) << "\n";
   std::cout << "\nCommunication per step:" << (r.step.collectives.empty() ? " none\n" : "\n");
   for (const CollectiveCost& c : r.step.collectives)
-    std::cout << "  " << c.what << " over " << c.ranks
-              << " devices: " << bytes_text(c.bytes_on_links) << " on the links, "
-              << seconds_text(c.seconds) << "\n";
-  std::cout << "Step: compute " << seconds_text(r.step.compute_s) << " + communication "
-            << seconds_text(r.step.communication_s) << " = " << seconds_text(r.step.total_s) << "; "
-            << grouped(r.step.samples_per_s) << " samples/s";
-  if (in.devices > 1)
-    std::cout << "; scaling efficiency " << fixed(r.efficiency * 100.0, 0) << "% of " << in.devices
-              << " x one device";
-  std::cout << "\n";
+    std::cout << "  " << collective_text(c) << "\n";
+  std::cout << step_sentence(r) << "\n";
 }
 
-void print_sweep(const std::vector<std::pair<int, Row>>& rows) {
+void print_sweep(const std::vector<std::pair<int, CapacityRow>>& rows) {
   std::cout << "\n"
             << pad("devices", 9) << pad("strategy", 32) << pad("per device", 12) << pad("fits", 6)
             << pad("step", 12) << pad("samples/s", 14) << "efficiency\n";
@@ -232,8 +118,9 @@ void print_sweep(const std::vector<std::pair<int, Row>>& rows) {
       continue;
     }
     std::cout << pad(bytes_text(r.memory.largest_device()), 12) << pad(r.fit.fits ? "yes" : "no", 6)
-              << pad(seconds_text(r.step.total_s), 12) << pad(grouped(r.step.samples_per_s), 14)
-              << fixed(r.efficiency * 100.0, 0) << "%\n";
+              << pad(seconds_text(r.step.total_s), 12)
+              << pad(grouped_text(r.step.samples_per_s), 14) << fixed_text(r.efficiency * 100.0, 0)
+              << "%\n";
   }
 }
 
@@ -327,12 +214,9 @@ int plan_command(const QStringList& args) {
     }
   }
   const double one_rate = one_device_rate(in, target);
-  const Row row = row_of(in, target, one_rate);
+  const CapacityRow row = capacity_row(in, target, one_rate);
   if (!row.problem.empty()) throw InputError(file, row.problem);
-  std::vector<std::pair<int, Row>> rows;
-  for (int n : sweep)
-    for (const CapacityInput& s : sweep_inputs(in, n))
-      rows.emplace_back(n, row_of(s, target, one_rate));
+  const std::vector<std::pair<int, CapacityRow>> rows = sweep_rows(in, target, one_rate, sweep);
 
   if (p.isSet("json")) {
     Json out;
@@ -370,7 +254,7 @@ int plan_command(const QStringList& args) {
   if (measured)
     std::cout << "Measured on this machine: " << seconds_text(*measured) << " per step (predicted "
               << seconds_text(row.step.total_s) << ", "
-              << fixed((row.step.total_s / *measured - 1.0) * 100.0, 0) << "%)\n";
+              << fixed_text((row.step.total_s / *measured - 1.0) * 100.0, 0) << "%)\n";
   if (!rows.empty()) print_sweep(rows);
   return 0;
 }

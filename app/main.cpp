@@ -6,9 +6,11 @@
 // demos and automation.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QImageWriter>
 #include <QRegularExpression>
+#include <QThread>
 #include <QTimer>
 #include <cstdio>
 
@@ -16,7 +18,9 @@
 #include "core/base/error.h"
 #include "core/distribution/trace/trace.h"
 #include "core/file_checks.h"
+#include "core/run/target.h"
 #include "ui/charts/metric_chart.h"
+#include "ui/rehearsal/capacity_view.h"
 #include "ui/window/main_window.h"
 
 namespace {
@@ -27,6 +31,15 @@ void fail(const QString& message) {
 }
 
 bool saveScreenshot(fitbench::MainWindow& window, const QString& path) {
+  // The Capacity view plans each change after a short pause on its own thread: a picture taken
+  // right after a quick run waits for it (a few hundred milliseconds at most; 10 s for a large
+  // CSV file).
+  QElapsedTimer waited;
+  waited.start();
+  while (window.capacityView()->isBusy() && waited.elapsed() < 10000) {
+    QApplication::processEvents(QEventLoop::AllEvents, 20);
+    QThread::msleep(5);
+  }
   window.lossChart()->flushNow();
   window.metricChart()->flushNow();
   QApplication::processEvents();
@@ -76,6 +89,11 @@ int main(int argc, char** argv) {
                     QStringLiteral("Bring these views to the front (comma-separated): %1.")
                         .arg(fitbench::MainWindow::viewNames().join(QStringLiteral(", "))),
                     QStringLiteral("VIEWS")});
+  parser.addOption({QStringLiteral("target"),
+                    QStringLiteral("The Capacity view's target: %1, or a target file (JSON), as "
+                                   "fitbench-cli plan --target.")
+                        .arg(QString::fromStdString(fitbench::target_preset_names())),
+                    QStringLiteral("NAME|FILE")});
   parser.addOption({QStringLiteral("size"),
                     QStringLiteral("The window's size in pixels, e.g. 1280x720 (a projector) "
                                    "(default: the last session's; 1440x900 with --screenshot or "
@@ -220,6 +238,14 @@ int main(int argc, char** argv) {
       return 2;
     }
     window.setDeviceOverride(n);
+  }
+  if (parser.isSet(QStringLiteral("target"))) {
+    const QString target = parser.value(QStringLiteral("target"));
+    fitbench::CapacityView* capacity = window.capacityView();
+    if (!capacity->selectTarget(target) && !capacity->setTargetFile(target)) {
+      fail(QStringLiteral("--target: %1").arg(capacity->targetErrorText()));
+      return 2;
+    }
   }
   const QStringList views =
       parser.value(QStringLiteral("show")).split(QLatin1Char(','), Qt::SkipEmptyParts);

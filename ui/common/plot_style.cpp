@@ -74,6 +74,42 @@ QColor spanColor(SpanKind kind) {
   return Qt::gray;
 }
 
+QString memoryKindName(MemoryKind kind) {
+  switch (kind) {
+    case MemoryKind::kWeights:
+      return QStringLiteral("weights");
+    case MemoryKind::kGradients:
+      return QStringLiteral("gradients");
+    case MemoryKind::kOptimizerSlots:
+      return QStringLiteral("optimizer slots");
+    case MemoryKind::kActivations:
+      return QStringLiteral("activations");
+    case MemoryKind::kBuffers:
+      return QStringLiteral("buffers");
+  }
+  return {};
+}
+
+QColor memoryKindColor(MemoryKind kind) {
+  switch (kind) {
+    case MemoryKind::kWeights:
+      return QColor(0x4e, 0x79, 0xa7);  // blue
+    case MemoryKind::kGradients:
+      return QColor(0x59, 0xa1, 0x4f);  // green
+    case MemoryKind::kOptimizerSlots:
+      return QColor(0xb0, 0x7a, 0xa1);  // purple
+    case MemoryKind::kActivations:
+      return QColor(0x76, 0xb7, 0xb2);  // teal
+    case MemoryKind::kBuffers:
+      return QColor(0xba, 0xb0, 0xac);  // warm grey
+  }
+  return Qt::gray;
+}
+
+QColor computeColor() { return spanColor(SpanKind::kForward); }
+QColor communicationColor() { return spanColor(SpanKind::kCollective); }
+QColor measuredColor() { return QColor(0x55, 0x55, 0x55); }
+
 QColor overWhite(const QColor& color, double f) {
   const auto mix = [f](int c) { return static_cast<int>(std::lround(255 + (c - 255) * f)); };
   return QColor(mix(color.red()), mix(color.green()), mix(color.blue()));

@@ -36,6 +36,19 @@ QColor classColor(int k);
 QColor deviceColor(int d);
 // The color of a trace span's kind (the Chrome trace export names the same kinds).
 QColor spanColor(SpanKind kind);
+// What a device's bytes are, in the Capacity view's stacking order (core/run/capacity.h).
+enum class MemoryKind { kWeights, kGradients, kOptimizerSlots, kActivations, kBuffers };
+inline constexpr int kMemoryKindCount = 5;
+// "weights", "gradients", "optimizer slots", "activations", "buffers".
+QString memoryKindName(MemoryKind kind);
+// Weights blue, gradients green, optimizer slots purple (the update's), activations teal,
+// buffers grey.
+QColor memoryKindColor(MemoryKind kind);
+// A step's compute (the forward pass's blue) and communication (the collectives' orange), as
+// the device timeline colours them; a measured step in a dark grey.
+QColor computeColor();
+QColor communicationColor();
+QColor measuredColor();
 // Blends white toward `color` by f in [0, 1] (0: white, 1: the color).
 QColor overWhite(const QColor& color, double f);
 

@@ -35,6 +35,7 @@ namespace fitbench {
 
 class AboutView;
 class BatchSplitView;
+class CapacityView;
 class CollectivesView;
 class DataPanel;
 class DecisionView;
@@ -114,6 +115,7 @@ class MainWindow : public QMainWindow {
   DeviceTimelineView* timelineView() const { return m_timeline; }
   BatchSplitView* batchSplitView() const { return m_batchSplit; }
   CollectivesView* collectivesView() const { return m_collectives; }
+  CapacityView* capacityView() const { return m_capacity; }
   SweepView* sweepView() const { return m_sweepView; }
   RunsList* runsList() const { return m_runsList; }
   SessionRuns* sessionRuns() const { return m_sessionRuns; }
@@ -238,6 +240,8 @@ class MainWindow : public QMainWindow {
   QDockWidget* m_timelineDock = nullptr;
   BatchSplitView* m_batchSplit = nullptr;
   CollectivesView* m_collectives = nullptr;
+  CapacityView* m_capacity = nullptr;
+  QDockWidget* m_capacityDock = nullptr;
   SessionRuns* m_sessionRuns = nullptr;
   RunsList* m_runsList = nullptr;
   SweepView* m_sweepView = nullptr;

@@ -26,6 +26,7 @@
 #include "ui/panels/model_panel.h"
 #include "ui/panels/strategy_panel.h"
 #include "ui/panels/training_panel.h"
+#include "ui/rehearsal/capacity_view.h"
 #include "ui/rehearsal/collectives_view.h"
 #include "ui/rehearsal/decision_view.h"
 #include "ui/rehearsal/device_timeline_view.h"
@@ -179,6 +180,7 @@ void MainWindow::clearResults() {
   m_decisionView->clear();
   m_timeline->clear({});
   m_collectives->clear();
+  m_capacity->clearMeasured();
   m_viewsKey.clear();  // updateViews sets every view up again for the experiment now open
   m_progress->setValue(0);
   m_progress->setFormat(tr("Ready"));
@@ -194,6 +196,7 @@ void MainWindow::onStarted(int devices, const QStringList& names, const QString&
   m_lossChart->beginRun(label, m_currentRunId);
   m_metricChart->beginRun(label, m_currentRunId);
   viewsRunStarted(names, distribution);
+  m_capacity->runStarted(label);
   appendLog(tr("── %1: %2 ──").arg(label, names.join(QStringLiteral(", "))),
             QStringLiteral("#1565c0"));
 }
@@ -201,6 +204,7 @@ void MainWindow::onStarted(int devices, const QStringList& names, const QString&
 void MainWindow::onTick(const FeedUpdate& u) {
   if (u.grid) m_decisionView->setGrid(*u.grid);
   viewsTakeSteps(u.traces);
+  m_capacity->addMeasuredSteps(u.stepSeconds);
   if (!u.batchLoss.isEmpty()) m_lossChart->addBatchPoints(u.batchLoss);
   if (!u.batchMetric.isEmpty()) m_metricChart->addBatchPoints(u.batchMetric);
   QString nanWarning;  // logged after this tick's text, so that it follows its epoch's line

@@ -1,9 +1,10 @@
 // MainWindow's device-rehearsal views: the device timeline (bottom, beside the log), and the batch
-// split and collectives views (right, beside the decision boundary); what each is told before,
-// during and after a run.
+// split, collectives and capacity views (right, beside the decision boundary); what each is told
+// before, during and after a run.
 
 #include <QDockWidget>
 #include <QScrollArea>
+#include <QTimer>
 #include <algorithm>
 #include <numeric>
 
@@ -14,6 +15,7 @@
 #include "core/nn/layer_registry.h"
 #include "ui/panels/data_panel.h"
 #include "ui/rehearsal/batch_split_view.h"
+#include "ui/rehearsal/capacity_view.h"
 #include "ui/rehearsal/collectives_view.h"
 #include "ui/rehearsal/decision_grid.h"
 #include "ui/rehearsal/decision_view.h"
@@ -52,6 +54,17 @@ void MainWindow::buildViews(QDockWidget* besideRight, QDockWidget* besideBottom)
   collectivesDock->setWidget(collectivesScroll);
   addDockWidget(Qt::RightDockWidgetArea, collectivesDock);
   tabifyDockWidget(splitDock, collectivesDock);
+
+  m_capacity = new CapacityView;
+  auto* capacityScroll = new QScrollArea;
+  capacityScroll->setWidgetResizable(true);
+  capacityScroll->setFrameShape(QFrame::NoFrame);
+  capacityScroll->setWidget(m_capacity);
+  m_capacityDock = new QDockWidget(tr("Capacity"), this);
+  m_capacityDock->setObjectName(QStringLiteral("CapacityDock"));
+  m_capacityDock->setWidget(capacityScroll);
+  addDockWidget(Qt::RightDockWidgetArea, m_capacityDock);
+  tabifyDockWidget(collectivesDock, m_capacityDock);
   besideRight->raise();
 }
 
@@ -65,6 +78,8 @@ void MainWindow::updateViews(const ExperimentSpec& spec) {
                           std::to_string(m_dataPanel->sampleCount());
   if (key == m_viewsKey) return;
   m_viewsKey = key;
+  // Planned again after a short pause, off this thread (it loads the data).
+  m_capacity->setExperiment(spec, devices, m_doc.folder());
   const bool distributed = !spec.distribution.class_name.empty();
   QStringList names;
   BatchSplitPlan plan;
@@ -164,6 +179,7 @@ const std::pair<const char*, const char*> kViews[] = {{"timeline", "TimelineDock
                                                       {"log", "LogDock"},
                                                       {"batch-split", "BatchSplitDock"},
                                                       {"collectives", "CollectivesDock"},
+                                                      {"capacity", "CapacityDock"},
                                                       {"boundary", "DecisionDock"},
                                                       {"about", "AboutDock"},
                                                       {"runs", "RunsDock"},
@@ -189,6 +205,19 @@ void MainWindow::showView(const QString& name) {
       d->raise();
       // The Sweep view's table and plots need room: half the window's width, and the column's
       // height but for a short About above it.
+      // The Capacity view's charts side by side with their texts: three fifths of the width (what
+      // the Experiment dock and the charts leave at least) and most of the column's height,
+      // once the About dock has grown to its text (the next turn of the event loop after a show).
+      if (d == m_capacityDock && !d->isFloating() && isVisible())
+        QTimer::singleShot(0, this, [this] {
+          resizeDocks({m_capacityDock}, {std::max(560, std::min(width() * 3 / 5, width() - 640))},
+                      Qt::Horizontal);
+          if (auto* about = findChild<QDockWidget*>(QStringLiteral("AboutDock")))
+            resizeDocks({about, m_capacityDock}, {110, std::max(200, height() - 200)},
+                        Qt::Vertical);
+          if (auto* log = findChild<QDockWidget*>(QStringLiteral("LogDock")))
+            resizeDocks({log}, {std::clamp(height() / 6, 100, 150)}, Qt::Vertical);
+        });
       if (d == m_sweepDock && !d->isFloating() && isVisible()) {
         resizeDocks({d}, {std::max(560, width() / 2)}, Qt::Horizontal);
         if (auto* about = findChild<QDockWidget*>(QStringLiteral("AboutDock")))

@@ -62,6 +62,12 @@ void LiveFeed::addText(const std::string& text) {
   m_pending.any = true;
 }
 
+void LiveFeed::addStepSeconds(double seconds) {
+  std::lock_guard lock(m_mutex);
+  m_pending.stepSeconds.append(seconds);
+  m_pending.any = true;
+}
+
 void LiveFeed::setGrid(const DecisionGridResult& grid) {
   std::lock_guard lock(m_mutex);
   m_pending.grid = grid;
@@ -157,7 +163,16 @@ class FeedCallback : public RunListener {
     m_clock.start();
   }
   void on_epoch_begin(int epoch, const Logs&) override { m_epoch = epoch; }
+  // The first steps' wall times, for the Capacity view's measured step (a bounded number: two
+  // clock reads per step would cost microsecond steps a few percent for the whole run).
+  void on_train_batch_begin(int, const Logs&) override {
+    if (m_timedSteps < LiveFeed::kTimedSteps) m_batchBegin = m_clock.nsecsElapsed();
+  }
   void on_train_batch_end(int batch, const Logs& logs) override {
+    if (m_timedSteps < LiveFeed::kTimedSteps) {
+      ++m_timedSteps;
+      m_feed.addStepSeconds((m_clock.nsecsElapsed() - m_batchBegin) * 1e-9);
+    }
     const int64_t start = int64_t(batch) * m_batchSize;
     m_steps += 1;
     m_samples += std::max<int64_t>(0, std::min<int64_t>(m_batchSize, m_trainRows - start));
@@ -221,6 +236,8 @@ class FeedCallback : public RunListener {
   int64_t m_stride = 1, m_countdown = 1;  // batches between clock reads, and until the next
   int64_t m_traceSteps = 0;
   double m_lastTrace = -1.0;
+  int64_t m_timedSteps = 0;  // steps whose wall time was sent
+  qint64 m_batchBegin = 0;   // the clock at the timed step's begin (ns)
   QElapsedTimer m_clock;
   static constexpr double kBatchPointSeconds = 0.002;
   static constexpr int64_t kFullResolutionPoints = 5000;

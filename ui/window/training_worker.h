@@ -52,6 +52,9 @@ struct FeedUpdate {
   std::vector<StepTrace> traces;           // distributed steps since the last take, in order
   int64_t tracesDropped = 0;               // steps whose trace was not kept (very fast runs)
   QString text;                            // new log text
+  // Wall time (seconds) of each train step since the last take, from a step's
+  // on_train_batch_begin to its on_train_batch_end, for the run's first kTimedSteps steps.
+  QVector<double> stepSeconds;
   int epoch = 0, epochs_total = 0, step = 0, steps = 0;
   double elapsed = 0.0;     // seconds since the run began
   int64_t stepsDone = 0;    // train steps so far in this run
@@ -68,6 +71,8 @@ class LiveFeed {
                 int64_t stepsSince, int64_t samplesSince, double elapsed);
   void addEpoch(const FeedUpdate::Epoch& epoch);
   void addText(const std::string& text);
+  void addStepSeconds(double seconds);
+  static constexpr int64_t kTimedSteps = 4096;
   void setGrid(const DecisionGridResult& grid);
   // A distributed step's trace. Kept in a ring of kTraceRing entries whose storage is reused,
   // so steady-state training does not allocate here; past that, the oldest pending are dropped.
