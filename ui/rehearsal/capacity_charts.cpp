@@ -19,6 +19,7 @@
 #include "core/distribution/spec/strategies.h"
 #include "ui/common/plot_style.h"
 #include "ui/common/text_style.h"
+#include "ui/common/zoom.h"
 #include "ui/rehearsal/capacity_view.h"
 
 namespace fitbench {
@@ -177,6 +178,7 @@ void CapacityView::drawMemory() {
     limit->attachAxis(lineX);
     limit->attachAxis(y);
   }
+  zoomChart(m_memoryChart);  // its new axes at the window's zoom
 }
 
 void CapacityView::drawStep() {
@@ -231,6 +233,7 @@ void CapacityView::drawStep() {
                                       QString::fromStdString(seconds_text(s.communication_s)),
                                       QString::fromStdString(seconds_text(s.total_s))));
           });
+  zoomChart(m_stepChart);  // its new axes at the window's zoom
 }
 
 void CapacityView::drawScaling() {
@@ -347,6 +350,7 @@ void CapacityView::drawScaling() {
   m_scalingChart->addSeries(current);
   current->attachAxis(x);
   current->attachAxis(y);
+  zoomChart(m_scalingChart);  // its new axes at the window's zoom
 }
 
 }  // namespace fitbench

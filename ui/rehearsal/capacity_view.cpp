@@ -1,4 +1,4 @@
-// CapacityView: the target chooser, the what-ifs, the debounced planning on a pool thread, the
+// CapacityView: the target chooser, the what-ifs, the debounced planning on its own thread, the
 // texts and the measured step. The charts are drawn in capacity_charts.cpp.
 
 #include "ui/rehearsal/capacity_view.h"
@@ -19,6 +19,7 @@
 #include "core/base/error.h"
 #include "ui/common/number_spin_box.h"
 #include "ui/common/text_style.h"
+#include "ui/common/zoom.h"
 
 namespace fitbench {
 namespace {
@@ -145,6 +146,7 @@ CapacityView::CapacityView(QWidget* parent) : QWidget(parent) {
   m_stepView = makeChartView(m_stepChart, QStringLiteral("stepChart"));
   m_stepView->setMinimumHeight(210);
   m_scalingView = makeChartView(m_scalingChart, QStringLiteral("scalingChart"));
+  for (QChart* chart : {m_memoryChart, m_stepChart, m_scalingChart}) followZoom(chart, this);
   m_memoryBox = box(m_memoryView, {});
   m_stepBox = box(m_stepView, {});
   m_stepTexts = new QWidget;
