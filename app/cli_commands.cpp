@@ -335,8 +335,7 @@ int run_command(const QStringList& args) {
   }
   RunPlan& plan = *planned;
   const bool speaks = processes.owns_output();
-  if (speaks)
-    print_notices(plan.notices);
+  if (speaks) print_notices(plan.notices);
   if (processes.multi() && p.isSet("verbose"))
     std::cerr << "fitbench-cli: " +
                      processes.placement(plan.devices, plan.spec.fit.batch_size,

@@ -124,8 +124,7 @@ struct CapacityInput;  // core/run/capacity.h
 // effect, ModelParallel's default layout map, layout entries matching nothing, a softmax over one
 // unit, more devices than cores).
 CapacityInput plan_capacity(ExperimentSpec spec, const RunOverrides& overrides,
-                            const PlanContext& context,
-                            std::vector<PlanNotice>* notices = nullptr);
+                            const PlanContext& context, std::vector<PlanNotice>* notices = nullptr);
 
 // The largest number of steps a run's --trace file keeps (about 200 bytes of JSON per span: some
 // 1.5 GB for two devices; a longer run's file would not open in a trace viewer anyway).

@@ -76,8 +76,7 @@ bool TrainingControl::wait_for_next_batch() {
                                        std::chrono::duration<double>(min_interval_));
     if (Clock::now() >= due) break;
     const double interval = min_interval_;
-    cv_.wait_until(lock, due,
-                   [&] { return stop_.load() || paused_ || min_interval_ != interval; });
+    cv_.wait_until(lock, due, [&] { return stop_.load() || paused_ || min_interval_ != interval; });
     if (!stop_.load() && !paused_ && min_interval_ == interval && Clock::now() >= due) break;
   }
   last_batch_ = Clock::now();

@@ -170,15 +170,17 @@ class TestCliPlan : public QObject {
     QTemporaryDir dir;
     const QString file = write(
         dir, "typo.json",
-        wide(4, 8,
-             R"({"class_name": "ModelParallel", "mesh": {"shape": [1, 2], "axis_names": ["batch", "model"]},
+        wide(
+            4, 8,
+            R"({"class_name": "ModelParallel", "mesh": {"shape": [1, 2], "axis_names": ["batch", "model"]},
                  "layout_map": {"dense/kernel": [null, "model"], "desne.*bias": ["model"]}})"));
     const QStringList args{file, "--devices", "4", "--mesh", "2x2"};
     const Result plan = cli(QStringList{"plan", "--json"} + args);
     QCOMPARE(plan.code, 0);
     QVERIFY(!QJsonDocument::fromJson(plan.out.toUtf8()).isNull());
     const QStringList said = plan.err.split('\n', Qt::SkipEmptyParts);
-    QVERIFY2(plan.err.contains("warning: ") && plan.err.contains("desne.*bias"), qPrintable(plan.err));
+    QVERIFY2(plan.err.contains("warning: ") && plan.err.contains("desne.*bias"),
+             qPrintable(plan.err));
     QVERIFY2(plan.err.contains("4 devices share"), qPrintable(plan.err));
     const Result run = cli(QStringList{"run", "--epochs", "1"} + args);
     QCOMPARE(run.code, 0);
@@ -186,7 +188,8 @@ class TestCliPlan : public QObject {
     // A flag without effect, and the default layout map of a mesh without one.
     const Result none = cli({"plan", example("seed.json"), "--strategy", "none", "--devices", "3"});
     QVERIFY2(none.err.contains("note: --devices 3 has no effect"), qPrintable(none.err));
-    const Result mesh = cli({"plan", example("seed.json"), "--strategy", "model_parallel", "--devices", "2"});
+    const Result mesh =
+        cli({"plan", example("seed.json"), "--strategy", "model_parallel", "--devices", "2"});
     QVERIFY2(mesh.err.contains("distribution.layout_map: none given"), qPrintable(mesh.err));
   }
 

@@ -368,7 +368,8 @@ class TestTrainingPanel : public QObject {
     // One more than a file may hold is shown as it is and refused with a sentence.
     child<QSpinBox>(panel, "epochs")->setValue(kMaxFitCount + 1);
     QCOMPARE(child<QSpinBox>(panel, "epochs")->value(), kMaxFitCount + 1);
-    QVERIFY2(panel.errorText().startsWith("Epochs must be from 1 to "), qPrintable(panel.errorText()));
+    QVERIFY2(panel.errorText().startsWith("Epochs must be from 1 to "),
+             qPrintable(panel.errorText()));
   }
 
   void callbacksRoundTrip() {

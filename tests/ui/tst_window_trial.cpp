@@ -6,10 +6,8 @@
 #include <QChart>
 #include <QCheckBox>
 #include <QComboBox>
-#include <QDir>
-#include <QLineEdit>
-#include <QTextBrowser>
 #include <QDialogButtonBox>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QElapsedTimer>
 #include <QFile>
@@ -17,10 +15,11 @@
 #include <QFormLayout>
 #include <QLabel>
 #include <QLayout>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QMenu>
-#include <QPlainTextEdit>
 #include <QMessageBox>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -29,6 +28,7 @@
 #include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBrowser>
 #include <QTimer>
 #include <functional>
 
@@ -434,7 +434,8 @@ class TestWindowTrial : public QObject {
                  messages->text().contains(QStringLiteral("(8, 1)")),
              qPrintable(messages->text()));
     if (const QString dir = qEnvironmentVariable("FITBENCH_SCREENSHOTS"); !dir.isEmpty())
-      QVERIFY(w->strategyPanel()->grab().save(dir + QStringLiteral("/model_parallel_defaults.png")));
+      QVERIFY(
+          w->strategyPanel()->grab().save(dir + QStringLiteral("/model_parallel_defaults.png")));
   }
 
   // A file's values the fields cannot take are shown as they are, with a sentence beside the
@@ -444,7 +445,8 @@ class TestWindowTrial : public QObject {
     QByteArray text = bytesOf(example("xor.json"));
     text.replace("\"units\": 8", "\"units\": 1000000000");
     text.replace("\"samples\": 400", "\"samples\": 100000000");
-    text.replace("\"seed\": 1,\n  \"data\"", "\"seed\": 1,\n  \"devices\": {\"count\": 32},\n  \"data\"");
+    text.replace("\"seed\": 1,\n  \"data\"",
+                 "\"seed\": 1,\n  \"devices\": {\"count\": 32},\n  \"data\"");
     const QString file = writeFile(dir, QStringLiteral("big.json"), text);
     QVERIFY(!file.isEmpty());
     auto w = makeWindow();
@@ -462,8 +464,7 @@ class TestWindowTrial : public QObject {
     w->showView(QStringLiteral("model"));
     w->modelPanel()->layerList()->setCurrentRow(1);  // the hidden layer
     QCOMPARE(units->value(), 1000000000);
-    auto* unitsError =
-        w->modelPanel()->findChild<QLabel*>(QStringLiteral("unitsRangeError"));
+    auto* unitsError = w->modelPanel()->findChild<QLabel*>(QStringLiteral("unitsRangeError"));
     QVERIFY(unitsError && unitsError->isVisibleTo(w->modelPanel()));
     QVERIFY2(unitsError->text().contains(QStringLiteral("at most 1,048,576")),
              qPrintable(unitsError->text()));
@@ -504,8 +505,9 @@ class TestWindowTrial : public QObject {
     QTest::keyClicks(rate, QStringLiteral("-5"));
     QTest::keyClick(rate, Qt::Key_Tab);
     QCOMPARE(rate->value(), -5.0);
-    QVERIFY2(w->trainingPanel()->errorText().startsWith(QStringLiteral("Learning rate must be above 0")),
-             qPrintable(w->trainingPanel()->errorText()));
+    QVERIFY2(
+        w->trainingPanel()->errorText().startsWith(QStringLiteral("Learning rate must be above 0")),
+        qPrintable(w->trainingPanel()->errorText()));
     // The sentence is under the field, with the room its lines take.
     auto* rateError =
         w->trainingPanel()->findChild<QLabel*>(QStringLiteral("learning_rateRangeError"));
@@ -604,11 +606,16 @@ class TestWindowTrial : public QObject {
       QVERIFY(csv.open(QIODevice::WriteOnly));
       csv.write("small,large,label\n");
       for (int i = 0; i < 40; ++i)
-        csv.write(QStringLiteral("%1,%2,%3\n").arg(0.01 * (i % 7)).arg(1000.0 * (i % 5)).arg(i % 2).toUtf8());
+        csv.write(QStringLiteral("%1,%2,%3\n")
+                      .arg(0.01 * (i % 7))
+                      .arg(1000.0 * (i % 5))
+                      .arg(i % 2)
+                      .toUtf8());
     }
     QByteArray text = bytesOf(example("xor.json"));
-    text.replace("\"data\": {\"generator\": \"xor\", \"samples\": 400, \"noise\": 0.05, \"seed\": 1}",
-                 "\"data\": {\"csv\": \"scales.csv\", \"target\": [\"label\"]}");
+    text.replace(
+        "\"data\": {\"generator\": \"xor\", \"samples\": 400, \"noise\": 0.05, \"seed\": 1}",
+        "\"data\": {\"csv\": \"scales.csv\", \"target\": [\"label\"]}");
     const QString file = writeFile(dir, QStringLiteral("scales.json"), text);
     QVERIFY(!file.isEmpty());
     auto w = makeWindow();
@@ -630,7 +637,10 @@ class TestWindowTrial : public QObject {
 
     // xor with its hidden layer taken out: the loss settles at ln 2.
     text = bytesOf(example("xor.json"));
-    text.replace("        {\"class_name\": \"Dense\", \"config\": {\"name\": \"hidden\", \"units\": 8, \"activation\": \"tanh\"}},\n", "");
+    text.replace(
+        "        {\"class_name\": \"Dense\", \"config\": {\"name\": \"hidden\", \"units\": 8, "
+        "\"activation\": \"tanh\"}},\n",
+        "");
     text.replace("\"epochs\": 30", "\"epochs\": 60");
     const QString linear = writeFile(dir, QStringLiteral("linear.json"), text);
     QVERIFY(!linear.isEmpty());
@@ -670,8 +680,7 @@ class TestWindowTrial : public QObject {
     });
     QTest::keyClick(w.get(), Qt::Key_L, Qt::ControlModifier);
     QCOMPARE(w->currentSpec().name, std::string("XOR, lesson 2"));
-    QCOMPARE(w->currentSpec().description,
-             std::string("Take the hidden layer out: what happens?"));
+    QCOMPARE(w->currentSpec().description, std::string("Take the hidden layer out: what happens?"));
     auto* about = w->findChild<QTextBrowser*>();
     QVERIFY(about);
     QVERIFY(about->toPlainText().contains(QStringLiteral("XOR, lesson 2")));

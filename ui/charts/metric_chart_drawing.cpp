@@ -344,8 +344,7 @@ int MetricChart::divisions(Qt::Orientation orientation) const {
   if (orientation == Qt::Horizontal)
     return area.width() > 0 ? std::clamp(static_cast<int>(area.width() / (60.0 * zoom)), 2, 10)
                             : 10;
-  return area.height() > 0 ? std::clamp(static_cast<int>(area.height() / (28.0 * zoom)), 2, 8)
-                           : 8;
+  return area.height() > 0 ? std::clamp(static_cast<int>(area.height() / (28.0 * zoom)), 2, 8) : 8;
 }
 
 void MetricChart::updateTicks() {

@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <limits>
 
-
 namespace fitbench {
 namespace {
 
@@ -170,8 +169,8 @@ void takeAnyInt(QSpinBox* spin) {
 }
 
 int fieldInt(int64_t value) {
-  return static_cast<int>(std::clamp<int64_t>(value, std::numeric_limits<int>::min(),
-                                              std::numeric_limits<int>::max()));
+  return static_cast<int>(
+      std::clamp<int64_t>(value, std::numeric_limits<int>::min(), std::numeric_limits<int>::max()));
 }
 
 QString rangeSentence(const QAbstractSpinBox* spin) {
@@ -184,8 +183,8 @@ QString rangeSentence(const QAbstractSpinBox* spin) {
   if (open)
     return QObject::tr("%1 must be above %2 and at most %3; it is %4.")
         .arg(name, numberText(spin, min, 6), numberText(spin, max, 6), numberText(spin, v));
-  const bool noMin = min <= std::numeric_limits<int>::min() ||
-                     min == std::numeric_limits<double>::lowest();
+  const bool noMin =
+      min <= std::numeric_limits<int>::min() || min == std::numeric_limits<double>::lowest();
   if (noMin)
     return QObject::tr("%1 must be at most %2; it is %3.")
         .arg(name, numberText(spin, max, 6), numberText(spin, v));

@@ -52,8 +52,8 @@ class ZoomWatch : public QObject {
  public:
   ZoomWatch(QChart* chart, QWidget* owner) : QObject(owner), chart_(chart) {}
   bool eventFilter(QObject*, QEvent* event) override {
-    if (chart_ && (event->type() == QEvent::FontChange ||
-                   event->type() == QEvent::ApplicationFontChange))
+    if (chart_ &&
+        (event->type() == QEvent::FontChange || event->type() == QEvent::ApplicationFontChange))
       zoomChart(chart_);
     return false;
   }

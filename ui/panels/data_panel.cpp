@@ -546,12 +546,12 @@ void DataPanel::showErrors() {
                  : QStringLiteral("x%1").arg(c);
     };
     if (s.ratio() >= kScaleWarningRatio)
-      scale = tr("⚠ %1 spreads %2 times as wide as %3 (standard deviations %4 and %5): one "
-                 "learning rate cannot suit both, so training crawls or diverges. Tick "
-                 "Standardize features.")
-                  .arg(name(s.widest), QLocale().toString(qRound64(s.ratio())), name(s.narrowest),
-                       QString::number(s.widest_std, 'g', 3),
-                       QString::number(s.narrowest_std, 'g', 3));
+      scale =
+          tr("⚠ %1 spreads %2 times as wide as %3 (standard deviations %4 and %5): one "
+             "learning rate cannot suit both, so training crawls or diverges. Tick "
+             "Standardize features.")
+              .arg(name(s.widest), QLocale().toString(qRound64(s.ratio())), name(s.narrowest),
+                   QString::number(s.widest_std, 'g', 3), QString::number(s.narrowest_std, 'g', 3));
   }
   m_scaleWarning->setText(scale);
   m_scaleWarning->setVisible(!scale.isEmpty());

@@ -88,9 +88,10 @@ void MainWindow::buildActions() {
   pace->addItem(tr("10 steps/s"), 0.1);
   pace->addItem(tr("3 steps/s"), 1.0 / 3.0);
   pace->addItem(tr("1 step/s"), 1.0);
-  pace->setToolTip(tr("How fast training goes: as fast as it can, or slowed down so each step "
-                      "can be followed in the charts and the device timeline. Step (F10) trains "
-                      "one batch per press."));
+  pace->setToolTip(
+      tr("How fast training goes: as fast as it can, or slowed down so each step "
+         "can be followed in the charts and the device timeline. Step (F10) trains "
+         "one batch per press."));
   connect(pace, &QComboBox::currentIndexChanged, this, [this, pace] {
     m_runs->session()->setMinStepInterval(pace->currentData().toDouble());
     showStatus(tr("Pace: %1").arg(pace->currentText()), 3000);
@@ -160,8 +161,8 @@ void MainWindow::buildMenus() {
   // Presentation zoom: every text and chart larger for a projector (ui/common/zoom.h). The keys
   // are explicit, as QKeySequence::ZoomIn is empty where the platform binds nothing.
   m_zoomInAct = view->addAction(tr("Zoom &in"), this, [this] { zoomBy(1); });
-  m_zoomInAct->setShortcuts({QKeySequence(Qt::CTRL | Qt::Key_Plus),
-                             QKeySequence(Qt::CTRL | Qt::Key_Equal)});
+  m_zoomInAct->setShortcuts(
+      {QKeySequence(Qt::CTRL | Qt::Key_Plus), QKeySequence(Qt::CTRL | Qt::Key_Equal)});
   m_zoomOutAct = view->addAction(tr("Zoom &out"), this, [this] { zoomBy(-1); });
   m_zoomOutAct->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Minus));
   m_zoomResetAct = view->addAction(tr("&Actual size"), this, [this] { zoomBy(0); });

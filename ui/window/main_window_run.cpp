@@ -235,8 +235,8 @@ void MainWindow::onTick(const FeedUpdate& u) {
       // A loss that stopped moving far above where it would be if the model learned.
       const ExperimentSpec spec = currentSpec();
       const double level = m_plateau.level();
-      const bool coinFlip = spec.compile.loss.name == "binary_crossentropy" &&
-                            std::abs(level - std::log(2.0)) < 0.01;
+      const bool coinFlip =
+          spec.compile.loss.name == "binary_crossentropy" && std::abs(level - std::log(2.0)) < 0.01;
       plateauWarning =
           tr("The loss has stayed near %1 for 20 epochs (up to epoch %2): the model is not "
              "learning. Try a larger learning rate or another optimizer (Training tab), or more "
@@ -244,8 +244,9 @@ void MainWindow::onTick(const FeedUpdate& u) {
               .arg(level, 0, 'f', 3)
               .arg(e.epoch + 1);
       if (coinFlip)
-        plateauWarning += tr(" A binary crossentropy near ln 2 = 0.693 means the model says "
-                             "about 0.5 for every sample: a coin flip.");
+        plateauWarning +=
+            tr(" A binary crossentropy near ln 2 = 0.693 means the model says "
+               "about 0.5 for every sample: a coin flip.");
     }
     if (e.loss) m_lossChart->addEpochPoint(false, x, *e.loss);
     if (e.valLoss) m_lossChart->addEpochPoint(true, x, *e.valLoss);
