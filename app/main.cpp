@@ -1,7 +1,6 @@
 // fitbench: the workbench window. `fitbench [EXPERIMENT] [--devices N] [--run | --sweep
-// [--jobs N]] [--show VIEWS] [--size WxH] [--screenshot FILE.png] [--history FILE] [--trace
-// FILE.json]
-// [--quit]` opens an experiment, optionally
+// [--jobs N]] [--layout NAME] [--show VIEWS] [--size WxH] [--screenshot FILE.png] [--history
+// FILE] [--trace FILE.json] [--quit]` opens an experiment, optionally
 // trains it at once, saves a picture of the window when training ends, and quits: for teaching
 // demos and automation.
 #include <QApplication>
@@ -89,6 +88,10 @@ int main(int argc, char** argv) {
                     QStringLiteral("Bring these views to the front (comma-separated): %1.")
                         .arg(fitbench::MainWindow::viewNames().join(QStringLiteral(", "))),
                     QStringLiteral("VIEWS")});
+  parser.addOption({QStringLiteral("layout"),
+                    QStringLiteral("Start in this one-click layout (View > Layout): %1.")
+                        .arg(fitbench::MainWindow::layoutNames().join(QStringLiteral(", "))),
+                    QStringLiteral("NAME")});
   parser.addOption({QStringLiteral("target"),
                     QStringLiteral("The Capacity view's target: %1, or a target file (JSON), as "
                                    "fitbench-cli plan --target.")
@@ -256,6 +259,12 @@ int main(int argc, char** argv) {
       return 2;
     }
   }
+  const QString layout = parser.value(QStringLiteral("layout"));
+  if (!layout.isEmpty() && !fitbench::MainWindow::layoutNames().contains(layout)) {
+    fail(QStringLiteral("--layout: unknown layout \"%1\"; expected one of: %2")
+             .arg(layout, fitbench::MainWindow::layoutNames().join(QStringLiteral(", "))));
+    return 2;
+  }
   // A message about the experiment, prefixed with its file as fitbench-cli names it.
   const auto inFile = [&](const QString& error) {
     if (args.isEmpty() || error.startsWith(args.first()) || error.startsWith(QStringLiteral("--")))
@@ -263,6 +272,7 @@ int main(int argc, char** argv) {
     return args.first() + QStringLiteral(": ") + error;
   };
   const auto showViews = [&] {
+    if (!layout.isEmpty()) window.applyLayout(layout);
     for (const QString& view : views) window.showView(view.trimmed());
   };
   window.show();

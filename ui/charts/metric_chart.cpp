@@ -251,12 +251,13 @@ void MetricChart::deleteRunSeries(Run& run) {
   }
 }
 
-void MetricChart::beginRun(const QString& label, int id) {
+void MetricChart::beginRun(const QString& label, int id, const QColor& color) {
   flushNow();
   if (m_current.hasData()) {
     Run old = std::move(m_current);
     m_current = Run{};
     old.isOverlay = true;
+    old.color = old.overlayColor;
     if (old.label.isEmpty()) old.label = tr("earlier run");
     for (QLineSeries*& raw : old.raw) {
       m_chart->removeSeries(raw);
@@ -277,6 +278,7 @@ void MetricChart::beginRun(const QString& label, int id) {
   }
   m_current.label = label;
   m_current.id = id;
+  m_current.overlayColor = color;
   m_current.hidden = false;
   m_chart->setTitle(chartTitle(m_metricName, label));
   for (int i = 0; i < kLineCount; ++i) markDirty(m_current, Line(i));

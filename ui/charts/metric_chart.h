@@ -37,7 +37,7 @@ class MetricChart : public QWidget {
   Q_OBJECT
  public:
   // Runs kept as overlays; the oldest is dropped when a newer one arrives.
-  static constexpr int kMaxOverlays = 8;
+  static constexpr int kMaxOverlays = 10;
   // Points drawn per batch line (the stored data stays complete).
   static constexpr int kMaxDrawnPoints = 2000;
   // The same for each line of a faded overlay: every overlay is laid out again whenever an axis
@@ -61,10 +61,12 @@ class MetricChart : public QWidget {
   // are of the old one, are cleared, and the title and y range follow the new name.
   void setMetricName(const QString& metricName);
 
-  // A new run starts: the current run's lines (if any) become a faded overlay that keeps its
-  // own label, and the new run is called `label` (e.g. "run 2 (2 devices)").
+  // A new run starts: the current run's lines (if any) become an overlay that keeps its own
+  // label, drawn in the color it began with (named in the runs legend below the chart), or
+  // faded when it has none; the new run is called `label` (e.g. "Adam 0.03") and drawn in the
+  // train and validation colors until the next one begins, then in `color` if valid.
   // `id` (>= 0) names it for the calls below.
-  void beginRun(const QString& label, int id = -1);
+  void beginRun(const QString& label, int id = -1, const QColor& color = {});
   // Per-batch values of the current run; x = fractional epoch, epoch + (batch + 1) / steps.
   void addBatchPoints(const QVector<QPointF>& points);
   // One per-epoch value of the current run; `epoch` is 1-based. A second value for the same
@@ -156,6 +158,7 @@ class MetricChart : public QWidget {
     bool isOverlay = false;
     int id = -1;                     // the window's id, or -1
     QColor color;                    // invalid: the train / validation colors
+    QColor overlayColor;             // the current run's color once it is an overlay
     double bestX = 0.0;              // the marked epoch (1-based), 0: none
     bool hidden = false;             // setRunVisible(false)
     QScatterSeries* best = nullptr;  // the best epoch's dot

@@ -175,9 +175,10 @@ void MetricChart::updateLegend() {
   const auto show = [legend, &changed](QLineSeries* series, bool visible) {
     if (!series) return;
     for (QLegendMarker* marker : legend->markers(series)) {
-      if (marker->isVisible() == visible) continue;
+      // Set every time: a marker Qt Charts has not laid out yet says it is hidden and is then
+      // drawn (ten runs' legend listed overlays and a "validation" line that had no points).
+      if (marker->isVisible() != visible) changed = true;
       marker->setVisible(visible);
-      changed = true;
     }
   };
   QStringList colored;  // the colored runs, named below the chart instead

@@ -11,6 +11,7 @@
 #include <QPushButton>
 #include <QTreeWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 
 #include "ui/common/session_runs.h"
@@ -19,7 +20,18 @@ namespace fitbench {
 namespace {
 
 constexpr int kIdRole = Qt::UserRole + 1;
-enum Column { kName = 0, kEpochs = 1, kLoss = 2 };
+// Run, Settings, Epochs, then one column per final value (metricKeys).
+enum Column { kName = 0, kSettings = 1, kEpochs = 2, kFirstValue = 3 };
+
+// Keras's order of a history's keys: loss, the metrics, then the validation ones in the same
+// order; the rest (a learning rate a callback logs) last.
+int keyRank(const std::string& key) {
+  if (key == "loss") return 0;
+  if (key == "val_loss") return 2;
+  if (key.rfind("val_", 0) == 0) return 3;
+  if (key == "learning_rate" || key == "lr") return 4;
+  return 1;
+}
 
 // A small swatch of the run's color (the charts' blue for runs drawn in their faded style).
 QIcon swatch(const QColor& color) {
@@ -39,17 +51,18 @@ RunsList::RunsList(SessionRuns* runs, QWidget* parent) : QWidget(parent), m_runs
   m_tree = new QTreeWidget;
   m_tree->setObjectName(QStringLiteral("runsTree"));
   m_tree->setRootIsDecorated(false);
-  m_tree->setColumnCount(3);
-  m_tree->setHeaderLabels({tr("Run"), tr("Epochs"), tr("Final loss")});
-  m_tree->header()->setSectionResizeMode(kName, QHeaderView::Stretch);
-  m_tree->header()->setSectionResizeMode(kEpochs, QHeaderView::ResizeToContents);
-  m_tree->header()->setSectionResizeMode(kLoss, QHeaderView::ResizeToContents);
   m_tree->header()->setStretchLastSection(false);
+  m_tree->header()->setMinimumSectionSize(40);
+  setColumns();
   m_tree->setSelectionMode(QAbstractItemView::ExtendedSelection);
-  m_tree->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed);
+  // Only the name is edited, wherever on its row the double-click or F2 lands (the other
+  // columns are the run's record).
+  m_tree->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_tree->setToolTip(
-      tr("Every run of this session. The check box shows or hides its curves in the charts; "
-         "double-click a name (or press F2) to rename it; Delete removes the selected runs."));
+      tr("Every run of this session, named by the settings in which the runs differ, with all "
+         "its settings and its last epoch's values. The check box shows or hides its curves in "
+         "the charts; double-click a name (or press F2) to rename it; Delete removes the "
+         "selected runs."));
   m_empty = new QLabel(tr("Runs appear here as they start: Run, or each trial of a sweep."));
   m_empty->setWordWrap(true);
   m_empty->setForegroundRole(QPalette::PlaceholderText);
@@ -80,12 +93,48 @@ void RunsList::connectSignals() {
   connect(m_runs, &SessionRuns::changed, this, &RunsList::refresh);
   connect(m_tree, &QTreeWidget::itemChanged, this, &RunsList::onItemChanged);
   connect(m_tree, &QTreeWidget::itemSelectionChanged, this, &RunsList::updateButtons);
+  connect(m_tree, &QTreeWidget::itemDoubleClicked, this,
+          [this](QTreeWidgetItem* item) { m_tree->editItem(item, kName); });
   connect(m_delete, &QPushButton::clicked, this, &RunsList::deleteSelected);
   connect(m_export, &QPushButton::clicked, this, &RunsList::onExportClicked);
 }
 
+QStringList RunsList::metricKeys() const {
+  std::vector<std::string> keys;
+  for (const SessionRun& run : m_runs->runs())
+    for (const auto& [key, values] : run.history.history)
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+  std::stable_sort(keys.begin(), keys.end(), [](const std::string& a, const std::string& b) {
+    return keyRank(a) < keyRank(b);
+  });
+  QStringList out;
+  for (const std::string& key : keys) out << QString::fromStdString(key);
+  return out;
+}
+
+void RunsList::setColumns() {
+  m_keys = metricKeys();
+  QStringList labels{tr("Run"), tr("Settings"), tr("Epochs")};
+  labels << m_keys;
+  m_tree->setColumnCount(static_cast<int>(labels.size()));
+  m_tree->setHeaderLabels(labels);
+  QTreeWidgetItem* header = m_tree->headerItem();
+  header->setToolTip(kSettings, tr("Everything the run trained with (its experiment's "
+                                   "optimizer, model, fit options, devices and data)"));
+  for (int c = kFirstValue; c < labels.size(); ++c) {
+    header->setToolTip(c, tr("%1 at the run's last epoch").arg(labels[c]));
+    header->setTextAlignment(c, Qt::AlignRight | Qt::AlignVCenter);
+  }
+  QHeaderView* h = m_tree->header();
+  h->setSectionResizeMode(kName, QHeaderView::Interactive);
+  h->setSectionResizeMode(kSettings, QHeaderView::Stretch);
+  for (int c = kEpochs; c < labels.size(); ++c)
+    h->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+}
+
 void RunsList::rebuild() {
   m_filling = true;
+  if (metricKeys() != m_keys) setColumns();
   m_tree->clear();
   for (const SessionRun& run : m_runs->runs()) {
     auto* item = new QTreeWidgetItem(m_tree);
@@ -93,6 +142,9 @@ void RunsList::rebuild() {
     fill(item, run.id);
   }
   m_filling = false;
+  // The name column fits the longest name, within reason; the settings take the rest.
+  m_tree->resizeColumnToContents(kName);
+  m_tree->setColumnWidth(kName, std::min(m_tree->columnWidth(kName), 260));
   m_empty->setVisible(m_runs->runs().empty());
   updateButtons();
 }
@@ -104,6 +156,10 @@ QTreeWidgetItem* RunsList::itemFor(int id) const {
 }
 
 void RunsList::refresh(int id) {
+  if (metricKeys() != m_keys) {  // a run ended with values the table has no column for
+    rebuild();
+    return;
+  }
   if (QTreeWidgetItem* item = itemFor(id)) {
     m_filling = true;
     fill(item, id);
@@ -121,13 +177,18 @@ void RunsList::fill(QTreeWidgetItem* item, int id) {
   item->setCheckState(kName, run->shown ? Qt::Checked : Qt::Unchecked);
   item->setToolTip(kName, run->fromSweep ? tr("%1 (from the sweep)").arg(run->label)
                                          : tr("%1 (from Run)").arg(run->label));
-  const auto loss = run->history.history.find("loss");
+  const QString settings = QString::fromStdString(settings_text(run->settings));
+  item->setText(kSettings, settings);
+  item->setToolTip(kSettings, settings);
   item->setText(kEpochs, run->ended ? QString::number(run->history.epoch.size()) : tr("running"));
-  item->setText(kLoss, loss != run->history.history.end() && !loss->second.empty()
-                           ? QString::number(loss->second.back(), 'g', 4)
-                           : QString());
   item->setTextAlignment(kEpochs, Qt::AlignRight | Qt::AlignVCenter);
-  item->setTextAlignment(kLoss, Qt::AlignRight | Qt::AlignVCenter);
+  for (int i = 0; i < m_keys.size(); ++i) {
+    const auto values = run->history.history.find(m_keys[i].toStdString());
+    const bool has = values != run->history.history.end() && !values->second.empty();
+    item->setText(kFirstValue + i,
+                  has ? QString::number(values->second.back(), 'g', 4) : QString());
+    item->setTextAlignment(kFirstValue + i, Qt::AlignRight | Qt::AlignVCenter);
+  }
 }
 
 void RunsList::onItemChanged(QTreeWidgetItem* item, int column) {
@@ -152,10 +213,16 @@ std::vector<int> RunsList::selectedIds() const {
 }
 
 bool RunsList::eventFilter(QObject* watched, QEvent* event) {
-  if (watched == m_tree && event->type() == QEvent::KeyPress &&
-      static_cast<QKeyEvent*>(event)->key() == Qt::Key_Delete) {  // an editor has its own keys
-    deleteSelected();
-    return true;
+  if (watched == m_tree && event->type() == QEvent::KeyPress) {  // an editor has its own keys
+    const int key = static_cast<QKeyEvent*>(event)->key();
+    if (key == Qt::Key_Delete) {
+      deleteSelected();
+      return true;
+    }
+    if (key == Qt::Key_F2 && m_tree->currentItem()) {
+      m_tree->editItem(m_tree->currentItem(), kName);
+      return true;
+    }
   }
   return QWidget::eventFilter(watched, event);
 }

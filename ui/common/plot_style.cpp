@@ -13,6 +13,12 @@ constexpr std::array<QRgb, kClassColorCount> kClassColors = {0xf59322, 0x0877bd,
                                                              0x9467bd, 0x8c564b, 0xe377c2, 0x7f7f7f,
                                                              0xbcbd22, 0x17becf};
 
+// Runs: Tableau 10 without its blue and orange (the current run's train and validation lines),
+// then a navy and a dark teal.
+constexpr std::array<QRgb, kRunColorCount> kRunColors = {0x2ca02c, 0xd62728, 0x9467bd, 0x8c564b,
+                                                         0xe377c2, 0x7f7f7f, 0xbcbd22, 0x17becf,
+                                                         0x393b79, 0x006d5b};
+
 // Devices: hues chosen away from the class orange/blue pair so a device is never read as a class.
 constexpr std::array<QRgb, 8> kDeviceColors = {0x1b9e77, 0x7570b3, 0xd95f02, 0xe7298a,
                                                0x66a61e, 0xa6761d, 0x1f78b4, 0x666666};
@@ -48,6 +54,10 @@ QString tickLabel(double v, int digits) { return QString::number(v, 'g', digits)
 
 QColor classColor(int k) {
   return QColor::fromRgb(kClassColors[static_cast<size_t>(std::max(k, 0)) % kClassColors.size()]);
+}
+
+QColor runColor(int k) {
+  return QColor::fromRgb(kRunColors[static_cast<size_t>(std::max(k, 0)) % kRunColors.size()]);
 }
 
 QColor deviceColor(int d) {

@@ -32,6 +32,10 @@ QString tickLabel(double v, int digits = 4);
 // (kClassColorCount distinct ones, then again from the first).
 inline constexpr int kClassColorCount = 10;
 QColor classColor(int k);
+// Run k's color (k from 0), for runs drawn side by side in the loss and metric charts: 10
+// distinct colors away from the charts' train blue and validation orange, then again.
+inline constexpr int kRunColorCount = 10;
+QColor runColor(int k);
 // Device d's color (cpu:0, cpu:1, ...): 8 distinct hues, then their lighter variants for 8-15.
 QColor deviceColor(int d);
 // The color of a trace span's kind (the Chrome trace export names the same kinds).

@@ -25,9 +25,36 @@ std::string csvField(const std::string& text) {
 
 int SessionRuns::add(SessionRun run) {
   run.id = m_nextId++;
+  const int id = run.id;
+  const bool named = !run.fromSweep && !run.settings.empty();
   m_runs.push_back(std::move(run));
-  emit added(m_runs.back().id);
-  return m_runs.back().id;
+  if (named) {
+    // The new run's name is set before anyone hears of it; the others' changes follow.
+    std::vector<QString> before;
+    for (const SessionRun& r : m_runs) before.push_back(r.label);
+    nameByDifference();
+    emit added(id);
+    for (size_t i = 0; i + 1 < m_runs.size(); ++i)
+      if (m_runs[i].label != before[i]) emit changed(m_runs[i].id);
+    return id;
+  }
+  emit added(id);
+  return id;
+}
+
+void SessionRuns::nameByDifference() {
+  std::vector<SessionRun*> named;
+  for (SessionRun& r : m_runs)
+    if (!r.fromSweep && !r.settings.empty()) named.push_back(&r);
+  std::vector<std::vector<RunSetting>> settings;
+  std::vector<std::string> fallback;
+  for (const SessionRun* r : named) {
+    settings.push_back(r->settings);
+    fallback.push_back(r->fallbackLabel.toStdString());
+  }
+  const std::vector<std::string> labels = labels_by_difference(settings, fallback);
+  for (size_t i = 0; i < named.size(); ++i)
+    if (!named[i]->renamed) named[i]->label = QString::fromStdString(labels[i]);
 }
 
 const SessionRun* SessionRuns::find(int id) const {
@@ -65,6 +92,7 @@ void SessionRuns::rename(int id, const QString& label) {
   const QString trimmed = label.trimmed();
   if (!run || trimmed.isEmpty() || run->label == trimmed) return;
   run->label = trimmed;
+  run->renamed = true;
   emit changed(id);
 }
 

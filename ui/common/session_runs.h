@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "core/training/history.h"
+#include "ui/common/run_naming.h"
 
 namespace fitbench {
 
@@ -24,6 +25,10 @@ struct SessionRun {
   bool shown = true;   // its curves are in the charts
   int bestEpoch = -1;  // 0-based epoch marked on its curves, or -1
   QColor color;        // its curves' color; invalid: the charts' faded style of earlier runs
+  // What the run trained with (run_settings of its experiment); empty when unknown.
+  std::vector<RunSetting> settings;
+  QString fallbackLabel;  // "run 3": its name while no setting tells it from the others
+  bool renamed = false;   // named by the user: kept as it is
 };
 
 class SessionRuns : public QObject {
@@ -31,7 +36,9 @@ class SessionRuns : public QObject {
  public:
   explicit SessionRuns(QObject* parent = nullptr) : QObject(parent) {}
 
-  // Adds `run` (its id is set here) and returns the id.
+  // Adds `run` (its id is set here) and returns the id. A run from Run with settings is named by
+  // what differs (labels_by_difference among the session's runs from Run), and the runs from
+  // Run that the user has not renamed are named again, each change emitting changed(id).
   int add(SessionRun run);
   const std::vector<SessionRun>& runs() const { return m_runs; }
   const SessionRun* find(int id) const;
@@ -42,6 +49,7 @@ class SessionRuns : public QObject {
   // The run's History as it ended (and the epoch to mark); it is no longer running.
   void setHistory(int id, const History& history, int bestEpoch = -1);
   void setShown(int id, bool shown);
+  // The user's name for the run: it is no longer named by what differs.
   void rename(int id, const QString& label);
   void remove(int id);
   void clear();
@@ -61,6 +69,7 @@ class SessionRuns : public QObject {
 
  private:
   SessionRun* findMutable(int id);
+  void nameByDifference();
 
   std::vector<SessionRun> m_runs;
   int m_nextId = 1;

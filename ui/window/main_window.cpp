@@ -115,14 +115,7 @@ void MainWindow::showEvent(QShowEvent* event) {
     // The first show without a saved layout: the docks' default sizes (they need a laid-out
     // window to apply).
     m_defaultLayoutPending = false;
-    auto* about = findChild<QDockWidget*>(QStringLiteral("AboutDock"));
-    auto* decision = findChild<QDockWidget*>(QStringLiteral("DecisionDock"));
-    auto* log = findChild<QDockWidget*>(QStringLiteral("LogDock"));
-    resizeDocks({about}, {420}, Qt::Horizontal);
-    resizeDocks({about, decision}, {190, 520}, Qt::Vertical);
-    // 250 px for the log and timeline; less on a short screen (240 at 720 px, a projector: the
-    // timeline's four lanes of a 2 x 2 mesh still fit), so that the charts keep room.
-    resizeDocks({log}, {std::clamp(height() - 480, 240, 250)}, Qt::Vertical);
+    applyDefaultDockSizes();
   }
   QTimer::singleShot(0, this, &MainWindow::fitAboutDock);  // once the docks are laid out
 }
@@ -211,7 +204,7 @@ void MainWindow::buildPanels() {
   logDock->setWidget(m_log);
   addDockWidget(Qt::BottomDockWidgetArea, logDock);
   buildViews(decisionDock, logDock);
-  buildRuns(decisionDock);
+  buildRuns(logDock);
   buildSweep(decisionDock);
   decisionDock->raise();
 }

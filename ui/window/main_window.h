@@ -83,6 +83,11 @@ class MainWindow : public QMainWindow {
   // The views --show can bring to the front, and doing so (unknown names are ignored).
   static QStringList viewNames();
   void showView(const QString& name);
+  // One-click layouts (View > Layout, the Layout toolbar, Ctrl+1 ... Ctrl+6): "standard" (the
+  // first-start layout) or one view brought large to the front: "charts", "timeline",
+  // "batch-split", "collectives", "boundary". Unknown names are ignored.
+  static QStringList layoutNames();
+  void applyLayout(const QString& name);
 
   // Why Run would refuse the experiment as set up (the first panel's error; `tab` gets that
   // panel's Experiment tab), or empty.
@@ -155,7 +160,7 @@ class MainWindow : public QMainWindow {
   void viewsRunEnded();
   // The runs list and the Sweep view, docked beside `besideRight` (main_window_runs.cpp,
   // main_window_sweep.cpp).
-  void buildRuns(QDockWidget* besideRight);
+  void buildRuns(QDockWidget* besideBottom);
   void buildSweep(QDockWidget* besideRight);
   void connectRuns();
   // Brings run `id`'s curves into the charts as the runs list says (shown or not, its label).
@@ -180,6 +185,10 @@ class MainWindow : public QMainWindow {
   void editLesson();
   // View > Zoom: `steps` zoom steps up (down when negative); 0 back to actual size.
   void zoomBy(int steps);
+  // The Layout toolbar and View > Layout (main_window_layouts.cpp).
+  void buildLayouts(QMenu* view);
+  // The docks' first-start sizes for this window's size.
+  void applyDefaultDockSizes();
   void applyZoom(double factor);
 
   void newExperiment();

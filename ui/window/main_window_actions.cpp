@@ -11,6 +11,7 @@
 #include <QSettings>
 #include <QStyle>
 #include <QToolBar>
+#include <QToolButton>
 #include <algorithm>
 #include <cmath>
 
@@ -102,6 +103,11 @@ void MainWindow::buildActions() {
   bar->addWidget(pace);
   bar->addSeparator();
   bar->addAction(m_clearRunsAct);
+  // Open and Save by their icons alone (their tooltips name them): the Layout toolbar beside
+  // this one fits at 1280 px.
+  for (QAction* a : {m_openAct, m_saveAct})
+    if (auto* button = qobject_cast<QToolButton*>(bar->widgetForAction(a)))
+      button->setToolButtonStyle(Qt::ToolButtonIconOnly);
 }
 
 void MainWindow::buildMenus() {
@@ -174,6 +180,8 @@ void MainWindow::buildMenus() {
   m_zoomInAct->setObjectName(QStringLiteral("zoomInAction"));
   m_zoomOutAct->setObjectName(QStringLiteral("zoomOutAction"));
   m_zoomResetAct->setObjectName(QStringLiteral("zoomResetAction"));
+  view->addSeparator();
+  buildLayouts(view);
   view->addSeparator();
   for (QDockWidget* dock : findChildren<QDockWidget*>()) view->addAction(dock->toggleViewAction());
 

@@ -32,7 +32,7 @@
 namespace fitbench {
 
 // The dock layout's version for saveState / restoreState: raised when the set of docks changes.
-constexpr int kLayoutVersion = 2;
+constexpr int kLayoutVersion = 3;  // 3: the runs table below the charts
 
 namespace {
 const char* const kFilter = "fitbench experiments (*.json);;All files (*)";

@@ -20,6 +20,8 @@
 #include "core/run/experiment_runner.h"
 #include "core/training/callback_registry.h"
 #include "ui/charts/metric_chart.h"
+#include "ui/common/plot_style.h"
+#include "ui/common/run_naming.h"
 #include "ui/common/session_runs.h"
 #include "ui/panels/data_panel.h"
 #include "ui/panels/devices_panel.h"
@@ -189,15 +191,23 @@ void MainWindow::clearResults() {
 
 void MainWindow::onStarted(int devices, const QStringList& names, const QString& distribution) {
   ++m_runCount;
-  const QString label = runLabel(devices, distribution);
+  // Named by what differs from the session's other runs ("Adam 0.03" beside "SGD 0.1 m0.9"),
+  // "run N" while nothing does; earlier runs are named again as this one joins them.
   SessionRun run;
-  run.label = label;
+  run.fallbackLabel = tr("run %1").arg(m_runCount);
+  run.label = run.fallbackLabel;
+  run.settings = run_settings(currentSpec());
+  run.color = plot::runColor(m_runCount - 1);
   m_currentRunId = m_sessionRuns->add(run);
-  m_lossChart->beginRun(label, m_currentRunId);
-  m_metricChart->beginRun(label, m_currentRunId);
+  const QString label = m_sessionRuns->find(m_currentRunId)->label;
+  m_lossChart->beginRun(label, m_currentRunId, run.color);
+  m_metricChart->beginRun(label, m_currentRunId, run.color);
   viewsRunStarted(names, distribution);
   m_capacity->runStarted(label);
-  appendLog(tr("── %1: %2 ──").arg(label, names.join(QStringLiteral(", "))),
+  const QString where = runLabel(devices, distribution);  // "run 2 (4 devices, DataParallel)"
+  appendLog(label == run.fallbackLabel
+                ? tr("── %1: %2 ──").arg(where, names.join(QStringLiteral(", ")))
+                : tr("── %1 · %2: %3 ──").arg(where, label, names.join(QStringLiteral(", "))),
             QStringLiteral("#1565c0"));
 }
 

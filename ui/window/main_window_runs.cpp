@@ -1,7 +1,7 @@
-// MainWindow's runs list: every run of the session (Run's, each sweep trial's) in a dock beside
-// the decision boundary, and the loss and metric charts kept in step with it (shown, hidden,
-// renamed, deleted; a run dropped from the charts is unchecked). The window's other parts:
-// main_window.cpp.
+// MainWindow's runs table: every run of the session (Run's, each sweep trial's) in a dock below
+// the charts, beside the log and the timeline, and the loss and metric charts kept in step with it
+// (shown, hidden, renamed, deleted; a run dropped from the charts is unchecked). The window's other
+// parts: main_window.cpp.
 #include <QDockWidget>
 
 #include "ui/charts/metric_chart.h"
@@ -23,14 +23,16 @@ QVector<QPointF> epochPoints(const History& history, const std::string& key) {
 
 }  // namespace
 
-void MainWindow::buildRuns(QDockWidget* besideRight) {
+void MainWindow::buildRuns(QDockWidget* besideBottom) {
   m_sessionRuns = new SessionRuns(this);
   m_runsList = new RunsList(m_sessionRuns);
   auto* dock = new QDockWidget(tr("Runs"), this);
   dock->setObjectName(QStringLiteral("RunsDock"));
   dock->setWidget(m_runsList);
-  addDockWidget(Qt::RightDockWidgetArea, dock);
-  tabifyDockWidget(besideRight, dock);
+  // Below the charts, beside the log and the timeline: the table's settings and values columns
+  // want the width, and the right column's tabs keep room for their titles.
+  addDockWidget(Qt::BottomDockWidgetArea, dock);
+  tabifyDockWidget(besideBottom, dock);
 }
 
 void MainWindow::connectRuns() {
@@ -64,7 +66,7 @@ void MainWindow::applyRunToCharts(int id) {
     chart->setRunLabel(id, run->label);
     chart->setRunVisible(id, run->shown);
   }
-  // A run the charts no longer hold (dropped as the ninth overlay, cleared, a trial not shown
+  // A run the charts no longer hold (dropped as the eleventh overlay, cleared, a trial not shown
   // yet) comes back from its History.
   if (run->shown && !m_lossChart->hasRun(id)) addRunToCharts(*run);
 }

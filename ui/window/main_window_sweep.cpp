@@ -136,8 +136,7 @@ void MainWindow::onTrialBegan(int trial) {
   if (m_sweepCount > 1) run.label = tr("sweep %1 · %2").arg(m_sweepCount).arg(run.label);
   run.fromSweep = true;
   run.trial = trial;
-  // The class colors but the train / validation orange and blue.
-  run.color = plot::classColor(2 + trial % (plot::kClassColorCount - 2));
+  run.color = plot::runColor(trial);
   // Shown when selected: a sweep's trials would crowd the charts.
   run.shown = m_sweepView->selectedTrials().contains(trial);
   m_trialRuns[trial] = m_sessionRuns->add(run);
