@@ -2,8 +2,10 @@
 // run's ModelFile) on another CSV file (core/run/model_on_csv.h). The CSV path with Browse, the
 // target column (from the file's header; Evaluate), the batch size, a Run button, the results
 // (loss and metrics; or the first rows of features and predictions) and Export... (CSV or JSON by
-// the file's name). Reading, evaluating and exporting run on a thread of their own, one job at a
-// time; a problem is a sentence in the dialog naming its place. Lives on the UI thread.
+// the file's name). Reading the data, evaluating or predicting, and exporting run on a thread of
+// their own, one job at a time; only the header, for the target column, is read on the UI thread
+// when the path is set (as the data panel's preview reads its file). A problem is a sentence in
+// the dialog naming its place. Lives on the UI thread.
 #pragma once
 
 #include <QDialog>
