@@ -29,6 +29,7 @@
 #include "core/io/keras_file.h"
 #include "core/io/model_file.h"
 #include "core/run/experiment_runner.h"
+#include "core/run/model_on_csv.h"
 #include "core/run/run.h"
 #include "core/run/run_plan.h"
 #include "core/training/progbar.h"
@@ -81,15 +82,6 @@ int int_option(const QCommandLineParser& p, const QString& name, int min, int ma
 
 namespace {
 
-std::string format4(double v) {
-  // Python's formatting, which the seed script's print uses: "nan", "inf", "-inf".
-  if (std::isnan(v)) return "nan";
-  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
-  char buf[64];
-  std::snprintf(buf, sizeof buf, std::abs(v) > 1e-3 || v == 0.0 ? "%.4f" : "%.4e", v);
-  return buf;
-}
-
 // A number in [lo, hi]; with zero_or_from, also 0 below lo.
 double number_option(const QCommandLineParser& p, const QString& name, const std::string& what,
                      double lo, double hi, bool zero_or_from = false) {
@@ -117,39 +109,12 @@ std::vector<double> speed_list(const QString& text) {
   return out;
 }
 
-// Runs `f`, an InputError at the engine's `key` ("batch_size") named as the user's `option`.
-template <class F>
-auto naming_option(const char* key, const char* option, F&& f) {
-  try {
-    return f();
-  } catch (const InputError& e) {
-    if (e.place() == key) throw InputError(option, e.message());
-    throw;
-  }
-}
-
 // --delimiter: one character, as an experiment's data.delimiter.
 char delimiter_option(const QCommandLineParser& p) {
   const std::string d = p.value("delimiter").toStdString();
   if (d.size() != 1)
     throw InputError("--delimiter", "must be a single ASCII character, got \"" + d + "\"");
   return d[0];
-}
-
-Dataset read_features(const std::string& csv, const std::string& target, char delimiter) {
-  DataSpec spec;
-  spec.generator.clear();
-  spec.csv = csv;
-  if (!target.empty()) spec.target = {target};
-  spec.delimiter = delimiter;
-  try {
-    return read_csv_dataset(spec, std::filesystem::current_path());
-  } catch (const InputError& e) {
-    // The options stand where an experiment has data.target and data.delimiter.
-    if (e.place() == "data.target") throw InputError("--target", e.message());
-    if (e.place() == "data.delimiter") throw InputError("--delimiter", e.message());
-    throw;
-  }
 }
 
 // list_devices for the devices command's --type.
@@ -383,9 +348,9 @@ int run_command(const QStringList& args) {
     return 1;
   }
   if (result.history.history.count("accuracy"))
-    std::cout << "Final accuracy: " << format4(result.history.last("accuracy")) << "\n";
+    std::cout << "Final accuracy: " << keras_number(result.history.last("accuracy")) << "\n";
   else if (result.history.history.count("loss"))
-    std::cout << "Final loss: " << format4(result.history.last("loss")) << "\n";
+    std::cout << "Final loss: " << keras_number(result.history.last("loss")) << "\n";
   print_usage();
   if (!result.weights_finite) {
     // The History is written; the model file (if asked for) was not, a notice above said so.
@@ -397,52 +362,29 @@ int run_command(const QStringList& args) {
   return 0;
 }
 
-// The CSV's feature columns against the model's input, named after the file (with a hint about
-// --target when the target columns may still be among them).
-void check_feature_count(const Sequential& model, Index columns, const std::string& csv,
-                         bool target_given) {
-  const Index wanted = model.network().input_units();
-  if (columns == wanted) return;
-  throw InputError(csv, target_given ? "has " + counted(columns, "feature column") +
-                                           " (every column but the target) but the model takes " +
-                                           counted(wanted, "feature")
-                                     : "has " + counted(columns, "column") +
-                                           " but the model takes " + counted(wanted, "feature") +
-                                           "; if the target columns are among them, name them with "
-                                           "--target to leave them out");
+// A model on a CSV file (core/run/model_on_csv.h), its errors placed at the options that chose
+// what it read: --target, --delimiter, --batch-size.
+template <class F>
+auto naming_csv_options(F&& f) {
+  try {
+    return f();
+  } catch (const InputError& e) {
+    if (e.place() == "data.target") throw InputError("--target", e.message());
+    if (e.place() == "data.delimiter") throw InputError("--delimiter", e.message());
+    if (e.place() == "batch_size") throw InputError("--batch-size", e.message());
+    throw;
+  }
 }
 
-// The model file's feature columns, by name, from a CSV table (its header names them all), or
-// nullopt when the file names none (a model trained on a generator's data, or an older file).
-std::optional<Matrix> named_features(const ModelFile& file, const CsvTable& table, char delimiter,
-                                     const std::string& csv, const std::string& model_path) {
-  if (!file.data || file.data->features.empty()) return std::nullopt;
-  Matrix x(table.values.rows(), static_cast<Index>(file.data->features.size()));
-  for (size_t f = 0; f < file.data->features.size(); ++f) {
-    const std::string& name = file.data->features[f];
-    const auto at = std::find(table.header.begin(), table.header.end(), name);
-    if (at == table.header.end()) {
-      throw InputError(csv, "has no column \"" + name + "\", a feature " + model_path +
-                                " was trained on; " +
-                                describe_csv_header(table.header, delimiter, name));
-    }
-    x.col(static_cast<Index>(f)) = table.values.col(at - table.header.begin());
-  }
-  return x;
-}
-
-// data.standardize's statistics from the model file, applied to features read as it was trained.
-void standardize_as_trained(const ModelFile& file, Matrix& x, const std::string& model_path) {
-  if (!file.data || file.data->mean.empty()) return;
-  if (static_cast<Index>(file.data->mean.size()) != x.cols())
-    throw InputError(model_path + ": data.mean",
-                     "has " + counted(static_cast<long long>(file.data->mean.size()), "value") +
-                         " but the data has " + counted(x.cols(), "feature column"));
-  for (Index j = 0; j < x.cols(); ++j) {
-    const auto mean = static_cast<float>(file.data->mean[static_cast<size_t>(j)]);
-    const auto stddev = static_cast<float>(file.data->stddev[static_cast<size_t>(j)]);
-    x.col(j) = (x.col(j).array() - mean) / stddev;
-  }
+// What evaluate and predict read: --data, --target, --delimiter, --batch-size.
+CsvInput csv_input(const QCommandLineParser& p, const std::string& model_path) {
+  CsvInput in;
+  in.csv = p.value("data").toStdString();
+  in.target = p.isSet("target") ? p.value("target").toStdString() : std::string();
+  in.delimiter = delimiter_option(p);
+  in.model_name = model_path;
+  in.batch_size = int_option(p, "batch-size", 1, kMaxFitCount);
+  return in;
 }
 
 int evaluate_command(const QStringList& args) {
@@ -461,57 +403,21 @@ int evaluate_command(const QStringList& args) {
     return 2;
   }
   const std::string model_path = p.positionalArguments()[0].toStdString();
-  ModelFile file = read_model_file(model_path);
+  const ModelFile file = read_model_file(model_path);
   if (!file.compile)
     throw InputError(model_path, "has no \"compile\" section, so it has no loss to evaluate");
-  const std::string csv = p.value("data").toStdString();
-  Dataset data;
-  if (file.data && !file.data->features.empty() && !file.data->targets.empty()) {
-    // The columns the model was trained on, by name; --target may name other targets.
-    DataSpec spec;
-    spec.generator.clear();
-    spec.csv = csv;
-    spec.target = p.isSet("target") ? std::vector<std::string>{p.value("target").toStdString()}
-                                    : file.data->targets;
-    spec.features_columns = file.data->features;
-    spec.delimiter = delimiter_option(p);
-    try {
-      data = read_csv_dataset(spec, std::filesystem::current_path());
-    } catch (const InputError& e) {
-      if (e.place() == "data.target")
-        throw InputError(p.isSet("target") ? "--target" : csv, e.message());
-      if (e.place() == "data.features")
-        throw InputError(csv, e.message() + " (a feature " + model_path + " was trained on)");
-      throw;
-    }
-  } else {
-    if (!p.isSet("target")) {
-      std::cerr << "fitbench-cli evaluate: --target COL is required: "
-                << printable_message(model_path)
-                << " does not name the columns it was trained on\n";
-      return 2;
-    }
-    data = read_features(csv, p.value("target").toStdString(), delimiter_option(p));
+  if (!names_trained_columns(file) && !p.isSet("target")) {
+    std::cerr << "fitbench-cli evaluate: --target COL is required: "
+              << printable_message(model_path) << " does not name the columns it was trained on\n";
+    return 2;
   }
-  standardize_as_trained(file, data.x, model_path);
-  Sequential model(file.config);
-  if (!model.built()) model.build(data.x.cols());
-  check_feature_count(model, data.x.cols(), p.value("data").toStdString(), true);
-  model.set_weights(file.weights, model_path);
-  try {
-    model.compile(*file.compile);
-  } catch (const InputError& e) {
-    throw e.within(model_path);  // the model file's compile section
-  }
-  check_sparse_labels(data, model.network().output_units(), file.compile->loss.name);
+  const CsvInput in = csv_input(p, model_path);
+  const int verbose = int_option(p, "verbose", 0, 1);
   RunOptions options;
   options.interactive = stdout_is_terminal();
-  const int batch_size = int_option(p, "batch-size", 1, kMaxFitCount);
-  const int verbose = int_option(p, "verbose", 0, 1);
-  const Logs logs = naming_option("batch_size", "--batch-size", [&] {
-    return model.evaluate(data.x, data.y, batch_size, verbose, options);
-  });
-  for (const auto& [k, v] : logs) std::cout << k << ": " << format4(v) << "\n";
+  const Logs logs =
+      naming_csv_options([&] { return evaluate_on_csv(file, in, verbose, options).logs; });
+  for (const auto& [k, v] : logs) std::cout << k << ": " << keras_number(v) << "\n";
   return 0;
 }
 
@@ -530,41 +436,9 @@ int predict_command(const QStringList& args) {
     return 2;
   }
   const std::string model_path = p.positionalArguments()[0].toStdString();
-  ModelFile file = read_model_file(model_path);
-  const char d = delimiter_option(p);
-  Matrix x;
-  const std::string csv = p.value("data").toStdString();
-  CsvTable table;
-  std::optional<Matrix> named;
-  if (file.data && !file.data->features.empty()) {
-    table = read_csv_table(csv, d);
-    named = named_features(file, table, d, csv, model_path);
-  }
-  if (named) {
-    x = std::move(*named);  // the trained-on columns by name: others (a target) are left out
-  } else if (p.isSet("target")) {
-    x = read_features(csv, p.value("target").toStdString(), d).x;
-  } else {
-    x = read_csv_table(csv, d).values;
-  }
-  standardize_as_trained(file, x, model_path);
-  Sequential model(file.config);
-  if (!model.built()) model.build(x.cols());
-  check_feature_count(model, x.cols(), p.value("data").toStdString(), p.isSet("target"));
-  model.set_weights(file.weights, model_path);
-  const int batch_size = int_option(p, "batch-size", 1, kMaxFitCount);
-  const Matrix out =
-      naming_option("batch_size", "--batch-size", [&] { return model.predict(x, batch_size, 0); });
-  for (Index c = 0; c < out.cols(); ++c) std::cout << (c ? "," : "") << "output_" << c;
-  std::cout << "\n";
-  char buf[32];
-  for (Index r = 0; r < out.rows(); ++r) {
-    for (Index c = 0; c < out.cols(); ++c) {
-      std::snprintf(buf, sizeof buf, "%.9g", static_cast<double>(out(r, c)));
-      std::cout << (c ? "," : "") << buf;
-    }
-    std::cout << "\n";
-  }
+  const ModelFile file = read_model_file(model_path);
+  const CsvInput in = csv_input(p, model_path);
+  std::cout << naming_csv_options([&] { return predictions_csv(predict_on_csv(file, in), false); });
   return 0;
 }
 

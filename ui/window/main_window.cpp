@@ -429,6 +429,15 @@ void MainWindow::updateActions() {
   m_examplesMenu->setEnabled(!running);
   for (QAction* a : m_exportActs) a->setEnabled(!running && lastResult() != nullptr);
   m_exportTrialsAct->setEnabled(!running && m_sweepView->model()->trialCount() > 0);
+  const bool trained = !running && lastResult() != nullptr;
+  for (QAction* a : {m_evaluateAct, m_predictAct}) {
+    a->setEnabled(trained);
+    const QString key = a->shortcut().toString(QKeySequence::NativeText);
+    a->setToolTip(trained ? QStringLiteral("%1 (%2)").arg(a->statusTip(), key)
+                  : running
+                      ? tr("Wait for the run to end: it needs the trained model (%1)").arg(key)
+                      : tr("Train first (Run): it needs a trained model (%1)").arg(key));
+  }
 }
 
 void MainWindow::setEditing(bool editable) {

@@ -209,6 +209,9 @@ class MainWindow : public QMainWindow {
   bool openKerasModel(const QString& path, QString* error, bool quiet);
   // File > Export > Keras script: the experiment as a Keras 3 script in a dialog.
   void exportKerasScript();
+  // Run > Evaluate on CSV... / Predict on CSV...: the trained model on another CSV file in an
+  // EvaluateDialog (evaluate_dialog.h), window-modal; `predict` chooses which.
+  void openEvaluateDialog(bool predict);
 
   void onPanelChanged();
   void updateContext();
@@ -285,6 +288,8 @@ class MainWindow : public QMainWindow {
   QSize m_baseIconSize;
   QAction* m_sweepAct = nullptr;
   QAction* m_exportTrialsAct = nullptr;
+  QAction* m_evaluateAct = nullptr;  // Run > Evaluate on CSV... (Ctrl+E)
+  QAction* m_predictAct = nullptr;   // Run > Predict on CSV... (Ctrl+Shift+P)
   QList<QAction*> m_exportActs;
 
   ExperimentDocument m_doc;  // the file, the fields no panel shows, the saved state

@@ -69,6 +69,16 @@ void MainWindow::buildActions() {
                        "view (Stop ends it)"));
   m_sweepAct->setObjectName(QStringLiteral("sweepAction"));
   m_stopAct->setObjectName(QStringLiteral("stopAction"));
+  m_evaluateAct = make(tr("&Evaluate on CSV…"), QStyle::SP_FileDialogContentsView,
+                       QKeySequence(Qt::CTRL | Qt::Key_E),
+                       tr("The trained model's loss and metrics on another CSV file"));
+  m_predictAct = make(tr("Pre&dict on CSV…"), QStyle::SP_FileDialogDetailedView,
+                      QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_P),
+                      tr("The trained model's predictions for another CSV file's rows"));
+  m_evaluateAct->setObjectName(QStringLiteral("evaluateAction"));
+  m_predictAct->setObjectName(QStringLiteral("predictAction"));
+  connect(m_evaluateAct, &QAction::triggered, this, [this] { openEvaluateDialog(false); });
+  connect(m_predictAct, &QAction::triggered, this, [this] { openEvaluateDialog(true); });
   m_stopAct->setToolTip(tr("Stop training (or the sweep) after the current batch (%1)")
                             .arg(m_stopAct->shortcut().toString(QKeySequence::NativeText)));
 
@@ -159,6 +169,10 @@ void MainWindow::buildMenus() {
   for (QAction* a : {m_runAct, m_pauseAct, m_stepAct, m_stopAct, m_resetAct}) runMenu->addAction(a);
   runMenu->addSeparator();
   runMenu->addAction(m_sweepAct);
+  runMenu->addSeparator();
+  runMenu->addAction(m_evaluateAct);
+  runMenu->addAction(m_predictAct);
+  runMenu->setToolTipsVisible(true);  // why Evaluate and Predict are disabled before a run
   m_sweepView->setRunActions(m_sweepAct, m_stopAct);
 
   QMenu* view = menuBar()->addMenu(tr("&View"));

@@ -24,6 +24,7 @@
 #include "ui/charts/metric_chart.h"
 #include "ui/panels/data_panel.h"
 #include "ui/panels/model_panel.h"
+#include "ui/window/evaluate_dialog.h"
 #include "ui/window/keras_script_dialog.h"
 #include "ui/window/main_window.h"
 #include "ui/window/run_controller.h"
@@ -403,6 +404,23 @@ void MainWindow::restoreLastSession() {
   } catch (const std::exception&) {
     // A damaged session entry is ignored; the window starts with the default experiment.
   }
+}
+
+void MainWindow::openEvaluateDialog(bool predict) {
+  if (!lastResult() || m_runs->isRunning()) return;
+  auto* dialog =
+      new EvaluateDialog(predict ? EvaluateDialog::Mode::kPredict : EvaluateDialog::Mode::kEvaluate,
+                         lastResult()->model, tr("the trained model"), this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  // The experiment's own CSV file to start from (a generator's data has none).
+  const std::string csv = currentSpec().data.csv;
+  if (!csv.empty()) {
+    const QString file = m_doc.filePath();
+    const QDir base(file.isEmpty() ? QDir::currentPath() : QFileInfo(file).absolutePath());
+    dialog->setCsvPath(
+        QDir::toNativeSeparators(base.absoluteFilePath(QString::fromStdString(csv))));
+  }
+  dialog->open();
 }
 
 }  // namespace fitbench
