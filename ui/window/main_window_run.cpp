@@ -187,7 +187,8 @@ void MainWindow::clearResults() {
   m_statusRate->clear();
 }
 
-void MainWindow::onStarted(int devices, const QStringList& names, const QString& distribution) {
+void MainWindow::onStarted(int devices, const QStringList& names, const QString& distribution,
+                           std::shared_ptr<const CapacityInput> model) {
   ++m_runCount;
   const QString label = runLabel(devices, distribution);
   SessionRun run;
@@ -195,7 +196,7 @@ void MainWindow::onStarted(int devices, const QStringList& names, const QString&
   m_currentRunId = m_sessionRuns->add(run);
   m_lossChart->beginRun(label, m_currentRunId);
   m_metricChart->beginRun(label, m_currentRunId);
-  viewsRunStarted(names, distribution);
+  viewsRunStarted(names, distribution, std::move(model));
   m_capacity->runStarted(label);
   appendLog(tr("── %1: %2 ──").arg(label, names.join(QStringLiteral(", "))),
             QStringLiteral("#1565c0"));
