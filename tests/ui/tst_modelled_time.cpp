@@ -3,7 +3,8 @@
 // (DataParallel on 2 devices) and of the 2 x 2 ModelParallel example have the step model's
 // seconds for every phase of every device, laid end to end, and the 2 x 2 mesh's lanes are
 // balanced; the sentence about thread synchronization appears under the lanes only when
-// measured collectives take a large share of the step and far more than the link model gives.
+// measured collectives take a large share of the step and far more than the link model gives; a
+// run in the window hands its plan to the timeline.
 #include <QLabel>
 #include <QTest>
 #include <QToolButton>
@@ -12,6 +13,7 @@
 #include "core/io/experiment.h"
 #include "core/run/run_plan.h"
 #include "core/run/step_time.h"
+#include "tests/ui/window_fixtures.h"
 #include "ui/rehearsal/device_timeline_view.h"
 #include "ui/rehearsal/target_chooser.h"
 
@@ -238,6 +240,24 @@ class TestModelledTime : public QObject {
     QTest::mouseClick(w.modelledButton(), Qt::LeftButton);
     QVERIFY(!note->isVisible());
     QVERIFY(w.synchronizationText().isEmpty());
+  }
+
+  // A run in the window hands its plan to the timeline: after the 2 x 2 example every kept step
+  // has its modelled copy, and --show's timeline-modelled and timeline choose the time.
+  void windowRunHandsThePlanToTheTimeline() {
+    auto w = fixtures::makeWindow();
+    QVERIFY(w->openFile(fixtures::example("model_parallel_2x2.json"), nullptr, true));
+    QVERIFY(fixtures::runToEnd(*w));
+    DeviceTimelineView* t = w->timelineView();
+    QTRY_VERIFY(t->store().size() > 0);
+    w->showView(QStringLiteral("timeline-modelled"));
+    QCOMPARE(t->timeMode(), DeviceTimelineView::TimeMode::kModelled);
+    QCOMPARE(t->shownStore().size(), t->store().size());
+    QCOMPARE(t->shownStore().devices(), 4);
+    QVERIFY2(t->modeText().startsWith(QStringLiteral("Modelled time: compute at")),
+             qPrintable(t->modeText()));
+    w->showView(QStringLiteral("timeline"));
+    QCOMPARE(t->timeMode(), DeviceTimelineView::TimeMode::kMeasured);
   }
 
   // Without the run's plan there is no modelled time, and the view says why.
