@@ -20,6 +20,8 @@
 #include "core/run/target.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/rehearsal/capacity_view.h"
+#include "ui/rehearsal/device_timeline_view.h"
+#include "ui/rehearsal/target_chooser.h"
 #include "ui/window/main_window.h"
 
 namespace {
@@ -93,8 +95,9 @@ int main(int argc, char** argv) {
                         .arg(fitbench::MainWindow::layoutNames().join(QStringLiteral(", "))),
                     QStringLiteral("NAME")});
   parser.addOption({QStringLiteral("target"),
-                    QStringLiteral("The Capacity view's target: %1, or a target file (JSON), as "
-                                   "fitbench-cli plan --target.")
+                    QStringLiteral("The target of the Capacity view and of the timeline's "
+                                   "modelled time: %1, or a target file (JSON), as fitbench-cli "
+                                   "plan --target.")
                         .arg(QString::fromStdString(fitbench::target_preset_names())),
                     QStringLiteral("NAME|FILE")});
   parser.addOption({QStringLiteral("size"),
@@ -249,6 +252,8 @@ int main(int argc, char** argv) {
       fail(QStringLiteral("--target: %1").arg(capacity->targetErrorText()));
       return 2;
     }
+    fitbench::TargetChooser* timeline = window.timelineView()->targetChooser();
+    if (!timeline->selectTarget(target)) timeline->setTargetFile(target, nullptr);
   }
   const QStringList views =
       parser.value(QStringLiteral("show")).split(QLatin1Char(','), Qt::SkipEmptyParts);

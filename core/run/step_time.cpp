@@ -4,6 +4,7 @@
 
 #include "core/distribution/collectives/collective_schedule.h"
 #include "core/distribution/executors/data_parallel_executor.h"
+#include "core/distribution/layout/batch_shards.h"
 #include "core/distribution/layout/layout_map.h"
 #include "core/distribution/layout/model_parallel_plan.h"
 #include "core/distribution/spec/strategies.h"
@@ -55,6 +56,47 @@ struct StepCollectives {
   }
 };
 
+// One row's FLOPs through a layer, forward and backward, and the matrix products among them
+// (the part a layout splits over the model axis).
+struct LayerFlops {
+  double forward = 0.0;
+  double backward = 0.0;
+  double forward_products = 0.0;
+  double backward_products = 0.0;
+};
+
+std::vector<LayerFlops> layer_flops(const Network& net) {
+  std::vector<LayerFlops> out;
+  int64_t inputs = net.input_units();
+  for (size_t l = 0; l < net.layers().size(); ++l) {
+    const int64_t units = net.layer_units(l);
+    LayerFlops f;
+    if (dynamic_cast<const Dense*>(net.layers()[l].get())) {
+      const double product = 2.0 * static_cast<double>(inputs * units);
+      // Forward: the product, bias and activation. Backward: the kernel's gradient, the bias's
+      // and the activation's, and the input's gradient past the first layer.
+      f.forward_products = product;
+      f.backward_products = l > 0 ? 2.0 * product : product;
+      f.forward = product + 2.0 * static_cast<double>(units);
+      f.backward = f.backward_products + 2.0 * static_cast<double>(units);
+    } else {
+      // An element-wise layer: one operation per unit forward, two backward.
+      f.forward = static_cast<double>(units);
+      f.backward = 2.0 * static_cast<double>(units);
+    }
+    out.push_back(f);
+    inputs = units;
+  }
+  return out;
+}
+
+// The rows of each of `shards` shards of `rows` (shard_rows: the first ones one longer).
+std::vector<int64_t> shard_sizes(int64_t rows, int shards) {
+  std::vector<Index> offsets(static_cast<size_t>(shards)), sizes(static_cast<size_t>(shards));
+  shard_rows(static_cast<Index>(rows), shards, offsets, sizes);
+  return {sizes.begin(), sizes.end()};
+}
+
 int64_t step_rows(const CapacityInput& in) {
   return std::min(in.batch_size, std::max<int64_t>(in.train_rows, 1));
 }
@@ -90,19 +132,7 @@ double row_flops(const CapacityInput& in) {
   Network net(in.model);
   net.build_shapes(in.features);
   double flops = 0.0;
-  int64_t inputs = net.input_units();
-  for (size_t l = 0; l < net.layers().size(); ++l) {
-    const int64_t units = net.layer_units(l);
-    if (dynamic_cast<const Dense*>(net.layers()[l].get())) {
-      const double product = 2.0 * static_cast<double>(inputs * units);
-      // forward product, bias and activation; kernel gradient, bias gradient and activation's;
-      // the input's gradient past the first layer.
-      flops += product + 2.0 * units + product + 2.0 * units + (l > 0 ? product : 0.0);
-    } else {
-      flops += 3.0 * static_cast<double>(units);  // an element-wise layer, both ways
-    }
-    inputs = units;
-  }
+  for (const LayerFlops& l : layer_flops(net)) flops += l.forward + l.backward;
   return flops;
 }
 
@@ -115,8 +145,8 @@ double update_flops_per_float(const OptimizerSpec& spec) {
   return 10.0;
 }
 
-StepTime predict_step(const CapacityInput& in, const Target& target) {
-  StepTime t;
+StepPhases predict_step_phases(const CapacityInput& in, const Target& target) {
+  StepPhases out;
   Network net(in.model);
   net.build_shapes(in.features);
   int64_t trainable = 0;
@@ -127,91 +157,134 @@ StepTime predict_step(const CapacityInput& in, const Target& target) {
       trainable += size;
     }
   const double per_float = update_flops_per_float(in.optimizer);
-  const double per_row = row_flops(in);
+  const std::vector<LayerFlops> layers = layer_flops(net);
   const int64_t batch = step_rows(in);
   const CollectiveAlgorithm algorithm = in.options.algorithm;
-  StepCollectives c;
-  double flops = 0.0;
+  StepCollectives forward, backward;
+  // Each device's FLOPs: forward, backward and update.
+  struct Flops {
+    int64_t rows = 0;
+    double forward = 0.0, backward = 0.0, update = 0.0;
+  };
+  std::vector<Flops> devices;
   if (in.distribution.class_name == kModelParallel) {
     const ModelParallelPlan mp = mesh_plan(in, net);
     using Split = ModelParallelPlan::Split;
     const int64_t rows = (batch + mp.batch - 1) / mp.batch;
     const LinkModel& row_link = target.link_for(mp.model);
     const LinkModel& column_link = target.link_for(mp.batch * mp.model);
-    // The row's products split over the model axis; everything else each device does whole.
-    double row = per_row;
+    // A row's products split over the model axis; everything else each device does whole.
+    double row_forward = 0.0, row_backward = 0.0;
     int64_t inputs = net.input_units();
-    int64_t slice = 0;
     for (size_t l = 0; l < net.layers().size(); ++l) {
       const int64_t units = net.layer_units(l);
+      row_forward += layers[l].forward;
+      row_backward += layers[l].backward;
       if (dynamic_cast<const Dense*>(net.layers()[l].get())) {
         const size_t k = net.first_variable(l);
         const Split split = mp.variables[k];
-        const double products = 2.0 * static_cast<double>(inputs * units) * (l > 0 ? 3.0 : 2.0);
-        if (split != Split::kReplicated) row -= products * (1.0 - 1.0 / mp.model);
+        if (split != Split::kReplicated) {
+          row_forward -= layers[l].forward_products * (1.0 - 1.0 / mp.model);
+          row_backward -= layers[l].backward_products * (1.0 - 1.0 / mp.model);
+        }
         const std::string name = net.layers()[l]->name();
         if (split == Split::kColumns) {
-          c.all_gather(name + " forward all_gather", mp.model, mp.batch, rows * units, algorithm,
-                       row_link);
+          forward.all_gather(name + " forward all_gather", mp.model, mp.batch, rows * units,
+                             algorithm, row_link);
           if (l > 0)
-            c.all_reduce(name + " backward all_reduce", mp.model, mp.batch, rows * inputs,
-                         algorithm, row_link);
+            backward.all_reduce(name + " backward all_reduce", mp.model, mp.batch, rows * inputs,
+                                algorithm, row_link);
         } else if (split == Split::kRows) {
-          c.all_reduce(name + " forward all_reduce", mp.model, mp.batch, rows * units, algorithm,
-                       row_link);
+          forward.all_reduce(name + " forward all_reduce", mp.model, mp.batch, rows * units,
+                             algorithm, row_link);
           if (l > 0)
-            c.all_gather(name + " backward all_gather", mp.model, mp.batch, rows * inputs,
-                         algorithm, row_link);
+            backward.all_gather(name + " backward all_gather", mp.model, mp.batch, rows * inputs,
+                                algorithm, row_link);
         } else if (net.variable_count(l) > 1 && mp.variables[k + 1] == Split::kColumns) {
-          c.all_gather(name + " bias all_gather", mp.model, mp.batch, units, algorithm, row_link);
+          forward.all_gather(name + " bias all_gather", mp.model, mp.batch, units, algorithm,
+                             row_link);
         }
       }
       inputs = units;
     }
+    // Each device updates its slice of every trainable variable (the same on every mesh row).
     const std::vector<NetworkVariable>& vars = net.variables();
+    std::vector<int64_t> slice(static_cast<size_t>(mp.model), 0);
     for (size_t i = 0; i < vars.size(); ++i) {
       if (!vars[i].trainable) continue;
       const Index r = vars[i].shape.size() == 1 ? 1 : vars[i].shape[0];
       const Index cols = vars[i].shape.size() == 1 ? vars[i].shape[0] : vars[i].shape[1];
-      const SliceRect s = slice_rect(r, cols, mp.variables[i], 0, mp.model);
-      slice += s.rows * s.cols;
+      for (int m = 0; m < mp.model; ++m) {
+        const SliceRect s = slice_rect(r, cols, mp.variables[i], m, mp.model);
+        slice[static_cast<size_t>(m)] += s.rows * s.cols;
+      }
     }
-    c.all_reduce("gradient all_reduce", mp.batch, mp.model, slice, algorithm, column_link);
-    flops = static_cast<double>(rows) * row + per_float * static_cast<double>(slice);
+    backward.all_reduce("gradient all_reduce", mp.batch, mp.model, slice.front(), algorithm,
+                        column_link);
+    const std::vector<int64_t> mesh_rows = shard_sizes(batch, mp.batch);
+    for (int b = 0; b < mp.batch; ++b)
+      for (int m = 0; m < mp.model; ++m) {
+        const auto r = static_cast<double>(mesh_rows[static_cast<size_t>(b)]);
+        devices.push_back({mesh_rows[static_cast<size_t>(b)], r * row_forward, r * row_backward,
+                           per_float * static_cast<double>(slice[static_cast<size_t>(m)])});
+      }
   } else {
     const bool distributed = in.distribution.class_name == kDataParallel;
     const int n = distributed ? std::max(in.devices, 1) : 1;
-    const int64_t rows = (batch + n - 1) / n;
     const bool sharded =
         distributed && shards_update(n, elementwise_update(in.optimizer), trainable, in.options);
-    const int64_t updated = sharded ? (trainable + n - 1) / n : trainable;
-    flops = static_cast<double>(rows) * per_row + per_float * static_cast<double>(updated);
+    double row_forward = 0.0, row_backward = 0.0;
+    for (const LayerFlops& l : layers) {
+      row_forward += l.forward;
+      row_backward += l.backward;
+    }
+    const std::vector<int64_t> rows = shard_sizes(batch, n);
+    const std::vector<int64_t> updated =
+        sharded ? shard_sizes(trainable, n) : std::vector(size_t(n), trainable);
+    for (int d = 0; d < n; ++d) {
+      const auto r = static_cast<double>(rows[static_cast<size_t>(d)]);
+      devices.push_back({rows[static_cast<size_t>(d)], r * row_forward, r * row_backward,
+                         per_float * static_cast<double>(updated[static_cast<size_t>(d)])});
+    }
     const LinkModel& link = target.link_for(n);
     if (sharded && algorithm == CollectiveAlgorithm::kNaive) {
       // Two collectives instead of one: through device 0, each a chunk in and the whole out.
-      c.list.push_back(
+      backward.list.push_back(
           {"gradient reduce_scatter", CollectiveOp::kReduceScatter, n, trainable,
            gather_bytes(algorithm, n, trainable),
            modeled_link_us(CollectiveOp::kReduceScatter, algorithm, n, trainable, link) * 1e-6});
-      c.all_gather("variable all_gather", n, 1, trainable, algorithm, link);
+      backward.all_gather("variable all_gather", n, 1, trainable, algorithm, link);
     } else {
       // The ring's reduce-scatter and all-gather are the all-reduce's two halves.
-      c.all_reduce(
+      backward.all_reduce(
           sharded ? "gradient reduce_scatter + variable all_gather" : "gradient all_reduce", n, 1,
           trainable, algorithm, link);
     }
   }
   // Devices beyond the cores that compute at once take turns.
-  const double devices = std::max(in.devices, 1);
-  const double share = target.cores > 0.0 ? std::max(1.0, devices / target.cores) : 1.0;
-  t.compute_s = target.flops > 0.0 ? share * flops / target.flops : 0.0;
-  for (const CollectiveCost& cost : c.list) {
-    t.communication_s += cost.seconds;
-    t.communication_bytes += cost.bytes_on_links;
-  }
-  t.collectives = std::move(c.list);
+  const double count = std::max(in.devices, 1);
+  const double share = target.cores > 0.0 ? std::max(1.0, count / target.cores) : 1.0;
+  const double per_flop = target.flops > 0.0 ? share / target.flops : 0.0;
+  for (const Flops& f : devices)
+    out.devices.push_back(
+        {f.rows, f.forward * per_flop, f.backward * per_flop, f.update * per_flop});
+  out.forward_collectives = std::move(forward.list);
+  out.backward_collectives = std::move(backward.list);
+  return out;
+}
+
+StepTime predict_step(const CapacityInput& in, const Target& target) {
+  const StepPhases phases = predict_step_phases(in, target);
+  StepTime t;
+  for (const DevicePhases& d : phases.devices) t.compute_s = std::max(t.compute_s, d.compute_s());
+  for (const auto* list : {&phases.forward_collectives, &phases.backward_collectives})
+    for (const CollectiveCost& cost : *list) {
+      t.communication_s += cost.seconds;
+      t.communication_bytes += cost.bytes_on_links;
+      t.collectives.push_back(cost);
+    }
   t.total_s = t.compute_s + t.communication_s;
-  t.samples_per_s = t.total_s > 0.0 ? static_cast<double>(batch) / t.total_s : 0.0;
+  t.samples_per_s = t.total_s > 0.0 ? static_cast<double>(step_rows(in)) / t.total_s : 0.0;
   return t;
 }
 

@@ -110,6 +110,69 @@ class TestStepTime : public QObject {
     QVERIFY2(qFuzzyCompare(t.compute_s, flops * 1e-9), std::to_string(t.compute_s).c_str());
   }
 
+  // DataParallel 4-8-1 with Adam on 3 devices at a batch of 32: shards of 11, 11 and 10 rows. Per
+  // row forward: 64 + 16 (layer 1), 16 + 2 (layer 2) = 98 FLOPs; backward: 64 + 16, 32 + 2 = 114
+  // (98 + 114 = row_flops' 212). Each device updates all 49 floats at 12 FLOPs. At 1 GFLOP/s the
+  // first device is the busiest: its compute is predict_step's, and the one all-reduce is its
+  // communication.
+  void stepPhasesOfDataParallel() {
+    const CapacityInput in =
+        capacity_input(plan_of(mlp(4, {8}, 1, 32, 64, {{"class_name", "DataParallel"}}), 3));
+    const Target target = flat_target(1e9, {1.0, 1.0});
+    const StepPhases p = predict_step_phases(in, target);
+    QCOMPARE(p.devices.size(), size_t{3});
+    const int64_t rows[] = {11, 11, 10};
+    for (size_t d = 0; d < 3; ++d) {
+      QCOMPARE(p.devices[d].rows, rows[d]);
+      QVERIFY(qFuzzyCompare(p.devices[d].forward_s, rows[d] * 98e-9));
+      QVERIFY(qFuzzyCompare(p.devices[d].backward_s, rows[d] * 114e-9));
+      QVERIFY(qFuzzyCompare(p.devices[d].update_s, 49 * 12e-9));
+    }
+    QVERIFY(p.forward_collectives.empty());
+    QCOMPARE(p.backward_collectives.size(), size_t{1});
+    QCOMPARE(p.backward_collectives[0].what, std::string("gradient all_reduce"));
+    const StepTime t = predict_step(in, target);
+    QVERIFY(qFuzzyCompare(t.compute_s, 11 * 212e-9 + 49 * 12e-9));
+    QVERIFY(qFuzzyCompare(p.devices[0].compute_s(), t.compute_s));
+    QVERIFY(qFuzzyCompare(p.backward_collectives[0].seconds, t.communication_s));
+  }
+
+  // ModelParallel: the split layer's products count 1/model on each device (forward 80 - 32 + 18
+  // = 66 per row, backward 80 - 32 + 34 = 82), its all-gather runs after the forward pass. On the
+  // 2 x 2 example every device computes the same; the sums are predict_step's totals.
+  void stepPhasesOfModelParallel() {
+    json mp = {{"class_name", "ModelParallel"},
+               {"mesh", {{"shape", {1, 2}}, {"axis_names", {"batch", "model"}}}},
+               {"layout_map", {{"dense.kernel", {nullptr, "model"}}}}};
+    const Target target = flat_target(1e9, {1.0, 1.0});
+    const StepPhases p =
+        predict_step_phases(capacity_input(plan_of(mlp(4, {8}, 1, 32, 64, mp), 2)), target);
+    QCOMPARE(p.devices.size(), size_t{2});
+    QVERIFY(qFuzzyCompare(p.devices[1].forward_s, 32 * 66e-9));
+    QVERIFY(qFuzzyCompare(p.devices[1].backward_s, 32 * 82e-9));
+    QCOMPARE(p.forward_collectives.size(), size_t{1});
+    QCOMPARE(p.forward_collectives[0].what, std::string("dense forward all_gather"));
+    QVERIFY(p.backward_collectives.empty());
+
+    std::ifstream file(FITBENCH_SOURCE_DIR "/resources/examples/model_parallel_2x2.json");
+    const CapacityInput mesh = capacity_input(plan_of(json::parse(file), 4));
+    const StepPhases q = predict_step_phases(mesh, target);
+    const StepTime t = predict_step(mesh, target);
+    QCOMPARE(q.devices.size(), size_t{4});
+    double communication = 0.0;
+    for (const auto* list : {&q.forward_collectives, &q.backward_collectives})
+      for (const CollectiveCost& c : *list) communication += c.seconds;
+    QVERIFY(qFuzzyCompare(communication, t.communication_s));
+    QCOMPARE(q.forward_collectives.size() + q.backward_collectives.size(), t.collectives.size());
+    QVERIFY(!q.forward_collectives.empty());
+    for (const CollectiveCost& c : q.forward_collectives)
+      QVERIFY(c.what.find("forward") != std::string::npos);
+    for (const DevicePhases& d : q.devices) {
+      QCOMPARE(d.rows, int64_t{16});  // each mesh row takes half of the batch of 32
+      QVERIFY(qFuzzyCompare(d.compute_s(), t.compute_s));
+    }
+  }
+
   void targetsFromPresetsAndFiles() {
     QVERIFY(read_target("dgx1-v100", "--target").memory_bytes == int64_t{16'000'000'000});
     QVERIFY(read_target("dgx1-v100", "--target").source.find("V100") != std::string::npos);

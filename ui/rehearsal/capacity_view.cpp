@@ -6,8 +6,6 @@
 #include <QChart>
 #include <QChartView>
 #include <QComboBox>
-#include <QFileDialog>
-#include <QFileInfo>
 #include <QGraphicsLayout>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -87,10 +85,8 @@ CapacityView::CapacityView(QWidget* parent) : QWidget(parent) {
   m_debounce->setSingleShot(true);
   m_debounce->setInterval(kDebounceMs);
 
-  m_targetCombo = new QComboBox;
+  m_targetCombo = new TargetChooser;
   m_targetCombo->setObjectName(QStringLiteral("target"));
-  m_targetCombo->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-  buildTargets();
   m_targetSource = makeText(QStringLiteral("targetSource"));
   m_targetSource->setStyleSheet(QStringLiteral("color: #555555;"));
   QFont small = m_targetSource->font();
@@ -172,8 +168,7 @@ CapacityView::CapacityView(QWidget* parent) : QWidget(parent) {
   layout->addLayout(m_grid, 1);
   reflow();
 
-  m_target = m_targets.front();
-  onTargetActivated(0);
+  onTargetChosen();
   connectSignals();
   showResult();
 }
@@ -183,39 +178,16 @@ CapacityView::~CapacityView() {
   if (m_thread.joinable()) m_thread.join();
 }
 
-void CapacityView::buildTargets() {
-  for (const Target& preset : target_presets()) {
-    const Target t = preset.name == target_presets().front().name ? this_machine() : preset;
-    m_targets.push_back(t);
-    m_targetCombo->addItem(QString::fromStdString(t.name));
-    m_targetCombo->setItemData(m_targetCombo->count() - 1, QString::fromStdString(t.source),
-                               Qt::ToolTipRole);
-  }
-  m_targetCombo->addItem(tr("Target file…"));
-  m_targetCombo->setItemData(m_targetCombo->count() - 1,
-                             tr("A target JSON file: {\"name\", \"source\", \"memory_gb\", "
-                                "\"tflops\", ...} (docs/capacity.md)"),
-                             Qt::ToolTipRole);
-}
-
 void CapacityView::connectSignals() {
-  connect(m_targetCombo, &QComboBox::activated, this, &CapacityView::onTargetActivated);
+  connect(m_targetCombo, &TargetChooser::targetChosen, this, &CapacityView::onTargetChosen);
+  connect(m_targetCombo, &TargetChooser::fileFailed, this, &CapacityView::showTargetError);
   connect(m_debounce, &QTimer::timeout, this, &CapacityView::startCompute);
   for (NumberSpinBox* spin : {m_batchFactor, m_widthFactor, m_devicesFactor})
     connect(spin, &QDoubleSpinBox::valueChanged, this, &CapacityView::schedule);
 }
 
-void CapacityView::onTargetActivated(int index) {
-  if (index == m_targetCombo->count() - 1) {  // "Target file..."
-    m_targetCombo->setCurrentIndex(m_targetIndex);
-    const QString path = QFileDialog::getOpenFileName(this, tr("Target file"), QString(),
-                                                      tr("Target files (*.json);;All files (*)"));
-    if (!path.isEmpty()) setTargetFile(path);
-    return;
-  }
-  m_targetIndex = index;
-  m_targetCombo->setCurrentIndex(index);
-  m_target = m_targets[static_cast<size_t>(index)];
+void CapacityView::onTargetChosen() {
+  m_target = m_targetCombo->target();
   m_targetError->hide();
   m_targetError->clear();
   m_targetErrorSentence.clear();
@@ -231,40 +203,20 @@ void CapacityView::onTargetActivated(int index) {
   schedule();
 }
 
-bool CapacityView::setTargetFile(const QString& path) {
-  Target t;
-  try {
-    t = read_target(path.toStdString(), path.toStdString());
-  } catch (const InputError& e) {
-    m_targetErrorSentence = QString::fromStdString(e.what());
-    m_targetError->setText(tr("Cannot use the target: %1").arg(m_targetErrorSentence));
-    m_targetError->show();
-    return false;
-  }
-  const QString name =
-      QStringLiteral("%1 (%2)").arg(QString::fromStdString(t.name), QFileInfo(path).fileName());
-  int index = m_targetCombo->findText(name);
-  if (index < 0) {
-    index = m_targetCombo->count() - 1;
-    m_targets.push_back(t);
-    m_targetCombo->insertItem(index, name);
-  } else {
-    m_targets[static_cast<size_t>(index)] = t;
-  }
-  m_targetCombo->setItemData(index, QString::fromStdString(t.source) + "\n" + path,
-                             Qt::ToolTipRole);
-  onTargetActivated(index);
-  return true;
+void CapacityView::showTargetError(const QString& sentence) {
+  m_targetErrorSentence = sentence;
+  m_targetError->setText(tr("Cannot use the target: %1").arg(m_targetErrorSentence));
+  m_targetError->show();
 }
 
-bool CapacityView::selectTarget(const QString& name) {
-  for (size_t i = 0; i < m_targets.size(); ++i)
-    if (QString::fromStdString(m_targets[i].name) == name) {
-      onTargetActivated(static_cast<int>(i));
-      return true;
-    }
+bool CapacityView::setTargetFile(const QString& path) {
+  QString error;
+  if (m_targetCombo->setTargetFile(path, &error)) return true;
+  showTargetError(error);
   return false;
 }
+
+bool CapacityView::selectTarget(const QString& name) { return m_targetCombo->selectTarget(name); }
 
 void CapacityView::setExperiment(const ExperimentSpec& spec, int devices, const QString& baseDir) {
   m_spec = spec;

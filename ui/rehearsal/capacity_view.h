@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "ui/rehearsal/capacity_job.h"
+#include "ui/rehearsal/target_chooser.h"
 
 class QBarSet;
 class QChart;
@@ -59,7 +60,7 @@ class CapacityView : public QWidget {
   // Whether a plan is pending or being computed.
   bool isBusy() const;
 
-  QComboBox* targetCombo() const { return m_targetCombo; }
+  TargetChooser* targetCombo() const { return m_targetCombo; }
   NumberSpinBox* batchFactor() const { return m_batchFactor; }
   NumberSpinBox* widthFactor() const { return m_widthFactor; }
   NumberSpinBox* devicesFactor() const { return m_devicesFactor; }
@@ -83,9 +84,9 @@ class CapacityView : public QWidget {
   void resizeEvent(QResizeEvent* event) override;
 
  private:
-  void buildTargets();
   void connectSignals();
-  void onTargetActivated(int index);
+  void onTargetChosen();
+  void showTargetError(const QString& sentence);
   void schedule();
   void startCompute();
   // The planning thread's result is ready (queued from that thread).
@@ -103,9 +104,7 @@ class CapacityView : public QWidget {
   int m_devices = 1;
   QString m_baseDir;
   bool m_haveSpec = false;
-  Target m_target;
-  std::vector<Target> m_targets;  // the combo's entries but the last ("Target file...")
-  int m_targetIndex = 0;          // the entry m_target came from
+  Target m_target;  // the chooser's
 
   // The planning thread: one plan at a time, joined before the next and when the view ends. It
   // hands its result over in m_ready under m_readyMutex (a std::mutex, so that ThreadSanitizer
@@ -122,7 +121,7 @@ class CapacityView : public QWidget {
   QString m_runLabel;
   std::vector<double> m_measured;  // the last run's step wall times
 
-  QComboBox* m_targetCombo = nullptr;
+  TargetChooser* m_targetCombo = nullptr;
   QLabel* m_targetSource = nullptr;
   QLabel* m_targetError = nullptr;
   QString m_targetErrorSentence;  // read_target's, shown in m_targetError

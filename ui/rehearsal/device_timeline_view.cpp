@@ -2,6 +2,7 @@
 
 #include "ui/rehearsal/device_timeline_view.h"
 
+#include <QButtonGroup>
 #include <QEvent>
 #include <QFile>
 #include <QFileDialog>
@@ -16,6 +17,8 @@
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QSpinBox>
+#include <QThread>
+#include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -58,6 +61,19 @@ QString legendToolTip(SpanKind kind) {
   return {};
 }
 
+// One of the segmented pair Measured | Modelled.
+QToolButton* makeModeButton(const QString& text, const QString& name, const QString& toolTip) {
+  auto* button = new QToolButton;
+  button->setText(text);
+  button->setObjectName(name);
+  button->setToolTip(toolTip);
+  button->setCheckable(true);
+  button->setAutoRaise(false);
+  button->setFocusPolicy(Qt::StrongFocus);
+  button->setToolButtonStyle(Qt::ToolButtonTextOnly);
+  return button;
+}
+
 }  // namespace
 
 DeviceTimelineView::DeviceTimelineView(QWidget* parent, size_t capacity)
@@ -94,6 +110,47 @@ DeviceTimelineView::DeviceTimelineView(QWidget* parent, size_t capacity)
   m_export->setToolTip(
       tr("Save the kept steps as a Chrome trace (JSON) to open in Perfetto or chrome://tracing"));
 
+  m_measuredButton = makeModeButton(
+      tr("Measured"), QStringLiteral("measuredTime"),
+      tr("Measured time: what each device's thread took on this computer, synchronization "
+         "included"));
+  m_modelledButton = makeModeButton(
+      tr("Modelled"), QStringLiteral("modelledTime"),
+      tr("Modelled time: the same steps as the step model predicts them on the target: compute "
+         "from each device's FLOPs at the target's rate, collectives from its link model "
+         "(docs/capacity.md)"));
+  m_measuredButton->setChecked(true);
+  auto* modeGroup = new QButtonGroup(this);
+  modeGroup->addButton(m_measuredButton);
+  modeGroup->addButton(m_modelledButton);
+  m_target = new TargetChooser;
+  m_target->setObjectName(QStringLiteral("timelineTarget"));
+  m_target->setToolTip(tr("The devices and links the modelled time is predicted for"));
+  m_targetLabel = new QLabel(tr("Target"));
+  m_targetLabel->setBuddy(m_target);
+  m_modeLabel = new QLabel;
+  m_modeLabel->setObjectName(QStringLiteral("timeModeText"));
+  m_modeLabel->setWordWrap(true);
+  m_modeLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_syncNote = new QLabel;
+  m_syncNote->setObjectName(QStringLiteral("synchronizationNote"));
+  m_syncNote->setWordWrap(true);
+  m_syncNote->setStyleSheet(QStringLiteral("color: #8a4b00;"));
+  m_syncNote->setContentsMargins(10, 0, 10, 0);
+  m_syncNote->hide();
+
+  auto* modeBar = new QHBoxLayout;
+  modeBar->setContentsMargins(10, 6, 10, 0);
+  modeBar->setSpacing(0);
+  modeBar->addWidget(m_measuredButton);
+  modeBar->addWidget(m_modelledButton);
+  modeBar->addSpacing(12);
+  modeBar->addWidget(m_targetLabel);
+  modeBar->addSpacing(6);
+  modeBar->addWidget(m_target);
+  modeBar->addSpacing(12);
+  modeBar->addWidget(m_modeLabel, 1);
+
   auto* controls = new QHBoxLayout;
   controls->setContentsMargins(10, 0, 10, 6);
   controls->addWidget(stepsLabel);
@@ -115,10 +172,18 @@ DeviceTimelineView::DeviceTimelineView(QWidget* parent, size_t capacity)
   scroll->setFrameShape(QFrame::NoFrame);
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   scroll->setWidget(m_canvas);
+  layout->addLayout(modeBar);
   layout->addWidget(scroll, 1);
+  layout->addWidget(m_syncNote);
   layout->addLayout(controls);
+  // Tab goes to the pair's chosen button (the arrows choose) and the target before the lanes and
+  // the step controls.
+  setTabOrder(m_measuredButton, m_modelledButton);
+  setTabOrder(m_modelledButton, m_target);
+  setTabOrder(m_target, scroll);
+  m_modelled.setTarget(m_target->target());
   connectSignals();
-  updateView();
+  setTimeMode(TimeMode::kMeasured);
 }
 
 DeviceTimelineView::~DeviceTimelineView() = default;
@@ -139,10 +204,95 @@ void DeviceTimelineView::connectSignals() {
     updateView();
   });
   connect(m_export, &QPushButton::clicked, this, &DeviceTimelineView::exportWithDialog);
+  connect(m_measuredButton, &QToolButton::toggled, this, [this](bool on) {
+    if (on) setTimeMode(TimeMode::kMeasured);
+  });
+  connect(m_modelledButton, &QToolButton::toggled, this, [this](bool on) {
+    if (on) setTimeMode(TimeMode::kModelled);
+  });
+  connect(m_target, &TargetChooser::targetChosen, this, [this] {
+    m_modelled.setTarget(m_target->target());
+    syncModelled();
+    m_canvas->refresh();
+    refreshUsage(true);
+    updateView();
+  });
+}
+
+void DeviceTimelineView::setModelInput(std::optional<CapacityInput> input) {
+  m_modelled.setInput(std::move(input));
+  syncModelled();
+  m_canvas->refresh();
+  refreshUsage(true);
+  updateView();
+}
+
+void DeviceTimelineView::setTimeMode(TimeMode mode) {
+  m_mode = mode;
+  {
+    const QSignalBlocker measured(m_measuredButton);
+    const QSignalBlocker modelled(m_modelledButton);
+    m_measuredButton->setChecked(mode == TimeMode::kMeasured);
+    m_modelledButton->setChecked(mode == TimeMode::kModelled);
+  }
+  m_targetLabel->setVisible(mode == TimeMode::kModelled);
+  m_target->setVisible(mode == TimeMode::kModelled);
+  syncModelled();
+  m_canvas->setStore(&shownStore());
+  refreshUsage(true);
+  updateView();
+}
+
+const TraceStore& DeviceTimelineView::shownStore() const {
+  return m_mode == TimeMode::kModelled && m_modelledStore ? *m_modelledStore : m_store;
+}
+
+void DeviceTimelineView::syncModelled() { m_modelledStore = &m_modelled.sync(m_store); }
+
+QString DeviceTimelineView::modeText() const { return m_modeLabel->text(); }
+
+QString DeviceTimelineView::synchronizationText() const {
+  return m_syncNote->isHidden() ? QString() : m_syncNote->text();
+}
+
+void DeviceTimelineView::updateTexts() {
+  const int cores = std::max(QThread::idealThreadCount(), 1);
+  if (m_mode == TimeMode::kMeasured) {
+    m_modeLabel->setText(
+        cores == 1 ? tr("Measured time on this computer: each device is a thread, on 1 core.")
+                   : tr("Measured time on this computer: each device is a thread, on %1 cores.")
+                         .arg(cores));
+  } else if (!m_modelled.problem().isEmpty()) {
+    m_modeLabel->setText(m_modelled.problem());
+  } else {
+    const Target& t = m_modelled.target();
+    const int devices = std::max(m_store.devices(), 1);
+    QString text =
+        tr("Modelled time: compute at %1 per device, links %2 (target: %3).")
+            .arg(TargetChooser::flopsText(t.flops), TargetChooser::linkText(t.link_for(devices)),
+                 QString::fromStdString(t.name));
+    if (t.cores > 0.0 && devices > t.cores)
+      text += QLatin1Char(' ') +
+              tr("The %1 devices take turns on %2 cores.").arg(devices).arg(t.cores, 0, 'g', 3);
+    m_modeLabel->setText(text);
+  }
+  const bool note = m_mode == TimeMode::kMeasured && m_sync.dominated();
+  if (note)
+    m_syncNote->setText(
+        tr("Measured collectives here are mostly thread synchronization on this %n-core "
+           "computer: %1% of each step, a median %2 per step where the link model (%3) "
+           "predicts %4. "
+           "Switch to Modelled to see compute and communication at the target's speed.",
+           "", cores)
+            .arg(QString::number(m_sync.measuredShare, 'f', 0), durationText(m_sync.measuredUs),
+                 QString::fromStdString(m_modelled.target().name),
+                 durationText(m_sync.modelledUs)));
+  m_syncNote->setVisible(note);
 }
 
 void DeviceTimelineView::clear(const QStringList& deviceNames) {
   m_store.clear(static_cast<int>(deviceNames.size()));
+  syncModelled();
   m_names = deviceNames;
   m_first = 0;
   {
@@ -152,6 +302,8 @@ void DeviceTimelineView::clear(const QStringList& deviceNames) {
   m_usageClock.invalidate();
   m_canvas->setDeviceNames(deviceNames);
   m_canvas->setUsage({});
+  m_sync = {};
+  updateTexts();
   m_canvas->refresh();
   updateView();
 }
@@ -161,6 +313,7 @@ void DeviceTimelineView::appendSteps(const std::vector<StepTrace>& steps) {
   const size_t droppedBefore = m_store.dropped();
   for (const StepTrace& step : steps) m_store.append(step);
   const size_t newlyDropped = m_store.dropped() - droppedBefore;
+  syncModelled();
   // Following: the latest steps; scrubbed: the same step, as long as it is kept.
   if (m_follow->isChecked())
     m_first = latestFirst();
@@ -216,16 +369,18 @@ void DeviceTimelineView::showStep(size_t index) {
 
 size_t DeviceTimelineView::latestFirst() const {
   const auto shown = static_cast<size_t>(stepsShown());
-  return m_store.size() > shown ? m_store.size() - shown : 0;
+  const size_t size = shownStore().size();
+  return size > shown ? size - shown : 0;
 }
 
 size_t DeviceTimelineView::visibleStepCount() const {
-  if (m_first >= m_store.size()) return 0;
-  return std::min(static_cast<size_t>(stepsShown()), m_store.size() - m_first);
+  const size_t size = shownStore().size();
+  if (m_first >= size) return 0;
+  return std::min(static_cast<size_t>(stepsShown()), size - m_first);
 }
 
 void DeviceTimelineView::updateView() {
-  const size_t size = m_store.size();
+  const size_t size = shownStore().size();
   // The window is always full: its first step goes up to the last stepsShown().
   const size_t last = latestFirst();
   m_first = std::min(m_first, last);
@@ -262,7 +417,9 @@ void DeviceTimelineView::refreshUsage(bool force) {
   if (!force && m_live && m_store.dropped() > 0 && m_usageClock.isValid() &&
       m_usageClock.elapsed() < kUsageIntervalMs)
     return;
-  m_canvas->setUsage(m_store.usage());
+  m_canvas->setUsage(shownStore().usage());
+  m_sync = m_modelled.synchronization(m_store);
+  updateTexts();
   m_usageClock.start();
 }
 
@@ -301,7 +458,7 @@ QString DeviceTimelineView::toolTipAt(const QPoint& pos) const {
 }
 
 QString DeviceTimelineView::spanToolTip(const SpanBox& box) const {
-  const StepTrace& step = m_store.step(box.step);
+  const StepTrace& step = shownStore().step(box.step);
   const auto d = static_cast<size_t>(box.device);
   const TraceSpan& span = step.spans[d][box.span];
   QStringList lines;
@@ -318,8 +475,12 @@ QString DeviceTimelineView::spanToolTip(const SpanBox& box) const {
       break;
     case SpanKind::kCollective:
       lines << tr("Algorithm: %1").arg(QLatin1String(algorithm_name(span.algorithm)));
-      lines << tr("Sent %1, received %2")
-                   .arg(bytesText(span.bytes_sent), bytesText(span.bytes_received));
+      if (m_mode == TimeMode::kModelled)
+        lines << tr("Sent and received about %1 (the link model's bytes of the step, per device)")
+                     .arg(bytesText(span.bytes_sent));
+      else
+        lines << tr("Sent %1, received %2")
+                     .arg(bytesText(span.bytes_sent), bytesText(span.bytes_received));
       break;
     case SpanKind::kUpdate:
       lines << tr(
@@ -329,6 +490,7 @@ QString DeviceTimelineView::spanToolTip(const SpanBox& box) const {
       lines << tr("Done early: waits for the slowest device (a straggler) before the collective.");
       break;
   }
+  if (m_mode == TimeMode::kModelled) lines << m_modeLabel->text();
   return lines.join(QLatin1Char('\n'));
 }
 

@@ -2,19 +2,27 @@
 // with its spans (shard copy, forward, backward, waiting, all-reduce, update) on a time axis and
 // its busy / communication / idle share. Live, it scrolls with the latest steps; afterwards (or
 // once the user moves the step slider) it shows any kept step. Exports the kept steps as a Chrome
-// trace. Keeps its own copies of the steps (TraceStore). Named ...View as core's DeviceTimeline
-// is one device's record inside an executor. Widget; UI thread only.
+// trace. Keeps its own copies of the steps (TraceStore). Shows measured time (what the threads of
+// this computer took) or modelled time (the same steps as the step model predicts them on a
+// target, ModelledSteps), says which, and says under the lanes when the measured collectives are
+// mostly thread synchronization. Named ...View as core's DeviceTimeline is one device's record
+// inside an executor. Widget; UI thread only.
 #pragma once
 
 #include <QElapsedTimer>
 #include <QStringList>
 #include <QWidget>
+#include <optional>
 #include <vector>
 
+#include "ui/rehearsal/modelled_steps.h"
+#include "ui/rehearsal/target_chooser.h"
 #include "ui/rehearsal/timeline_canvas.h"
 #include "ui/rehearsal/trace_store.h"
 
+class QLabel;
 class QPushButton;
+class QToolButton;
 class QSlider;
 class QSpinBox;
 
@@ -25,6 +33,8 @@ class DeviceTimelineView : public QWidget {
  public:
   static constexpr int kMaxStepsShown = 20;
   using SpanBox = TimelineCanvas::SpanBox;
+  // Measured: the spans the devices' threads recorded. Modelled: the step model's.
+  enum class TimeMode { kMeasured, kModelled };
 
   explicit DeviceTimelineView(QWidget* parent = nullptr,
                               size_t capacity = TraceStore::kDefaultCapacity);
@@ -42,6 +52,21 @@ class DeviceTimelineView : public QWidget {
   void setLive(bool live);
   bool isLive() const { return m_live; }
   const TraceStore& store() const { return m_store; }
+  // The run's plan as the step model takes it (none: no modelled time), given when it starts.
+  void setModelInput(std::optional<CapacityInput> input);
+  void setTimeMode(TimeMode mode);
+  TimeMode timeMode() const { return m_mode; }
+  // The steps drawn: store() when measured, their modelled copies when modelled.
+  const TraceStore& shownStore() const;
+  // The target of the modelled time (the Capacity view's choices).
+  TargetChooser* targetChooser() const { return m_target; }
+  QToolButton* measuredButton() const { return m_measuredButton; }
+  QToolButton* modelledButton() const { return m_modelledButton; }
+  // What the view shows, in words ("Measured time on this computer ...", "Modelled time: ...").
+  QString modeText() const;
+  // The sentence under the lanes when the measured collectives are mostly thread
+  // synchronization ("" when it is not shown).
+  QString synchronizationText() const;
   // Writes the kept steps as a Chrome trace JSON file; false with the reason in *error when
   // there is nothing to write or the file cannot be written.
   bool exportChromeTrace(const QString& path, QString* error) const;
@@ -86,8 +111,16 @@ class DeviceTimelineView : public QWidget {
   // The lanes' usage; while a live run drops old steps, at most twice a second (each refresh
   // then sums every kept step).
   void refreshUsage(bool force);
+  // Brings the modelled steps up to the measured ones.
+  void syncModelled();
+  // The mode's words and the synchronization sentence.
+  void updateTexts();
 
   TraceStore m_store;
+  ModelledSteps m_modelled;
+  const TraceStore* m_modelledStore = nullptr;  // m_modelled's, once synced
+  TimeMode m_mode = TimeMode::kMeasured;
+  SynchronizationCheck m_sync;
   QStringList m_names;
   bool m_live = false;
   size_t m_first = 0;
@@ -98,6 +131,12 @@ class DeviceTimelineView : public QWidget {
   QSpinBox* m_stepSpin = nullptr;
   QPushButton* m_follow = nullptr;
   QPushButton* m_export = nullptr;
+  QToolButton* m_measuredButton = nullptr;
+  QToolButton* m_modelledButton = nullptr;
+  TargetChooser* m_target = nullptr;
+  QLabel* m_targetLabel = nullptr;
+  QLabel* m_modeLabel = nullptr;
+  QLabel* m_syncNote = nullptr;
 };
 
 }  // namespace fitbench

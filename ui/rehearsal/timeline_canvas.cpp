@@ -66,6 +66,12 @@ void TimelineCanvas::setDeviceNames(const QStringList& names) {
   invalidate();
 }
 
+void TimelineCanvas::setStore(const TraceStore* store) {
+  m_store = store;
+  updateGeometry();
+  invalidate();
+}
+
 void TimelineCanvas::setWindow(size_t first, size_t count) {
   m_first = first;
   m_count = count;

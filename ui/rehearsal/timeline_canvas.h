@@ -33,6 +33,8 @@ class TimelineCanvas : public QWidget {
   explicit TimelineCanvas(const TraceStore* store, QWidget* parent = nullptr);
 
   void setDeviceNames(const QStringList& names);
+  // Draws `store`'s steps instead (measured or modelled; it outlives the canvas's use of it).
+  void setStore(const TraceStore* store);
   // Shows kept steps first .. first + count - 1 (clamped to the store).
   void setWindow(size_t first, size_t count);
   // The usage shown beside each lane (TraceStore::usage()).

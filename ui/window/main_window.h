@@ -155,7 +155,8 @@ class MainWindow : public QMainWindow {
   // experiment's description fits, up to half the column or what leaves that view 340 px (the
   // larger); never shrinks it.
   void fitAboutDock();
-  void viewsRunStarted(const QStringList& names, const QString& distribution);
+  void viewsRunStarted(const QStringList& names, const QString& distribution,
+                       std::shared_ptr<const CapacityInput> model);
   void viewsTakeSteps(const std::vector<StepTrace>& steps);
   void viewsRunEnded();
   // The runs list and the Sweep view, docked beside `besideRight` (main_window_runs.cpp,
@@ -219,7 +220,8 @@ class MainWindow : public QMainWindow {
   void updateTitle();
   void updateActions();
   void onTick(const FeedUpdate& u);
-  void onStarted(int devices, const QStringList& names, const QString& distribution);
+  void onStarted(int devices, const QStringList& names, const QString& distribution,
+                 std::shared_ptr<const CapacityInput> model);
   void onFinished(std::shared_ptr<RunResult> result);
   void onError(const QString& message);
   void setEditing(bool editable);

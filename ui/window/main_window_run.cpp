@@ -189,7 +189,8 @@ void MainWindow::clearResults() {
   m_statusRate->clear();
 }
 
-void MainWindow::onStarted(int devices, const QStringList& names, const QString& distribution) {
+void MainWindow::onStarted(int devices, const QStringList& names, const QString& distribution,
+                           std::shared_ptr<const CapacityInput> model) {
   ++m_runCount;
   // Named by what differs from the session's other runs ("Adam 0.03" beside "SGD 0.1 m0.9"),
   // "run N" while nothing does; earlier runs are named again as this one joins them.
@@ -202,7 +203,7 @@ void MainWindow::onStarted(int devices, const QStringList& names, const QString&
   const QString label = m_sessionRuns->find(m_currentRunId)->label;
   m_lossChart->beginRun(label, m_currentRunId, run.color);
   m_metricChart->beginRun(label, m_currentRunId, run.color);
-  viewsRunStarted(names, distribution);
+  viewsRunStarted(names, distribution, std::move(model));
   m_capacity->runStarted(label);
   const QString where = runLabel(devices, distribution);  // "run 2 (4 devices, DataParallel)"
   appendLog(label == run.fallbackLabel

@@ -150,9 +150,11 @@ void MainWindow::updateViews(const ExperimentSpec& spec) {
     dock->setWindowTitle(decision.classifier ? tr("Decision boundary") : tr("Predictions"));
 }
 
-void MainWindow::viewsRunStarted(const QStringList& names, const QString& distribution) {
+void MainWindow::viewsRunStarted(const QStringList& names, const QString& distribution,
+                                 std::shared_ptr<const CapacityInput> model) {
   m_runDistribution = distribution;
   m_timeline->clear(names);
+  m_timeline->setModelInput(model ? std::optional<CapacityInput>(*model) : std::nullopt);
   m_timeline->setLive(true);
   // A distributed run is what the timeline is for; a one-device run has nothing to draw there.
   if (!distribution.isEmpty())
@@ -175,7 +177,9 @@ void MainWindow::viewsRunEnded() { m_timeline->setLive(false); }
 
 namespace {
 // --show names and the docks they raise.
+// ("timeline-modelled": the timeline in modelled time.)
 const std::pair<const char*, const char*> kViews[] = {{"timeline", "TimelineDock"},
+                                                      {"timeline-modelled", "TimelineDock"},
                                                       {"log", "LogDock"},
                                                       {"batch-split", "BatchSplitDock"},
                                                       {"collectives", "CollectivesDock"},
@@ -198,6 +202,10 @@ QStringList MainWindow::viewNames() {
 void MainWindow::showView(const QString& name) {
   for (int i = 0; i < int(std::size(kTabs)) && i < m_tabs->count(); ++i)
     if (name == QLatin1String(kTabs[i])) m_tabs->setCurrentIndex(i);
+  if (name.startsWith(QLatin1String("timeline")))
+    m_timeline->setTimeMode(name == QLatin1String("timeline-modelled")
+                                ? DeviceTimelineView::TimeMode::kModelled
+                                : DeviceTimelineView::TimeMode::kMeasured);
   for (const auto& [view, dock] : kViews) {
     if (name != QLatin1String(view)) continue;
     if (auto* d = findChild<QDockWidget*>(QString::fromLatin1(dock))) {
@@ -217,6 +225,12 @@ void MainWindow::showView(const QString& name) {
                         Qt::Vertical);
           if (auto* log = findChild<QDockWidget*>(QStringLiteral("LogDock")))
             resizeDocks({log}, {std::clamp(height() / 6, 100, 150)}, Qt::Vertical);
+        });
+      // The timeline's lanes, its time words and the sentence under them need some height: two
+      // fifths of the window's.
+      if (d == m_timelineDock && !d->isFloating() && isVisible())
+        QTimer::singleShot(0, this, [this] {
+          resizeDocks({m_timelineDock}, {std::clamp(height() * 2 / 5, 220, 420)}, Qt::Vertical);
         });
       if (d == m_sweepDock && !d->isFloating() && isVisible()) {
         resizeDocks({d}, {std::max(560, width() / 2)}, Qt::Horizontal);

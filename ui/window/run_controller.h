@@ -52,7 +52,8 @@ class RunController : public QObject {
   double longestTickMs() const { return m_longestTickMs; }
 
  signals:
-  void started(int devices, QStringList deviceNames, QString distribution);
+  void started(int devices, QStringList deviceNames, QString distribution,
+               std::shared_ptr<const fitbench::CapacityInput> model);
   // Every ~33 ms while a run has news, and once more when it ends (before finished / failed).
   void tick(const fitbench::FeedUpdate& update);
   void finished(std::shared_ptr<fitbench::RunResult> result);

@@ -7,6 +7,7 @@ TrainingSession::TrainingSession(QObject* parent)
       m_feed(std::make_shared<LiveFeed>()),
       m_control(std::make_shared<TrainingControl>()) {
   qRegisterMetaType<std::shared_ptr<RunResult>>();
+  qRegisterMetaType<std::shared_ptr<const CapacityInput>>();
   m_thread.setObjectName(QStringLiteral("fitbench-training"));
   // fit() keeps Eigen's GEMM packing buffers on its stack (EIGEN_STACK_ALLOCATION_LIMIT).
   m_thread.setStackSize(16u << 20);

@@ -35,7 +35,8 @@ class TrainingSession : public QObject {
   void shutdown();
 
  signals:
-  void started(int devices, QStringList deviceNames, QString distribution);
+  void started(int devices, QStringList deviceNames, QString distribution,
+               std::shared_ptr<const fitbench::CapacityInput> model);
   void finished(std::shared_ptr<fitbench::RunResult> result);
   void errorOccurred(QString message);
   void runningChanged(bool running);

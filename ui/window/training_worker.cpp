@@ -293,7 +293,8 @@ void TrainingWorker::run(const RunRequest& request) {
     QStringList names;
     for (const std::string& d : plan.device_names) names << QString::fromStdString(d);
     emit started(int(names.size()), names,
-                 QString::fromStdString(plan.spec.distribution.class_name));
+                 QString::fromStdString(plan.spec.distribution.class_name),
+                 std::make_shared<const CapacityInput>(capacity_input(plan)));
 
     RunResult ran = execute_run(plan, io, &feedCallback);
     for (const PlanNotice& n : ran.notices) out << n.text << "\n";

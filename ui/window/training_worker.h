@@ -17,6 +17,7 @@
 #include "core/distribution/trace/trace.h"
 #include "core/io/experiment.h"
 #include "core/io/model_file.h"
+#include "core/run/capacity.h"
 #include "core/run/run.h"
 #include "core/run/run_plan.h"
 #include "core/training/history.h"
@@ -104,8 +105,10 @@ class TrainingWorker : public QObject {
   void run(const fitbench::RunRequest& request);
 
  signals:
-  // `distribution`: the strategy's class name (strategies.h), "" on one device.
-  void started(int devices, QStringList deviceNames, QString distribution);
+  // `distribution`: the strategy's class name (strategies.h), "" on one device; `model`: the
+  // plan as the step model takes it (the device timeline's modelled time).
+  void started(int devices, QStringList deviceNames, QString distribution,
+               std::shared_ptr<const fitbench::CapacityInput> model);
   void finished(std::shared_ptr<fitbench::RunResult> result);
   void errorOccurred(QString message);
 
@@ -117,3 +120,4 @@ class TrainingWorker : public QObject {
 }  // namespace fitbench
 
 Q_DECLARE_METATYPE(std::shared_ptr<fitbench::RunResult>)
+Q_DECLARE_METATYPE(std::shared_ptr<const fitbench::CapacityInput>)
