@@ -367,7 +367,9 @@ void TestDeviceTimeline::scrubbing() {
 
 void TestDeviceTimeline::collectiveToolTipNamesBytes() {
   DeviceTimelineView w;
-  w.resize(900, 260);
+  w.resize(900, 320);  // three lanes unscrolled under the synchronization sentence
+  w.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&w));
   // The run's spans with even timings: a step of the real run that the machine preempted can
   // squeeze a collective under a pixel beside its backward span, and the mouse then points at
   // either; what this test reads is the tooltip, not the timing.

@@ -226,7 +226,7 @@ class TestModelledTime : public QObject {
     QCOMPARE(w.synchronizationText().isEmpty(), !shown);
     if (!shown) return;
     const QString text = w.synchronizationText();
-    QVERIFY2(text.startsWith(QStringLiteral("Measured collectives here are mostly thread "
+    QVERIFY2(text.startsWith(QStringLiteral("Collectives here are mostly thread "
                                             "synchronization on this ")),
              qPrintable(text));
     // Six steps of compute + collective + 1 µs, 5 µs apart: the run lasts 6 steps less a gap.
@@ -235,7 +235,7 @@ class TestModelledTime : public QObject {
              qPrintable(text));
     const double modelled = predict_step(in, this_machine()).communication_s * 1e6;
     QVERIFY2(text.contains(DeviceTimelineView::durationText(modelled)), qPrintable(text));
-    QVERIFY(text.contains(QStringLiteral("Switch to Modelled")));
+    QVERIFY(text.contains(QStringLiteral("see Modelled")));
     // Not in modelled time, which has no thread synchronization.
     QTest::mouseClick(w.modelledButton(), Qt::LeftButton);
     QVERIFY(!note->isVisible());

@@ -139,28 +139,36 @@ DeviceTimelineView::DeviceTimelineView(QWidget* parent, size_t capacity)
   m_syncNote->setContentsMargins(10, 0, 10, 0);
   m_syncNote->hide();
 
-  auto* modeBar = new QHBoxLayout;
-  modeBar->setContentsMargins(10, 6, 10, 0);
-  modeBar->setSpacing(0);
-  modeBar->addWidget(m_measuredButton);
-  modeBar->addWidget(m_modelledButton);
-  modeBar->addSpacing(12);
-  modeBar->addWidget(m_targetLabel);
-  modeBar->addSpacing(6);
-  modeBar->addWidget(m_target);
-  modeBar->addSpacing(12);
-  modeBar->addWidget(m_modeLabel, 1);
-
+  // One row below the lanes: the time's mode (and its target) on the left, the step controls on
+  // the right, so that a 240 px dock (a 1280 x 720 screen's first layout) keeps four lanes. The
+  // mode's sentence takes the room left and says the rest in its tooltip.
+  m_modeLabel->setWordWrap(false);
+  m_modeLabel->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  m_modeLabel->setMinimumWidth(60);
   auto* controls = new QHBoxLayout;
   controls->setContentsMargins(10, 0, 10, 6);
+  controls->setSpacing(0);
+  controls->addWidget(m_measuredButton);
+  controls->addWidget(m_modelledButton);
+  controls->addSpacing(10);
+  controls->addWidget(m_targetLabel);
+  controls->addSpacing(6);
+  controls->addWidget(m_target);
+  controls->addSpacing(10);
+  controls->addWidget(m_modeLabel, 2);
+  controls->addSpacing(12);
   controls->addWidget(stepsLabel);
+  controls->addSpacing(4);
   controls->addWidget(m_stepsShown);
-  controls->addSpacing(16);
+  controls->addSpacing(12);
   controls->addWidget(stepLabel);
+  controls->addSpacing(4);
   controls->addWidget(m_slider, 1);
+  controls->addSpacing(4);
   controls->addWidget(m_stepSpin);
   controls->addSpacing(8);
   controls->addWidget(m_follow);
+  controls->addSpacing(4);
   controls->addWidget(m_export);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -172,7 +180,6 @@ DeviceTimelineView::DeviceTimelineView(QWidget* parent, size_t capacity)
   scroll->setFrameShape(QFrame::NoFrame);
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   scroll->setWidget(m_canvas);
-  layout->addLayout(modeBar);
   layout->addWidget(scroll, 1);
   layout->addWidget(m_syncNote);
   layout->addLayout(controls);
@@ -279,15 +286,14 @@ void DeviceTimelineView::updateTexts() {
   const bool note = m_mode == TimeMode::kMeasured && m_sync.dominated();
   if (note)
     m_syncNote->setText(
-        tr("Measured collectives here are mostly thread synchronization on this %n-core "
-           "computer: %1% of each step, a median %2 per step where the link model (%3) "
-           "predicts %4. "
-           "Switch to Modelled to see compute and communication at the target's speed.",
+        tr("Collectives here are mostly thread synchronization on this %n-core computer "
+           "(%1% of each step; a median %2 a step, the link model (%3) says %4): see Modelled.",
            "", cores)
             .arg(QString::number(m_sync.measuredShare, 'f', 0), durationText(m_sync.measuredUs),
                  QString::fromStdString(m_modelled.target().name),
                  durationText(m_sync.modelledUs)));
   m_syncNote->setVisible(note);
+  m_modeLabel->setToolTip(m_modeLabel->text());  // the row may show only its start
 }
 
 void DeviceTimelineView::clear(const QStringList& deviceNames) {

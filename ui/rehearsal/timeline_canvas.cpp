@@ -168,8 +168,17 @@ QString TimelineCanvas::shortLabel(const QString& label) {
 QSize TimelineCanvas::sizeHint() const { return {900, 260}; }
 
 QSize TimelineCanvas::minimumSizeHint() const {
-  const int line = QFontMetrics(font()).height();
-  return {320, 4 * line + 30 + std::max(laneCount(), 1) * (line + 4)};
+  // The legend, the step captions and the time axis (a line each, the legend two where it
+  // wraps), then a line per lane: in a 240 px dock four lanes fit without scrolling.
+  const QFontMetrics fm(font());
+  const int line = fm.height();
+  int legend = 0;  // one row's width: a swatch, its word and a gap per kind
+  for (SpanKind kind : {SpanKind::kShardCopy, SpanKind::kForward, SpanKind::kBackward,
+                        SpanKind::kCollective, SpanKind::kUpdate})
+    legend += line + fm.horizontalAdvance(kindText(kind)) + 2 * line;
+  legend += line + fm.horizontalAdvance(tr("waiting")) + 2 * line;
+  const int legendRows = width() > 0 && width() < legend ? 2 : 1;
+  return {320, (2 + legendRows) * line + 26 + std::max(laneCount(), 1) * (line + 4)};
 }
 
 // ---- layout ----
