@@ -98,6 +98,12 @@ class H5Image {
     const H5T_class_t c = H5Tget_class(type.get());
     if (c != H5T_FLOAT && c != H5T_INTEGER)
       fail(path, "holds neither floats nor integers, so it cannot be a variable's value");
+    const size_t bytes = H5Tget_size(type.get());
+    if (bytes != 8 && bytes != 4 && bytes != 2 && !(c == H5T_INTEGER && bytes == 1))
+      fail(path, std::string("holds ") + (c == H5T_FLOAT ? "floats" : "integers") + " of " +
+                     std::to_string(bytes) +
+                     " bytes, which no variable has (Keras stores floats of 2, 4 or 8 bytes "
+                     "and integers of 1 to 8)");
     H5Handle space(H5Dget_space(set.get()), H5Sclose);
     const int rank = H5Sget_simple_extent_ndims(space.get());
     if (rank < 0 || rank > 8) fail(path, "has an unreadable shape");
@@ -112,8 +118,9 @@ class H5Image {
                      text(expected) + " (the file was saved from another model)");
     int64_t n = 1;
     for (int64_t d : expected) n *= d;
-    std::vector<float> values(static_cast<size_t>(n));
     H5Handle set(H5Dopen2(file_, path.c_str(), H5P_DEFAULT), H5Dclose);
+    check_stored(set.get(), path, n);
+    std::vector<float> values(static_cast<size_t>(n));
     if (n > 0 &&
         H5Dread(set.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
       fail(path, "cannot be read");
@@ -128,6 +135,24 @@ class H5Image {
     if (H5Dread(set.get(), H5T_NATIVE_LLONG, H5S_ALL, H5S_ALL, H5P_DEFAULT, &v) < 0)
       fail(path, "cannot be read as an integer");
     return v;
+  }
+  // A dataset may declare values it does not store (HDF5 then reads its fill value): a damaged
+  // file's dimensions are refused before memory is taken for them. Keras stores its variables
+  // uncompressed, all of their bytes; a compressed dataset may hold at most deflate's largest
+  // ratio (1032:1) fewer bytes than its values.
+  void check_stored(hid_t set, const std::string& path, int64_t values) const {
+    if (values <= 0) return;
+    H5Handle type(H5Dget_type(set), H5Tclose);
+    H5Handle dcpl(H5Dget_create_plist(set), H5Pclose);
+    const size_t element = type.ok() ? H5Tget_size(type.get()) : 0;
+    if (element == 0 || !dcpl.ok()) fail(path, "cannot be read");
+    const int filters = H5Pget_nfilters(dcpl.get());
+    const double stored = static_cast<double>(H5Dget_storage_size(set));
+    const double needed = static_cast<double>(values) * static_cast<double>(element);
+    if (stored * (filters > 0 ? 1032.0 : 1.0) < needed)
+      fail(path, "declares " + std::to_string(values) + " values of " + std::to_string(element) +
+                     " bytes but stores only " + std::to_string(static_cast<long long>(stored)) +
+                     " bytes of them (the file is damaged)");
   }
   [[noreturn]] void fail(const std::string& path, const std::string& message) const {
     throw InputError(place_ + ": " + path, message);
@@ -247,11 +272,26 @@ std::optional<std::string> member(zip_t* archive, const char* name, const std::s
   zip_file_t* f = zip_fopen_index(archive, static_cast<zip_uint64_t>(index), 0);
   if (f == nullptr)
     throw InputError(place + ": " + name, std::string("cannot be read: ") + zip_strerror(archive));
-  std::string bytes(static_cast<size_t>(st.size), '\0');
-  const zip_int64_t got = bytes.empty() ? 0 : zip_fread(f, bytes.data(), st.size);
-  const std::string error = got < 0 ? zip_file_strerror(f) : "";
+  // The size in the archive's directory is a claim, not an amount of memory to take: the bytes
+  // are read in pieces as they arrive, so a damaged directory cannot make the reader allocate
+  // what the member does not hold.
+  std::string bytes;
+  std::string error;
+  constexpr zip_uint64_t kPiece = zip_uint64_t{1} << 20;
+  while (bytes.size() < st.size) {
+    const size_t at = bytes.size();
+    const zip_uint64_t want = std::min<zip_uint64_t>(kPiece, st.size - at);
+    bytes.resize(at + static_cast<size_t>(want));
+    const zip_int64_t got = zip_fread(f, bytes.data() + at, want);
+    if (got <= 0) {
+      if (got < 0) error = zip_file_strerror(f);
+      bytes.resize(at);
+      break;
+    }
+    bytes.resize(at + static_cast<size_t>(got));
+  }
   zip_fclose(f);
-  if (got != static_cast<zip_int64_t>(st.size))
+  if (bytes.size() != st.size)
     throw InputError(place + ": " + name,
                      "is damaged: " + (error.empty() ? std::string("it ends early") : error));
   return bytes;

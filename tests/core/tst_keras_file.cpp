@@ -353,6 +353,20 @@ class TestKerasFile : public QObject {
                              << "holds neither floats nor integers";
     QTest::newRow("weights alone") << "demo.weights.h5"
                                    << "holds weights only";
+    // Sizes a damaged file claims are refused before memory is taken for them.
+    QTest::newRow("slot claims 10^10 floats")
+        << "huge_slot.keras"
+        << "optimizer/vars/9: holds more values than any variable of the model";
+    QTest::newRow("unstored kernel")
+        << "unstored_kernel.keras"
+        << "model.weights.h5: layers/dense/vars/0: declares 12 values of 4 bytes but stores "
+           "only 0 bytes of them (the file is damaged)";
+    QTest::newRow("model over 1 GiB")
+        << "huge_model.keras"
+        << "config.layers[2].config.units: is too large: with this layer the model's variables "
+           "hold 400100000 floats, over fitbench's limit of 268435456 floats (1 GiB) per model";
+    QTest::newRow("zip claims 3 GB") << "size_claim.keras"
+                                     << "size_claim.keras: config.json: is damaged";
   }
   void refusesWithASentence() {
     QFETCH(QString, file);

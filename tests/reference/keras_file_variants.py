@@ -170,6 +170,36 @@ def main():
         f["optimizer/vars"].create_dataset("9", shape=(100000, 100000), dtype="f4")
 
     write(f"{out}/huge_slot.keras", h5=weights_h5(transform=huge_slot))
+
+    def unstored_kernel(f):
+        # The kernel's shape is right but its storage was never written: HDF5 would read fill
+        # values.
+        del f["layers/dense/vars/0"]
+        f["layers/dense/vars"].create_dataset("0", shape=(4, 3), dtype="f4")
+
+    write(f"{out}/unstored_kernel.keras", h5=weights_h5(transform=unstored_kernel))
+    # Two Dense layers of 20,000 units: a 20,000 x 20,000 kernel is over the 1 GiB model limit,
+    # refused before any weight is read.
+    huge = copy.deepcopy(CONFIG)
+    huge["config"]["layers"][1] = dense("dense", 20000, "relu", 4)
+    huge["config"]["layers"][2] = dense("dense_1", 20000, "sigmoid", 20000)
+    write(f"{out}/huge_model.keras", config=huge)
+    # config.json's sizes in the zip's local header and central directory claim 3 GB: the member
+    # holds a few hundred bytes.
+    write(f"{out}/size_claim.keras", compression=zipfile.ZIP_DEFLATED)
+    with open(f"{out}/size_claim.keras", "rb") as f:
+        claim = bytearray(f.read())
+    name = b"config.json"
+    local = claim.find(b"PK\x03\x04")
+    while claim[local + 30:local + 30 + len(name)] != name:
+        local = claim.find(b"PK\x03\x04", local + 4)
+    central = claim.find(b"PK\x01\x02")
+    while claim[central + 46:central + 46 + len(name)] != name:
+        central = claim.find(b"PK\x01\x02", central + 4)
+    claim[local + 22:local + 26] = (3000000000).to_bytes(4, "little")
+    claim[central + 24:central + 28] = (3000000000).to_bytes(4, "little")
+    with open(f"{out}/size_claim.keras", "wb") as f:
+        f.write(bytes(claim))
     renamed = {"out" if k == "dense_1" else k: v for k, v in WEIGHTS.items()}
     write(f"{out}/renamed_group.keras", h5=weights_h5(renamed, optimizer=False))
     with open(f"{out}/keras_demo.keras", "rb") as f:
