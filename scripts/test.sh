@@ -25,7 +25,7 @@ run_threaded_tsan() {
   # value handed to the training thread through a queued call is reported as a race.
   local dir="$root/build-tsan"
   echo "== fitbench: ThreadSanitizer build of the core and CLI tests in $dir"
-  cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DFITBENCH_TSAN=ON >/dev/null
+  cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DFITBENCH_TSAN=ON -DFITBENCH_BENCH=OFF >/dev/null
   local targets
   targets=$(cd "$root/tests" && ls core/tst_*.cpp cli/tst_*.cpp | xargs -n1 basename | sed 's/\.cpp$//')
   # shellcheck disable=SC2086
@@ -40,7 +40,7 @@ run_suite "${FITBENCH_BUILD_DIR:-$root/build}"
 if [ "${FITBENCH_QUICK:-0}" != "1" ]; then
   ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
     LSAN_OPTIONS="suppressions=$root/tests/lsan.supp" \
-    run_suite "$root/build-asan" -DFITBENCH_SANITIZE=ON -DFITBENCH_NATIVE=OFF
+    run_suite "$root/build-asan" -DFITBENCH_SANITIZE=ON -DFITBENCH_NATIVE=OFF -DFITBENCH_BENCH=OFF
   run_threaded_tsan
   # Every fuzz target briefly from its corpus (docs/fuzzing.md; scripts/fuzz.sh SECONDS for long
   # runs).
