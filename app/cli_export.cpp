@@ -26,7 +26,7 @@ struct Format {
   const char* what;
   const char* suffix;  // the name Keras requires of the file; "" for any
   // Writes the model (keras, weights); null for the script, made from the plan.
-  void (*write_model)(const ModelFile& model, const std::filesystem::path& file);
+  void (*write_model)(const ModelFile& model, const std::filesystem::path& file, StagedFiles* into);
 };
 
 constexpr Format kFormats[] = {
@@ -98,7 +98,7 @@ int export_command(const QStringList& args) {
     check_outputs_apart({{file, {}, "the model file"}},
                         {{output, "--output", "the exported file"}});
     check_writable_file(output);
-    format.write_model(read_model_file(file), output);
+    format.write_model(read_model_file(file), output, nullptr);
     return 0;
   }
   if (!format.write_model && (is_keras_archive(file) || is_keras_weights(file)))
@@ -120,7 +120,7 @@ int export_command(const QStringList& args) {
   print_notices(plan.notices);
   if (format.write_model) {
     // The model as the run would start it: built, its initial or loaded weights.
-    format.write_model(plan.model->model_file(), output);
+    format.write_model(plan.model->model_file(), output, nullptr);
     return 0;
   }
   const std::string text = keras_script(plan);

@@ -147,6 +147,14 @@ Dataset read_csv_dataset(const DataSpec& spec, const std::filesystem::path& base
   data.y = to_matrix(ys, rows, static_cast<Index>(targets.size()));
   for (size_t c : features) data.feature_names.push_back(header[c]);
   for (size_t c : targets) data.target_names.push_back(header[c]);
+  if (reader.blank_lines() > 0)
+    // pandas.read_csv (skip_blank_lines) and Keras's CSV readers pass over them too; a file of
+    // mostly blank lines is said, not trained on in silence.
+    data.notes.push_back(reader.display_name() + ": skipped " +
+                         counted(reader.blank_lines(), "blank line") +
+                         " (nothing but spaces or "
+                         "tabs); " +
+                         counted(static_cast<long long>(rows), "data row") + " read");
   data.label_place = [file = reader.display_name(), column = static_cast<int64_t>(targets.front()),
                       name = header[targets.front()], lines = std::move(label_lines)](Index row) {
     return csv_cell_place(file, lines[static_cast<size_t>(row)], column + 1, name);

@@ -150,12 +150,14 @@ bool CsvReader::skip_blank_line() {
     ++p;
   }
   if (p == text_.size()) {
+    if (p > pos_) ++blank_lines_;  // spaces after the last line break
     pos_ = p;
     return true;
   }
   if (text_[p] != '\n') return false;
   pos_ = p + 1;
   ++line_;
+  ++blank_lines_;
   return true;
 }
 

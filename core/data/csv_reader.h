@@ -54,6 +54,8 @@ class CsvReader {
   bool next(CsvRecord& record);
 
   const std::string& display_name() const { return display_name_; }
+  // The blank lines passed over so far (lines of nothing but spaces, tabs or a carriage return).
+  int64_t blank_lines() const { return blank_lines_; }
   const std::vector<std::string>& header() const { return header_; }
   char delimiter() const { return delimiter_; }
 
@@ -72,6 +74,7 @@ class CsvReader {
   char delimiter_;
   size_t pos_ = 0;
   int64_t line_ = 1;
+  int64_t blank_lines_ = 0;
 };
 
 // How a cell's text reads as a number.

@@ -22,6 +22,8 @@ struct Dataset {
   // Where row r's first target cell comes from, for errors about a label: "<file>:<line>:<column>
   // (<name>)" for a CSV file; empty (no function) for a generator's data.
   std::function<std::string(Index row)> label_place;
+  // What reading the data passed over, as sentences ("data.csv: skipped 3 blank lines ...").
+  std::vector<std::string> notes;
 
   Index size() const { return x.rows(); }
 };

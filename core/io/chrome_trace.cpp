@@ -74,8 +74,9 @@ std::string chrome_trace_json(const RunTrace& trace) {
   return out;
 }
 
-void write_chrome_trace(const std::filesystem::path& file, const RunTrace& trace) {
-  json_io::write_file_atomically(file, chrome_trace_json(trace));
+void write_chrome_trace(const std::filesystem::path& file, const RunTrace& trace,
+                        StagedFiles* into) {
+  json_io::write_file_atomically(file, chrome_trace_json(trace), into);
 }
 
 }  // namespace fitbench

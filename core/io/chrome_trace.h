@@ -12,11 +12,14 @@
 
 namespace fitbench {
 
+class StagedFiles;  // core/staged_files.h
+
 // The JSON document ({"traceEvents": [...], ...}).
 std::string chrome_trace_json(const RunTrace& trace);
 
-// Writes chrome_trace_json(trace) to `file` atomically (a temporary file, then a rename). Throws
-// InputError("<file>", ...) when it cannot be written.
-void write_chrome_trace(const std::filesystem::path& file, const RunTrace& trace);
+// Writes chrome_trace_json(trace) to `file` atomically (json_io::write_file_atomically; with
+// `into`, only staged there). Throws InputError("<file>", ...) when it cannot be written.
+void write_chrome_trace(const std::filesystem::path& file, const RunTrace& trace,
+                        StagedFiles* into = nullptr);
 
 }  // namespace fitbench

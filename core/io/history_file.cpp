@@ -42,10 +42,10 @@ std::string history_text(const History& h, bool csv) {
   return doc.dump(2) + "\n";
 }
 
-void write_history(const History& history, const std::filesystem::path& file) {
+void write_history(const History& history, const std::filesystem::path& file, StagedFiles* into) {
   std::string extension = file.extension().string();
   for (char& c : extension) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  json_io::write_file_atomically(file, history_text(history, extension == ".csv"));
+  json_io::write_file_atomically(file, history_text(history, extension == ".csv"), into);
 }
 
 }  // namespace fitbench

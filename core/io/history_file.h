@@ -10,10 +10,13 @@
 
 namespace fitbench {
 
+class StagedFiles;  // core/staged_files.h
+
 // The text for `history`: CSV when `csv` is true, else JSON.
 std::string history_text(const History& history, bool csv);
 // Writes history_text to `file`; CSV when the name ends in ".csv". Throws InputError naming the
-// file when it cannot be written.
-void write_history(const History& history, const std::filesystem::path& file);
+// file when it cannot be written. With `into`, the file is only staged there.
+void write_history(const History& history, const std::filesystem::path& file,
+                   StagedFiles* into = nullptr);
 
 }  // namespace fitbench

@@ -10,6 +10,7 @@
 
 #include "core/base/error.h"
 #include "core/file_checks.h"
+#include "core/staged_files.h"
 
 namespace fitbench::json_io {
 
@@ -38,11 +39,20 @@ class DuplicateKeys {
  public:
   static constexpr int kMaxDepth = 256;
 
-  explicit DuplicateKeys(const std::string& source) : source_(source) {}
+  DuplicateKeys(const std::string& source, WeightValues weight_values)
+      : source_(source), skip_weight_values_(weight_values == WeightValues::kSkip) {}
 
   bool operator()(int depth, nlohmann::ordered_json::parse_event_t event,
                   nlohmann::ordered_json& parsed) {
     using Event = nlohmann::ordered_json::parse_event_t;
+    if (skip_depth_ >= 0) {
+      // Inside a dropped value: nlohmann reports the starts of its parts but not their ends; it
+      // is over at the next key of its object or at the object's end.
+      const bool over = (event == Event::key && depth == skip_depth_) ||
+                        (event == Event::object_end && depth == skip_depth_ - 1);
+      if (!over) return true;
+      skip_depth_ = -1;
+    }
     switch (event) {
       case Event::object_start:
       case Event::array_start:
@@ -71,6 +81,13 @@ class DuplicateKeys {
           throw InputError(place, "is given twice in one object; give each key once");
         }
         f.key = std::move(key);
+        // A model file's weights[i].values, dropped with the key (its numbers are still read
+        // as JSON, not kept).
+        if (skip_weight_values_ && f.key == "values" && frames_.size() == 3 && !frames_[0].array &&
+            frames_[0].key == "weights" && frames_[1].array) {
+          skip_depth_ = depth;
+          return false;
+        }
         break;
       }
       case Event::value:
@@ -116,6 +133,8 @@ class DuplicateKeys {
 
   std::string source_;
   std::vector<Frame> frames_;
+  bool skip_weight_values_;
+  int skip_depth_ = -1;  // the depth of the object whose dropped value is being read
 };
 
 }  // namespace
@@ -161,9 +180,10 @@ struct FailurePosition : nlohmann::json_sax<nlohmann::ordered_json> {
   }
 };
 
-nlohmann::ordered_json parse_json_text(const std::string& text, const std::string& source) {
+nlohmann::ordered_json parse_json_text(const std::string& text, const std::string& source,
+                                       WeightValues weight_values) {
   try {
-    return nlohmann::ordered_json::parse(text, DuplicateKeys(source));
+    return nlohmann::ordered_json::parse(text, DuplicateKeys(source, weight_values));
   } catch (const nlohmann::json::parse_error& e) {
     // e.byte is the 1-based index of the character at which parsing failed.
     throw InputError(text_place(text, e.byte > 0 ? e.byte - 1 : 0, source),
@@ -178,7 +198,8 @@ nlohmann::ordered_json parse_json_text(const std::string& text, const std::strin
   }
 }
 
-nlohmann::ordered_json read_json_file(const std::filesystem::path& file) {
+nlohmann::ordered_json read_json_file(const std::filesystem::path& file,
+                                      WeightValues weight_values) {
   check_regular_file(file, file.string());
   std::ifstream in(file, std::ios::binary);
   if (!in) {
@@ -189,7 +210,7 @@ nlohmann::ordered_json read_json_file(const std::filesystem::path& file) {
   if (in.bad()) {
     throw InputError(file.string(), std::string("cannot be read: ") + std::strerror(errno));
   }
-  return parse_json_text(text.str(), file.string());
+  return parse_json_text(text.str(), file.string(), weight_values);
 }
 
 namespace {
@@ -245,32 +266,15 @@ std::string dump_document(const nlohmann::ordered_json& doc) {
   return out + "\n";
 }
 
-void write_file_atomically(const std::filesystem::path& path, const std::string& text) {
-  // Through a symbolic link to the file it names; never over a folder, FIFO or device.
-  const std::filesystem::path file = write_target(path);
-  const std::filesystem::path temp =
-      random_sibling(file.parent_path(), "." + file.filename().string() + ".tmp-");
-  {
-    std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      throw InputError(path.string(), std::string("cannot be written: ") + std::strerror(errno));
-    }
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    out.close();
-    if (!out) {
-      const std::string reason = std::strerror(errno);
-      std::error_code ignored;
-      std::filesystem::remove(temp, ignored);
-      throw InputError(path.string(), "cannot be written: " + reason);
-    }
+void write_file_atomically(const std::filesystem::path& file, const std::string& text,
+                           StagedFiles* into) {
+  if (into) {
+    into->stage(file, text);
+    return;
   }
-  std::error_code error;
-  std::filesystem::rename(temp, file, error);
-  if (error) {
-    std::error_code ignored;
-    std::filesystem::remove(temp, ignored);
-    throw InputError(path.string(), "cannot be written: " + error.message());
-  }
+  StagedFiles one;
+  one.stage(file, text);
+  one.commit();
 }
 
 }  // namespace fitbench::json_io

@@ -267,7 +267,8 @@ bool is_keras_weights(const std::filesystem::path& file) {
          name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
-void write_keras_weights(const ModelFile& model, const std::filesystem::path& file) {
+void write_keras_weights(const ModelFile& model, const std::filesystem::path& file,
+                         StagedFiles* into) {
   check_weights_finite(model, file);
   std::string bytes;
   try {
@@ -275,10 +276,11 @@ void write_keras_weights(const ModelFile& model, const std::filesystem::path& fi
   } catch (const InputError& e) {
     throw e.within(file.string());
   }
-  json_io::write_file_atomically(file, bytes);
+  json_io::write_file_atomically(file, bytes, into);
 }
 
-void write_keras_archive(const ModelFile& model, const std::filesystem::path& file) {
+void write_keras_archive(const ModelFile& model, const std::filesystem::path& file,
+                         StagedFiles* into) {
   check_weights_finite(model, file);
   std::vector<ZipMember> members;
   try {
@@ -290,7 +292,7 @@ void write_keras_archive(const ModelFile& model, const std::filesystem::path& fi
   } catch (const InputError& e) {
     throw e.within(file.string());
   }
-  json_io::write_file_atomically(file, zip_image(members));
+  json_io::write_file_atomically(file, zip_image(members), into);
 }
 
 }  // namespace fitbench

@@ -13,17 +13,21 @@
 
 namespace fitbench {
 
+class StagedFiles;  // core/staged_files.h
+
 // `file` names a .keras archive / a .weights.h5 file (by its name, as Keras tells them apart).
 bool is_keras_archive(const std::filesystem::path& file);
 bool is_keras_weights(const std::filesystem::path& file);
 
 // model.save(file): the config (with a Normalization layer when the model standardizes its
 // inputs), the compile options and the weights, with the optimizer's state when it has one.
-// Atomic: a temporary file in the same folder is renamed over `file`. Throws InputError for a
+// Atomic (json_io::write_file_atomically; with `into`, only staged there). Throws InputError for a
 // model Keras could not hold (no input shape) and std::runtime_error when writing fails.
-void write_keras_archive(const ModelFile& model, const std::filesystem::path& file);
+void write_keras_archive(const ModelFile& model, const std::filesystem::path& file,
+                         StagedFiles* into = nullptr);
 // model.save_weights(file): the weights file alone.
-void write_keras_weights(const ModelFile& model, const std::filesystem::path& file);
+void write_keras_weights(const ModelFile& model, const std::filesystem::path& file,
+                         StagedFiles* into = nullptr);
 
 // keras.saving.load_model(file): the model, its compile options, its weights, the Normalization
 // statistics (as ModelData::mean, stddev) and the optimizer's state when the file has one.

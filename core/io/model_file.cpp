@@ -43,7 +43,7 @@ std::string shape_text(const Shape& shape) {
   return out + "]";
 }
 
-NamedWeight parse_weight(const Json& v, const std::string& path) {
+NamedWeight parse_weight(const Json& v, const std::string& path, json_io::WeightValues wanted) {
   ObjectReader r(v, path, {"path", "shape", "values"});
   NamedWeight weight;
   const Json& name = r.require("path", "the variable's path, e.g. \"sequential/dense/kernel\"");
@@ -51,6 +51,7 @@ NamedWeight parse_weight(const Json& v, const std::string& path) {
   if (weight.path.empty()) fail_expected(r.path_of("path"), "a non-empty variable path", name);
   weight.shape =
       json_io::to_dims(r.require("shape", "the variable's shape, e.g. [4, 1]"), r.path_of("shape"));
+  if (wanted == json_io::WeightValues::kSkip) return weight;
   const Json& values = r.require("values", "the variable's values, row-major");
   const std::string vpath = r.path_of("values");
   if (!values.is_array()) fail_expected(vpath, "a list of numbers", values);
@@ -117,7 +118,40 @@ ModelData parse_data(const Json& v) {
   return data;
 }
 
-ModelFile parse_model_document(const Json& doc) {
+// The weights must be the config's variables, each with its shape: a file edited by hand or put
+// together from two models is refused here, before `run --load-weights` (which takes only the
+// weights) or evaluate (which takes both) can use half of it. A config without an input shape
+// has no shapes to compare; building its model checks them.
+void check_weights_match_config(const ModelFile& model) {
+  std::vector<NamedWeight> expected;
+  try {
+    for (const KerasLayerVars& layer : keras_layer_vars(model.config))
+      for (const NamedWeight& v : layer.variables) expected.push_back(v);
+  } catch (const InputError&) {
+    return;
+  }
+  for (size_t i = 0; i < model.weights.size(); ++i) {
+    const NamedWeight& w = model.weights[i];
+    const auto it = std::find_if(expected.begin(), expected.end(),
+                                 [&](const NamedWeight& v) { return v.path == w.path; });
+    if (it == expected.end())
+      fail(key_path(index_path("weights", i), "path"),
+           "\"" + w.path +
+               "\" is not a variable of the model in \"config\"; the weights "
+               "were saved from another model");
+    if (it->shape != w.shape)
+      fail(key_path(index_path("weights", i), "shape"),
+           "is " + shape_text(w.shape) + " but \"" + w.path + "\" of the model in \"config\" has " +
+               shape_text(it->shape) + "; the weights were saved from another model");
+  }
+  for (const NamedWeight& v : expected)
+    if (std::none_of(model.weights.begin(), model.weights.end(),
+                     [&](const NamedWeight& w) { return w.path == v.path; }))
+      fail("weights", "has no \"" + v.path + "\" " + shape_text(v.shape) +
+                          ", a variable of the model in \"config\"");
+}
+
+ModelFile parse_model_document(const Json& doc, json_io::WeightValues wanted) {
   // An experiment file given where a model file belongs: say so rather than list its keys.
   if (doc.is_object() && !doc.contains("format") && doc.contains("model") && doc.contains("data"))
     fail("",
@@ -142,7 +176,7 @@ ModelFile parse_model_document(const Json& doc) {
   const Json& weights = r.require("weights", "the list of variables");
   if (!weights.is_array()) fail_expected("weights", "a list of variables", weights);
   for (size_t i = 0; i < weights.size(); ++i) {
-    NamedWeight weight = parse_weight(weights[i], index_path("weights", i));
+    NamedWeight weight = parse_weight(weights[i], index_path("weights", i), wanted);
     for (size_t j = 0; j < model.weights.size(); ++j) {
       if (model.weights[j].path == weight.path) {
         fail(key_path(index_path("weights", i), "path"),
@@ -151,6 +185,7 @@ ModelFile parse_model_document(const Json& doc) {
     }
     model.weights.push_back(std::move(weight));
   }
+  check_weights_match_config(model);
   return model;
 }
 
@@ -201,7 +236,15 @@ ModelFile read_model_file(const std::filesystem::path& file) {
                      ".keras file, which holds the model too");
   const Json doc = json_io::read_json_file(file);
   try {
-    return parse_model_document(doc);
+    return parse_model_document(doc, json_io::WeightValues::kRead);
+  } catch (const InputError& e) {
+    throw e.within(file.string());
+  }
+}
+
+ModelFile model_structure(const nlohmann::ordered_json& doc, const std::filesystem::path& file) {
+  try {
+    return parse_model_document(doc, json_io::WeightValues::kSkip);
   } catch (const InputError& e) {
     throw e.within(file.string());
   }
@@ -258,10 +301,11 @@ void check_weights_finite(const ModelFile& model, const std::filesystem::path& f
           "(TerminateOnNaN stops a run at the first NaN loss)");
 }
 
-void write_model_file(const ModelFile& model, const std::filesystem::path& file) {
+void write_model_file(const ModelFile& model, const std::filesystem::path& file,
+                      StagedFiles* into) {
   check_weights_finite(model, file);
-  if (is_keras_archive(file)) return write_keras_archive(model, file);
-  if (is_keras_weights(file)) return write_keras_weights(model, file);
+  if (is_keras_archive(file)) return write_keras_archive(model, file, into);
+  if (is_keras_weights(file)) return write_keras_weights(model, file, into);
   for (size_t w = 0; w < model.weights.size(); ++w) {
     const NamedWeight& weight = model.weights[w];
     const std::string place = index_path("weights", w);
@@ -299,7 +343,7 @@ void write_model_file(const ModelFile& model, const std::filesystem::path& file)
   std::string text = json_io::dump_document(head);
   text.resize(text.size() - 3);
   text += ",\n  \"weights\": " + weights_text(model.weights) + "\n}\n";
-  json_io::write_file_atomically(file, text);
+  json_io::write_file_atomically(file, text, into);
 }
 
 }  // namespace fitbench

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,11 +14,19 @@
 
 namespace fitbench {
 
+class StagedFiles;  // core/staged_files.h
+
 // The file's name chooses its kind: a .keras archive or a .weights.h5 file (core/io/keras_file.h)
 // as Keras 3 writes them, otherwise fitbench's JSON model file. A .weights.h5 file holds no
 // config, so read_model_file refuses it with a sentence; read_weights_file reads it for a model.
 ModelFile read_model_file(const std::filesystem::path& file);
-void write_model_file(const ModelFile& model, const std::filesystem::path& file);
+// A JSON model file read with json_io::WeightValues::kSkip: its weights without their values
+// (their paths and shapes are checked against the config), what summary needs, in a fraction of
+// a large file's time. Throws InputError naming `file` as read_model_file does.
+ModelFile model_structure(const nlohmann::ordered_json& doc, const std::filesystem::path& file);
+// With `into`, the file is staged there (json_io::write_file_atomically), not yet written.
+void write_model_file(const ModelFile& model, const std::filesystem::path& file,
+                      StagedFiles* into = nullptr);
 
 // Whether every weight and optimizer slot is a finite number (a diverged run's are not).
 bool weights_finite(const ModelFile& model);

@@ -63,6 +63,7 @@ PreparedRun prepare_run(const ExperimentSpec& spec,
   if (spec.seed) set_random_seed(*spec.seed);
   // Paths were made absolute by read_experiment; relative ones are taken from the working folder.
   run.data = load_dataset(spec.data, std::filesystem::current_path());
+  run.notes = run.data.notes;
   // Written into the model's files, so that evaluate and predict read a CSV as this run did: its
   // columns by name (a CSV's; a generator's data has none) and the standardization.
   ModelData data;

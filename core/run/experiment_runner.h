@@ -19,7 +19,8 @@ struct PreparedRun {
   ExperimentSpec spec;
   Dataset data;  // every sample; fit() takes validation_split from its end
   std::unique_ptr<Sequential> model;
-  std::vector<std::string> notes;  // what loading initial_weights left out, as sentences
+  // What reading the data passed over and loading initial_weights left out, as sentences.
+  std::vector<std::string> notes;
 };
 
 // Seeds the global sequence with spec.seed (set_random_seed), loads the data, builds and

@@ -9,6 +9,7 @@
 #include "core/io/chrome_trace.h"
 #include "core/io/history_file.h"
 #include "core/io/model_file.h"
+#include "core/staged_files.h"
 
 namespace fitbench {
 namespace {
@@ -33,7 +34,9 @@ RunResult execute_run(RunPlan& plan, const RunIO& io, RunListener* listener) {
   options.warnings = io.warnings;
   options.interactive = io.interactive;
   options.control = io.control;
-  options.write_model = write_model_file;
+  options.write_model = [](const ModelFile& m, const std::filesystem::path& f) {
+    write_model_file(m, f);
+  };
   FitOptions fit = plan.spec.fit;
   if (!io.write_files) {
     // Callbacks that only write files stay with the process that owns the output.
@@ -77,21 +80,24 @@ RunResult execute_run(RunPlan& plan, const RunIO& io, RunListener* listener) {
     if (listener) listener->on_run_end(result);
     return result;
   }
+  // The run's files are staged first and put in place together: a kill or a failed write never
+  // leaves a new history beside an old model or trace.
+  StagedFiles outputs;
   if (!plan.trace_file.empty()) {
-    write_chrome_trace(plan.trace_file, recorder.trace());
+    write_chrome_trace(plan.trace_file, recorder.trace(), &outputs);
     if (result.steps_seen > result.steps_traced)
       result.notices.push_back(
           {PlanNotice::Kind::kNote, "--trace holds the first " +
                                         std::to_string(result.steps_traced) + " of the run's " +
                                         std::to_string(result.steps_seen) + " steps"});
   }
-  if (!plan.history_file.empty()) write_history(result.history, plan.history_file);
+  if (!plan.history_file.empty()) write_history(result.history, plan.history_file, &outputs);
   result.weights_finite = weights_finite(result.model);
   if (!plan.save_model_file.empty()) {
     // A diverged run's weights are not numbers: the run still ends (a failure the front end
     // reports), its History written, the model file not.
     if (result.weights_finite)
-      write_model_file(result.model, plan.save_model_file);
+      write_model_file(result.model, plan.save_model_file, &outputs);
     else
       try {
         check_weights_finite(result.model, plan.save_model_file);
@@ -99,6 +105,7 @@ RunResult execute_run(RunPlan& plan, const RunIO& io, RunListener* listener) {
         result.notices.push_back({PlanNotice::Kind::kWarning, e.what()});
       }
   }
+  outputs.commit();
   if (listener) listener->on_run_end(result);
   return result;
 }

@@ -1,6 +1,8 @@
 #include "core/training/callbacks.h"
 
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 #include <limits>
@@ -10,6 +12,7 @@
 #include "core/metrics/metric.h"
 #include "core/optimizers/optimizer.h"
 #include "core/python/python_repr.h"
+#include "core/staged_files.h"
 #include "core/training/sequential.h"
 
 namespace fitbench {
@@ -189,12 +192,14 @@ void ModelCheckpoint::on_epoch_end(int epoch, Logs& logs) {
 // keras/src/callbacks/csv_logger.py
 CSVLogger::CSVLogger(const CallbackSpec& spec) : spec_(spec) {}
 
+// Keras opens the file at the start of training (truncating it unless append=True); fitbench
+// opens it when the first epoch's row is ready, so a run stopped or killed before then leaves an
+// old log as it was. Without append, that first row replaces the old file in one rename.
 void CSVLogger::on_train_begin(const Logs&) {
   check_writable_file(spec_.filepath);  // not a FIFO or device, and its folder takes a file
   const bool exists = std::filesystem::exists(spec_.filepath);
   header_written_ = spec_.append && exists && std::filesystem::file_size(spec_.filepath) > 0;
-  file_.open(spec_.filepath, spec_.append ? std::ios::app : std::ios::trunc);
-  if (!file_) throw InputError(spec_.filepath, "cannot be opened for writing (CSVLogger)");
+  if (file_.is_open()) file_.close();
   keys_.clear();
 }
 
@@ -202,19 +207,34 @@ void CSVLogger::on_epoch_end(int epoch, Logs& logs) {
   if (keys_.empty())
     for (const auto& [k, v] : logs) keys_.push_back(k);
   const std::string& sep = spec_.separator;
+  std::string text;
   if (!header_written_) {
-    file_ << "epoch";
-    for (const auto& k : keys_) file_ << sep << k;
-    file_ << "\r\n";  // csv.excel's line terminator, as Keras's DictWriter writes it
+    text += "epoch";
+    for (const auto& k : keys_) text += sep + k;
+    text += "\r\n";  // csv.excel's line terminator, as Keras's DictWriter writes it
     header_written_ = true;
   }
-  file_ << epoch;
+  text += std::to_string(epoch);
   for (const auto& k : keys_) {
     const double* v = find(logs, k);
-    file_ << sep << (v ? python_repr(*v) : "NA");
+    text += sep + (v ? python_repr(*v) : std::string("NA"));
   }
-  file_ << "\r\n";
+  text += "\r\n";
+  if (!file_.is_open()) {
+    if (!spec_.append) {
+      StagedFiles first;
+      first.stage(spec_.filepath, text);
+      first.commit();
+      text.clear();
+    }
+    file_.open(spec_.filepath, std::ios::binary | std::ios::app);
+    if (!file_) throw InputError(spec_.filepath, "cannot be opened for writing (CSVLogger)");
+  }
+  file_ << text;
   file_.flush();
+  if (!file_)
+    throw InputError(spec_.filepath,
+                     std::string("cannot be written (CSVLogger): ") + std::strerror(errno));
 }
 
 void CSVLogger::on_train_end(const Logs&) { file_.close(); }

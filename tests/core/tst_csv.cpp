@@ -52,6 +52,7 @@ class TestCsv : public QObject {
   void good_files_data();
   void good_files();
   void one_hot_targets();
+  void blank_lines_are_counted();
   void feature_subset_in_given_order();
   void sparse_labels_name_their_cell();
   void messages_print_as_one_line();
@@ -117,6 +118,23 @@ void TestCsv::good_files() {
   QCOMPARE(d.target_names, std::vector<std::string>{"y"});
   QVERIFY(d.x == matrix(2, 2, {1, 2, 3, -4.5}));
   QVERIFY(d.y == matrix(2, 1, {0, 1}));
+}
+
+// Blank lines are passed over as pandas passes over them, and said: a file of a million blank
+// lines and one row does not train on that row in silence.
+void TestCsv::blank_lines_are_counted() {
+  write("f.csv", "\na,b,y\n1,2,0\n\n3,-4.5,1\n\n  \n\r\n");
+  Dataset d = read_csv_dataset(csv_spec("f.csv", {"y"}), dir());
+  QCOMPARE(d.notes, std::vector<std::string>{
+                        "f.csv: skipped 5 blank lines (nothing but spaces or tabs); 2 data rows "
+                        "read"});
+  write("f.csv", "a,b,y\n1,2,0\n" + QByteArray(100000, '\n'));
+  d = read_csv_dataset(csv_spec("f.csv", {"y"}), dir());
+  QCOMPARE(d.notes, std::vector<std::string>{
+                        "f.csv: skipped 100000 blank lines (nothing but spaces or tabs); 1 data "
+                        "row read"});
+  write("f.csv", "a,b,y\n1,2,0\n3,-4.5,1\n");
+  QVERIFY(read_csv_dataset(csv_spec("f.csv", {"y"}), dir()).notes.empty());
 }
 
 void TestCsv::one_hot_targets() {

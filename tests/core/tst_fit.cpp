@@ -335,7 +335,9 @@ void TestFit::model_checkpoint_fills_its_filepath() {
   std::ostringstream out;
   RunOptions run;
   run.out = &out;
-  run.write_model = write_model_file;
+  run.write_model = [](const ModelFile& m, const std::filesystem::path& f) {
+    write_model_file(m, f);
+  };
   const History h = m.fit(
       x, y,
       FitOptions{

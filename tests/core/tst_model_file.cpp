@@ -14,6 +14,7 @@
 #include <random>
 
 #include "core/base/error.h"
+#include "core/io/json_file.h"
 #include "core/io/keras_json.h"
 #include "core/io/model_file.h"
 #include "core/training/sequential.h"
@@ -83,6 +84,7 @@ class TestModelFile : public QObject {
   void errors();
   void write_rejects_what_it_could_not_read();
   void write_replaces_atomically();
+  void structure_skips_the_values();
   void weights_of_another_model_name_the_shapes();
 };
 
@@ -110,7 +112,10 @@ void TestModelFile::round_trip_is_bit_exact() {
     if (std::isfinite(f)) values.push_back(f);
   }
   ModelFile model;
+  // Dense(4) on 5000 features: the kernel holds the 20000 values.
   model.config = seed_model();
+  model.config.layers[0].shape = {5000};
+  model.config.layers[1].units = 4;
   CompileOptions compile;
   compile.optimizer.class_name = "SGD";
   compile.optimizer.learning_rate = 0.2;
@@ -118,7 +123,7 @@ void TestModelFile::round_trip_is_bit_exact() {
   compile.metrics = {"accuracy"};
   model.compile = compile;
   model.weights.push_back({"sequential/dense/kernel", {5000, 4}, values});
-  model.weights.push_back({"sequential/dense/bias", {1}, {-0.0f}});
+  model.weights.push_back({"sequential/dense/bias", {4}, {-0.0f, 0.0f, FLT_MAX, 0.5f}});
 
   QTemporaryDir dir;
   const auto file = folder(dir) / "model.json";
@@ -154,6 +159,7 @@ void TestModelFile::compile_is_optional() {
   ModelFile model;
   model.config = seed_model();
   model.weights.push_back({"sequential/dense/kernel", {4, 1}, {1, 2, 3, 4}});
+  model.weights.push_back({"sequential/dense/bias", {1}, {0.5f}});
   QTemporaryDir dir;
   const auto file = folder(dir) / "model.json";
   write_model_file(model, file);
@@ -166,6 +172,7 @@ void TestModelFile::data_round_trips() {
   ModelFile model;
   model.config = seed_model();
   model.weights.push_back({"sequential/dense/kernel", {4, 1}, {1, 2, 3, 4}});
+  model.weights.push_back({"sequential/dense/bias", {1}, {0.5f}});
   model.data = ModelData{{"a", "b", "c", "d"}, {"y"}, {0.5, -1.25, 1e6, 0.0}, {2.0, 0.1, 3e5, 1.0}};
   QTemporaryDir dir;
   const auto file = folder(dir) / "model.json";
@@ -255,6 +262,19 @@ void TestModelFile::errors_data() {
       "has 1 value but data.features names 2");
   row("/config/config/layers/1/config/units", "0", "config.config.layers[1].config.units",
       "must be a positive integer, got 0");
+  // Weights that are not the config's variables (run --load-weights takes only the weights).
+  row("/config/config/layers/1/config/units", "2", "weights[0].shape",
+      "is [4, 1] but \"sequential/dense/kernel\" of the model in \"config\" has [4, 2]; the "
+      "weights were saved from another model");
+  row("/weights/0/shape", "[2, 2]", "weights[0].shape",
+      "is [2, 2] but \"sequential/dense/kernel\" of the model in \"config\" has [4, 1]; the "
+      "weights were saved from another model");
+  row("/weights/1/path", R"("sequential/out/bias")", "weights[1].path",
+      "\"sequential/out/bias\" is not a variable of the model in \"config\"; the weights were "
+      "saved from another model");
+  row("/weights",
+      R"([{"path": "sequential/dense/kernel", "shape": [4, 1], "values": [1, 2, 3, 4]}])",
+      "weights", "has no \"sequential/dense/bias\" [1], a variable of the model in \"config\"");
   row("/compile/loss", R"("poisson")", "compile.loss",
       "\"poisson\" is not supported by fitbench; expected one of: binary_crossentropy, "
       "categorical_crossentropy, sparse_categorical_crossentropy, mean_squared_error, "
@@ -327,12 +347,47 @@ void TestModelFile::write_rejects_what_it_could_not_read() {
   QVERIFY(!std::filesystem::exists(file));
 }
 
+// What summary reads: the weights' paths and shapes, in any key order, without their values
+// (a value that is not a number is not looked at; text that is not JSON still is).
+void TestModelFile::structure_skips_the_values() {
+  QTemporaryDir dir;
+  const auto file = folder(dir) / "model.json";
+  const std::string entry =
+      R"({"path": "sequential/dense/kernel", "shape": [4, 1], "values": [0.5, -0.25, 1, 2]})";
+  std::string text = kBase;
+  text.replace(text.find(entry), entry.size(),
+               R"({"values": [0.5, "x", 1, {"deep": [[2]]}], "path": "sequential/dense/kernel", )"
+               R"("shape": [4, 1]})");
+  std::ofstream(file) << text;
+  const ModelFile m =
+      model_structure(json_io::read_json_file(file, json_io::WeightValues::kSkip), file);
+  QCOMPARE(m.weights.size(), size_t{2});
+  QCOMPARE(m.weights[0].path, std::string("sequential/dense/kernel"));
+  QCOMPARE(m.weights[0].shape, (Shape{4, 1}));
+  QVERIFY(m.weights[0].values.empty() && m.weights[1].values.empty());
+  QCOMPARE(m.config.layers.size(), size_t{2});
+  QVERIFY(m.compile.has_value());
+  // Read whole, the same file is refused at the value.
+  const auto whole = error_of([&] { read_model_file(file); });
+  QVERIFY(whole.has_value());
+  QCOMPARE(whole->place(), file.string() + ": weights[0].values[1]");
+
+  text = kBase;
+  text.replace(text.find("-0.25"), 5, "-0.25]");
+  std::ofstream(file) << text;
+  const auto broken = error_of(
+      [&] { model_structure(json_io::read_json_file(file, json_io::WeightValues::kSkip), file); });
+  QVERIFY(broken.has_value());
+  QVERIFY2(broken->message().find("is not valid JSON") == 0, broken->what());
+}
+
 void TestModelFile::write_replaces_atomically() {
   QTemporaryDir dir;
   const auto file = folder(dir) / "model.json";
   ModelFile model;
   model.config = seed_model();
   model.weights.push_back({"sequential/dense/bias", {1}, {0.5f}});
+  model.weights.push_back({"sequential/dense/kernel", {4, 1}, {1, 2, 3, 4}});
   write_model_file(model, file);
   model.weights[0].values = {0.75f};
   write_model_file(model, file);
