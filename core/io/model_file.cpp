@@ -16,6 +16,7 @@
 #include "core/io/keras_config.h"
 #include "core/io/keras_file.h"
 #include "core/io/keras_json.h"
+#include "core/nn/network.h"
 
 namespace fitbench {
 
@@ -121,12 +122,26 @@ ModelData parse_data(const Json& v) {
 // The weights must be the config's variables, each with its shape: a file edited by hand or put
 // together from two models is refused here, before `run --load-weights` (which takes only the
 // weights) or evaluate (which takes both) can use half of it. A config without an input shape
-// has no shapes to compare; building its model checks them.
+// (a model that never declared one) takes its width from the file's first kernel, as summary
+// does; a config that does not build is left to what builds it.
 void check_weights_match_config(const ModelFile& model) {
   std::vector<NamedWeight> expected;
   try {
-    for (const KerasLayerVars& layer : keras_layer_vars(model.config))
-      for (const NamedWeight& v : layer.variables) expected.push_back(v);
+    Network net(model.config);
+    std::optional<int64_t> input = net.declared_input_units();
+    if (!input) {
+      Network probe(model.config);
+      probe.build(1);
+      if (probe.variables().empty()) return;
+      const std::string& first = probe.variables().front().path;
+      const auto it = std::find_if(model.weights.begin(), model.weights.end(),
+                                   [&](const NamedWeight& w) { return w.path == first; });
+      // No width to take: loading the weights into a model says what is wrong.
+      if (it == model.weights.end() || it->shape.size() != 2) return;
+      input = it->shape[0];
+    }
+    net.build(*input);
+    for (const NetworkVariable& v : net.variables()) expected.push_back({v.path, v.shape, {}});
   } catch (const InputError&) {
     return;
   }

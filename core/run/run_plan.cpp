@@ -396,10 +396,11 @@ RunPlan plan_run(ExperimentSpec spec, const RunOverrides& o, const PlanContext& 
   if (o.batch_size) spec.fit.batch_size = *o.batch_size;
   if (o.verbose) spec.fit.verbose = *o.verbose;
   if (o.seed) spec.seed = *o.seed;
+  bool weights_read = true;
   if (o.initial_weights) {
     spec.initial_weights = *o.initial_weights;
     // Read now, so that its errors name the option rather than the experiment.
-    problems.attempt([&] {
+    weights_read = problems.attempt([&] {
       try {
         // A .weights.h5 file is read for the model, below.
         if (!is_keras_weights(spec.initial_weights)) read_model_file(spec.initial_weights);
@@ -419,6 +420,8 @@ RunPlan plan_run(ExperimentSpec spec, const RunOverrides& o, const PlanContext& 
   plan.save_model_file = o.save_model_file;
 
   resolve_paths(spec, context.base_dir);
+  // A --load-weights file refused above is not read again below: its problem is said once.
+  if (!weights_read) spec.initial_weights.clear();
   // The data and the model: each step needs the one before.
   const bool prepared = problems.attempt([&] {
     PreparedRun run = prepare_run(spec, [&](const Dataset& data) {

@@ -266,6 +266,12 @@ void TestModelFile::errors_data() {
   row("/config/config/layers/1/config/units", "2", "weights[0].shape",
       "is [4, 1] but \"sequential/dense/kernel\" of the model in \"config\" has [4, 2]; the "
       "weights were saved from another model");
+  // A model that never declared its input (no InputLayer): the width is the first kernel's.
+  row("/config/config/layers",
+      R"([{"class_name": "Dense", "config": {"name": "dense", "units": 2, "activation": "relu"}}])",
+      "weights[0].shape",
+      "is [4, 1] but \"sequential/dense/kernel\" of the model in \"config\" has [4, 2]; the "
+      "weights were saved from another model");
   row("/weights/0/shape", "[2, 2]", "weights[0].shape",
       "is [2, 2] but \"sequential/dense/kernel\" of the model in \"config\" has [4, 1]; the "
       "weights were saved from another model");
