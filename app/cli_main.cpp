@@ -81,10 +81,12 @@ int run_command_line(const QString& command, const QStringList& sub) {
     if (command != "run") {
       const fitbench::ProcessLayout layout = fitbench::detect_process_layout(std::getenv);
       if (layout.multi()) {
-        if (layout.rank == 0)
-          std::cerr << "fitbench-cli: " << command.toStdString()
-                    << " runs in one process; start it without mpirun (only run spreads over "
-                       "processes)\n";
+        // Rank 0 says it and fails the job. The others end quietly with 0: a second failure
+        // would make mpirun kill rank 0, sometimes before its sentence got out.
+        if (layout.rank != 0) return 0;
+        std::cerr << "fitbench-cli: " << command.toStdString()
+                  << " runs in one process; start it without mpirun (only run spreads over "
+                     "processes)\n";
         return 2;
       }
     }
