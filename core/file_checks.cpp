@@ -171,13 +171,21 @@ fs::path random_sibling(const fs::path& folder, const std::string& prefix) {
 
 void check_writable_file(const fs::path& file) {
   const fs::path target = write_target(file);
-  const fs::path probe = random_sibling(target.parent_path(), ".fitbench-check-");
-  const int fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL, 0600);
+  const fs::path folder = target.parent_path().empty() ? fs::path(".") : target.parent_path();
+  // An unnamed file in the folder: the folder never shows it, and a kill cannot leave it behind.
+  int fd = ::open(folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+  if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+    // A file system without unnamed temporaries: a named probe, removed at once.
+    const fs::path probe = random_sibling(folder, ".fitbench-check-");
+    fd = ::open(probe.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0) {
+      std::error_code ignored;
+      fs::remove(probe, ignored);
+    }
+  }
   if (fd < 0)
     throw InputError(file.string(), std::string("cannot be written: ") + std::strerror(errno));
   ::close(fd);
-  std::error_code ignored;
-  fs::remove(probe, ignored);
 }
 
 }  // namespace fitbench

@@ -1,10 +1,13 @@
 // The checks on files fitbench reads and writes: a FIFO or a device is refused at once instead
 // of blocking a read or being replaced by a write; a symbolic link is written through and kept;
 // a folder that takes no file is reported before any work.
+#include <sys/inotify.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <QTemporaryDir>
 #include <QTest>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 
@@ -119,7 +122,17 @@ void TestFileChecks::names_too_long_are_said_so() {
 void TestFileChecks::writability_is_checked_without_writing() {
   QTemporaryDir dir;
   const fs::path fresh = dir.filePath("history.json").toStdString();
+  // Not even for a moment does the folder show a probe (which a kill could leave behind).
+  const int watch = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  QVERIFY(watch >= 0);
+  QVERIFY(::inotify_add_watch(watch, dir.path().toLocal8Bit().constData(), IN_CREATE) >= 0);
   QVERIFY(error_of([&] { check_writable_file(fresh); }).isEmpty());
+  char events[4096];
+  const ssize_t created = ::read(watch, events, sizeof events);
+  const int read_error = errno;
+  ::close(watch);
+  QCOMPARE(created, ssize_t{-1});
+  QCOMPARE(read_error, EAGAIN);
   QVERIFY(!fs::exists(fresh));
   QCOMPARE(std::distance(fs::directory_iterator(dir.path().toStdString()), {}),
            0);  // no probe left
