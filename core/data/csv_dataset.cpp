@@ -57,8 +57,8 @@ size_t find_column(const CsvReader& reader, const std::string& name, const std::
 }
 
 void check_row_length(const CsvReader& reader, const CsvRecord& record) {
-  const size_t have = record.fields.size();
-  const size_t want = reader.header().size();
+  const int64_t have = record.field_count;
+  const int64_t want = static_cast<int64_t>(reader.header().size());
   if (have == want) return;
   throw InputError(reader.display_name() + ":" + std::to_string(record.line),
                    "row has " + std::to_string(have) + (have == 1 ? " field" : " fields") +

@@ -133,6 +133,10 @@ std::string CsvReader::cell_place(int64_t line, int64_t column) const {
 const std::vector<std::string>& CsvReader::read_header() {
   CsvRecord record;
   if (!next(record)) throw InputError(display_name_, "is empty: a header row is required");
+  if (record.field_count > kMaxCsvColumns)
+    throw InputError(display_name_ + ":" + std::to_string(record.line),
+                     "the header has " + std::to_string(record.field_count) +
+                         " columns; a CSV file may have at most " + std::to_string(kMaxCsvColumns));
   header_.clear();
   header_.reserve(record.fields.size());
   // An empty name is named as pandas.read_csv names it: "Unnamed: 3" (0-based index).
@@ -163,13 +167,16 @@ bool CsvReader::skip_blank_line() {
 
 bool CsvReader::next(CsvRecord& record) {
   record.fields.clear();
+  record.field_count = 0;
   while (pos_ < text_.size() && skip_blank_line()) {
   }
   if (pos_ >= text_.size()) return false;
   record.line = line_;
   const size_t n = text_.size();
+  // One field past the header is kept (a row problem names the row, not its extra cells).
+  const size_t kept = header_.empty() ? size_t{kMaxCsvColumns} + 1 : header_.size() + 1;
   for (;;) {
-    const int64_t column = static_cast<int64_t>(record.fields.size()) + 1;
+    const int64_t column = ++record.field_count;
     size_t p = pos_;
     while (p < n && text_[p] != delimiter_ && is_space(text_[p])) ++p;
     if (p < n && text_[p] == '"') {
@@ -178,6 +185,7 @@ bool CsvReader::next(CsvRecord& record) {
     } else {
       read_unquoted(record);
     }
+    if (record.fields.size() > kept) record.fields.pop_back();
     if (pos_ >= n) return true;
     if (text_[pos_] == delimiter_) {
       ++pos_;

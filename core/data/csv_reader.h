@@ -17,11 +17,17 @@ struct CsvField {
   int64_t line = 0;
 };
 
-// One row: its fields in order and the 1-based line it starts on.
+// One row: its fields in order and the 1-based line it starts on. `fields` holds at most one
+// field more than the header (before the header: kMaxCsvColumns + 1), so that a row of a
+// billion fields is a row problem, not an allocation of gigabytes; `field_count` counts them all.
 struct CsvRecord {
   std::vector<CsvField> fields;
+  int64_t field_count = 0;
   int64_t line = 0;
 };
+
+// The widest header a CSV file may have.
+inline constexpr int64_t kMaxCsvColumns = 1'000'000;
 
 // "<file>:<line>:<column> (<name>)", the place of a cell in errors; the name is left out when
 // empty.
@@ -44,7 +50,8 @@ class CsvReader {
   CsvReader(const std::filesystem::path& file, std::string display_name, char delimiter);
 
   // Reads the first row that is not blank as the header (names trimmed of spaces and tabs) and
-  // keeps it to name columns in errors. Throws InputError(display_name, ...) for an empty file.
+  // keeps it to name columns in errors. Throws InputError(display_name, ...) for an empty file,
+  // InputError("<file>:<line>", ...) for a header of more than kMaxCsvColumns columns.
   const std::vector<std::string>& read_header();
 
   // Fills `record` with the next row that is not blank (blank: nothing but spaces, tabs or a

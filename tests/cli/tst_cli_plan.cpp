@@ -220,6 +220,32 @@ class TestCliPlan : public QObject {
     QVERIFY(!r.err.contains("bad_alloc"));
   }
 
+  // A row of 60,000,000 fields (120 MB) under 1.5 GB: a row problem, said with its line,
+  // however many fields it has (holding a view of each would take 1.4 GB).
+  void runReportsAHugeRowAsARowProblem() {
+#ifdef FITBENCH_SANITIZED
+    QSKIP("a sanitized fitbench-cli cannot start under an RLIMIT_AS");
+#endif
+    QTemporaryDir dir;
+    QByteArray rows = "x,y\n1,0\n";
+    rows.reserve(130'000'000);
+    for (int i = 0; i < 60'000'000; ++i) rows += "1,";
+    rows += "1\n";
+    write(dir, "rows.csv", rows);
+    rows = QByteArray();
+    const QString file = write(dir, "rows.json", R"({"data": {"csv": "rows.csv", "target": "y"},
+      "model": {"class_name": "Sequential", "config": {"layers": [
+        {"class_name": "InputLayer", "config": {"batch_shape": [null, 1]}},
+        {"class_name": "Dense", "config": {"units": 1, "activation": "sigmoid"}}]}},
+      "compile": {"optimizer": "sgd", "loss": "binary_crossentropy"},
+      "fit": {"epochs": 1, "verbose": 0}})");
+    const Result r = cli_limited(1'500'000, {"run", file});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.endsWith("/rows.csv:3: row has 60000001 fields, the header has 2\n"),
+             qPrintable(r.err.left(300)));
+    QCOMPARE(r.err.count('\n'), 1);
+  }
+
   // A Dense of 40,000,000 units with Adam under 4 GB: refused at its units.
   void runRefusesAWideDenseUnderRlimitAs() {
 #ifdef FITBENCH_SANITIZED

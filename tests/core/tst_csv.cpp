@@ -409,6 +409,14 @@ void TestCsv::errors_data() {
   QTest::newRow("text after closing quote")
       << QByteArray("a,y\n1,0\n\"2\"x,1\n") << y << all << "f.csv:3:1 (a)"
       << "has text after its closing quote: \"x\"";
+  QTest::newRow("row far past the header")
+      << QByteArray("a,y\n1,0\n") + QByteArray("1,").repeated(100) + "1\n"
+      << y << all << "f.csv:3"
+      << "row has 101 fields, the header has 2";
+  QTest::newRow("header wider than a CSV file may be")
+      << QByteArray("a,").repeated(1'000'000) + "y\n1\n"
+      << y << all << "f.csv:1"
+      << "the header has 1000001 columns; a CSV file may have at most 1000000";
   QTest::newRow("column past the header")
       << QByteArray("a,y\n1,0,\"7\"8\n") << y << all << "f.csv:2:3"
       << "has text after its closing quote: \"8\"";
