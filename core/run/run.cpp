@@ -5,7 +5,9 @@
 
 #include "core/base/error.h"
 #include "core/distribution/executors/distribution.h"
+#include "core/distribution/processes/process_group.h"
 #include "core/distribution/spec/devices.h"
+#include "core/distribution/trace/process_trace.h"
 #include "core/io/chrome_trace.h"
 #include "core/io/history_file.h"
 #include "core/io/model_file.h"
@@ -76,6 +78,17 @@ RunResult execute_run(RunPlan& plan, const RunIO& io, RunListener* listener) {
     result.steps_traced = recorder.trace().steps().size();
   }
 
+  // Across processes, rank 0 writes one trace of every device of the job (each process takes
+  // part in putting it together, the others then drop it).
+  RunTrace job_trace;
+  const RunTrace* trace = &recorder.trace();
+  if (plan.distributed() && !plan.trace_file.empty()) {
+    if (const std::shared_ptr<ProcessGroup> group = process_group(); group && group->size() > 1) {
+      job_trace = gather_process_traces(*group, recorder.trace());
+      trace = &job_trace;
+    }
+  }
+
   if (!io.write_files) {
     if (listener) listener->on_run_end(result);
     return result;
@@ -84,7 +97,7 @@ RunResult execute_run(RunPlan& plan, const RunIO& io, RunListener* listener) {
   // leaves a new history beside an old model or trace.
   StagedFiles outputs;
   if (!plan.trace_file.empty()) {
-    write_chrome_trace(plan.trace_file, recorder.trace(), &outputs);
+    write_chrome_trace(plan.trace_file, *trace, &outputs);
     if (result.steps_seen > result.steps_traced)
       result.notices.push_back(
           {PlanNotice::Kind::kNote, "--trace holds the first " +

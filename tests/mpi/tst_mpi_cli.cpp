@@ -1,12 +1,16 @@
 // fitbench-cli run under mpirun as a user starts it (ctest mpi/*; each mpirun under --timeout):
 // the seed command prints the 2-thread run's lines, every DataParallel example on 2 and 4
 // processes writes the threaded run's History and model file byte for byte, rank 0
-// alone writes files, a mismatch between ranks is named, a killed rank ends the job within 10 s
-// naming it, and SIGINT to mpirun stops every rank.
+// alone writes files, and one trace of every device on one clock, a mismatch between ranks is
+// named, a killed rank ends the job within 10 s naming it, and SIGINT to mpirun stops every rank.
 #include <signal.h>
 
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMap>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
@@ -69,6 +73,8 @@ class TestMpiCli : public QObject {
   void seed_prints_the_two_thread_lines();
   void examples_equal_threads_data();
   void examples_equal_threads();
+  void trace_holds_every_device_data();
+  void trace_holds_every_device();
   void mismatched_ranks_are_named();
   void other_commands_refuse_processes();
   void killed_rank_ends_the_job();
@@ -138,6 +144,91 @@ void TestMpiCli::examples_equal_threads() {
   for (int p = 0; p < processes; ++p)
     QVERIFY2(placed.err.contains(QString("process %1 of %2 on ").arg(p).arg(processes)),
              qPrintable(placed.err));
+}
+
+// A trace's work spans ("X" events other than waiting), per device: "step name rows" in time
+// order. (Not their bytes: a collective across processes counts what crosses between them,
+// shared by the process's devices, not a ring among all devices.)
+QMap<int, QStringList> work_spans(const QJsonArray& events) {
+  QMap<int, QList<QPair<double, QString>>> timed;
+  for (const QJsonValue& v : events) {
+    const QJsonObject e = v.toObject();
+    if (e["ph"].toString() != "X" || e["cat"].toString() == "waiting") continue;
+    const QJsonObject a = e["args"].toObject();
+    timed[e["pid"].toInt()].append({e["ts"].toDouble(), QString("%1 %2 %3")
+                                                            .arg(a["step"].toInteger())
+                                                            .arg(e["name"].toString())
+                                                            .arg(a["rows"].toInteger())});
+  }
+  QMap<int, QStringList> out;
+  for (auto it = timed.begin(); it != timed.end(); ++it) {
+    std::stable_sort(it->begin(), it->end(),
+                     [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [ts, text] : *it) out[it.key()] << text;
+  }
+  return out;
+}
+
+void TestMpiCli::trace_holds_every_device_data() {
+  QTest::addColumn<QString>("experiment");
+  QTest::addColumn<int>("processes");
+  QTest::addColumn<int>("devices");
+  QTest::newRow("seed, 2 processes") << "seed.json" << 2 << 2;
+  QTest::newRow("one_vs_data_parallel, 2 x 2") << "one_vs_data_parallel.json" << 2 << 4;
+}
+
+// One trace for the job: every device of every process, the same spans as the threaded run's,
+// on one clock (each step's all-reduce overlaps on every device).
+void TestMpiCli::trace_holds_every_device() {
+  QFETCH(QString, experiment);
+  QFETCH(int, processes);
+  QFETCH(int, devices);
+  QTemporaryDir dir;
+  const QString tt = dir.filePath("threads-trace.json"), pt = dir.filePath("processes-trace.json");
+  QCOMPARE(cli({"run", example(experiment), "--devices", QString::number(devices), "--epochs", "2",
+                "--verbose", "0", "--trace", tt})
+               .code,
+           0);
+  const Result across = mpi(
+      processes, {"run", example(experiment), "--epochs", "2", "--verbose", "0", "--trace", pt});
+  QVERIFY2(across.code == 0, qPrintable(across.err));
+  const QJsonObject threads = QJsonDocument::fromJson(read_file(tt)).object();
+  const QJsonObject job = QJsonDocument::fromJson(read_file(pt)).object();
+  QCOMPARE(job["otherData"].toObject()["devices"].toInt(), devices);
+  QCOMPARE(job["otherData"].toObject()["steps"], threads["otherData"].toObject()["steps"]);
+  QStringList names;
+  for (const QJsonValue& v : job["traceEvents"].toArray())
+    if (v.toObject()["name"].toString() == "process_name")
+      names << v.toObject()["args"].toObject()["name"].toString();
+  QStringList expected;
+  for (int d = 0; d < devices; ++d) expected << QString("cpu:%1").arg(d);
+  QCOMPARE(names, expected);
+  const QMap<int, QStringList> mine = work_spans(job["traceEvents"].toArray());
+  QCOMPARE(mine.keys().size(), devices);
+  QCOMPARE(mine, work_spans(threads["traceEvents"].toArray()));
+  // One clock: in every step, every device is inside the all-reduce at one moment (1 ms for how
+  // closely the processes' clocks are put together).
+  QMap<qint64, QPair<double, double>> overlap;  // step -> latest begin, earliest end
+  for (const QJsonValue& v : job["traceEvents"].toArray()) {
+    const QJsonObject e = v.toObject();
+    if (e["name"].toString() != "all_reduce") continue;
+    const qint64 step = e["args"].toObject()["step"].toInteger();
+    QVERIFY(e["args"].toObject()["bytes_sent"].toInteger() > 0);
+    const double begin = e["ts"].toDouble(), end = begin + e["dur"].toDouble();
+    auto it = overlap.find(step);
+    if (it == overlap.end())
+      overlap.insert(step, {begin, end});
+    else
+      *it = {std::max(it->first, begin), std::min(it->second, end)};
+  }
+  QVERIFY(!overlap.isEmpty());
+  for (auto it = overlap.begin(); it != overlap.end(); ++it)
+    QVERIFY2(it->first <= it->second + 1000.0,
+             qPrintable(QString("step %1: the last device enters the all-reduce at %2 us, the "
+                                "first leaves it at %3 us")
+                            .arg(it.key())
+                            .arg(it->first)
+                            .arg(it->second)));
 }
 
 void TestMpiCli::mismatched_ranks_are_named() {
