@@ -8,6 +8,7 @@
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "core/base/error.h"
 #include "core/io/experiment.h"
@@ -205,8 +206,10 @@ class TestStepTime : public QObject {
   // of the measured step: a third to three times. The accuracy itself (25% on a quiet machine)
   // is a speed figure, reported by bench/bench_capacity. The test runs alone (RUN_SERIAL), and
   // since other processes may still come and go between the calibration and the measurement,
-  // it tries three times before it fails. Sanitized builds time instrumented code, so there the
-  // figures are only checked to be finite.
+  // it tries three times before it fails. Sanitized builds time instrumented code, and more
+  // devices than cores (4 on a 2-core machine) wait on each other through the scheduler, whose
+  // share of the cores another process's load changes fourfold (a compile beside it measured
+  // 11.7 ms for a predicted 2.7): there the figures are only checked to be finite.
   void calibratedPredictionOfTheMlpStep_data() {
     QTest::addColumn<int>("devices");
     QTest::newRow("1") << 1;
@@ -237,6 +240,7 @@ class TestStepTime : public QObject {
 #if defined(FITBENCH_SANITIZED)
       return;
 #endif
+      if (devices > static_cast<int>(std::thread::hardware_concurrency())) return;
       if (ratio > 1.0 / 3.0 && ratio < 3.0) return;
     }
     QFAIL(qPrintable(QString("the predicted step was %1 x the measured one in three attempts")
