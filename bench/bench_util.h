@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -23,6 +24,23 @@ inline std::string load_average() {
   std::string a, b, c;
   in >> a >> b >> c;
   return a + " " + b + " " + c;
+}
+
+// A process's resident memory (VmRSS, in MB) and thread count, from its /proc/<pid>/status
+// ("self" for this process); zeros when the process is gone.
+struct ProcessUsage {
+  double rss_mb = 0.0;
+  int threads = 0;
+};
+inline ProcessUsage process_usage(const std::string& pid = "self") {
+  std::ifstream in("/proc/" + pid + "/status");
+  std::string line;
+  ProcessUsage u;
+  while (std::getline(in, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) u.rss_mb = std::atof(line.c_str() + 6) / 1024.0;
+    if (line.rfind("Threads:", 0) == 0) u.threads = std::atoi(line.c_str() + 8);
+  }
+  return u;
 }
 
 // The CPU the VM is given, from /proc/cpuinfo's first processor, e.g. "AMD EPYC, family 25
