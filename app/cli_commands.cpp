@@ -2,9 +2,11 @@
 
 #include <QCommandLineParser>
 #include <array>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -31,6 +33,7 @@
 #include "core/run/experiment_runner.h"
 #include "core/run/model_on_csv.h"
 #include "core/run/run.h"
+#include "core/run/run_events.h"
 #include "core/run/run_plan.h"
 #include "core/training/progbar.h"
 
@@ -129,6 +132,31 @@ std::vector<std::string> list_devices_of_option(const std::string& type, int cou
 
 const char* g_building = "the command's input";
 
+// Writes what it is given to two stream buffers: the Keras text to standard output and, as text
+// events, to --events FILE.
+class TeeBuffer : public std::streambuf {
+ public:
+  TeeBuffer(std::streambuf* a, std::streambuf* b) : a_(a), b_(b) {}
+
+ protected:
+  int_type overflow(int_type c) override {
+    if (traits_type::eq_int_type(c, traits_type::eof())) return traits_type::not_eof(c);
+    a_->sputc(traits_type::to_char_type(c));
+    b_->sputc(traits_type::to_char_type(c));
+    return c;
+  }
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    a_->sputn(s, n);
+    b_->sputn(s, n);
+    return n;
+  }
+  int sync() override { return a_->pubsync() | b_->pubsync(); }
+
+ private:
+  std::streambuf* a_;
+  std::streambuf* b_;
+};
+
 }  // namespace
 
 const char* building() { return g_building; }
@@ -198,6 +226,11 @@ int run_command(const QStringList& args) {
                "Write every step's per-device spans to FILE.json in the Chrome trace event "
                "format (open it in Perfetto or chrome://tracing). Needs a distribution.",
                "FILE.json"});
+  p.addOption({"events",
+               "Stream the run's events as JSON lines to FILE as they happen, or to standard "
+               "output with - (the Keras text then goes into the stream as text events): "
+               "begin, text, batch, epoch, step and end (docs/events.md).",
+               "FILE|-"});
   p.addOption({"devices-per-process",
                "Under mpirun: the devices each process hosts, as threads (default: the "
                "experiment's devices.count or --devices divided by the processes, else 1). The "
@@ -236,6 +269,9 @@ int run_command(const QStringList& args) {
   for (const char* flag : {"save-model", "history", "trace"})
     if (p.isSet(flag) && p.value(flag).isEmpty())
       problems.push_back({std::string("--") + flag, "needs a file name"});
+  if (p.isSet("events") && p.value("events").isEmpty())
+    problems.push_back({"--events", "needs a file name, or - for standard output"});
+  o.events_file = p.value("events").toStdString();
   o.history_file = p.value("history").toStdString();
   o.trace_file = p.value("trace").toStdString();
   o.save_model_file = p.value("save-model").toStdString();
@@ -316,9 +352,49 @@ int run_command(const QStringList& args) {
     io.write_files = false;
   }
   RunResult result;
+  // --events: rank 0's view of the run, line by line. A file is written as the run goes (read
+  // while it grows, like a log), not staged.
+  std::ofstream events_file;
+  std::optional<RunEventWriter> events;
+  std::optional<TeeBuffer> tee;
+  std::optional<std::ostream> tee_stream;
+  if (speaks && !o.events_file.empty()) {
+    const bool to_stdout = o.events_file == "-";
+    if (!to_stdout) {
+      errno = 0;
+      events_file.open(o.events_file, std::ios::binary | std::ios::trunc);
+      if (!events_file)
+        throw InputError("--events",
+                         o.events_file + ": cannot be written" +
+                             (errno ? std::string(": ") + std::strerror(errno) : std::string()));
+    }
+    events.emplace(to_stdout ? std::cout : events_file, processes.size());
+    if (to_stdout) {
+      io.out = &events->text_stream();
+      io.interactive = false;
+    } else {
+      tee.emplace(std::cout.rdbuf(), events->text_stream().rdbuf());
+      tee_stream.emplace(&*tee);
+      io.out = &*tee_stream;
+    }
+  }
+  std::ostream& said = io.out ? *io.out : std::cout;  // the Keras text's stream
+  // The end event, after the last line of text; false when the events could not be written.
+  auto end_events = [&] {
+    if (!events) return true;
+    said.flush();
+    events->write_end(result);
+    if (events->good()) return true;
+    std::cerr << "fitbench-cli: --events: "
+              << (o.events_file == "-" ? std::string("standard output")
+                                       : printable_message(o.events_file))
+              << ": the run's events could not all be written (a full disk or a closed pipe)\n";
+    return false;
+  };
+
   g_building = "the devices' replicas and buffers for training";
   try {
-    result = execute_run(plan, io);
+    result = execute_run(plan, io, events ? &*events : nullptr);
   } catch (const std::exception& e) {
     if (!processes.multi()) throw;
     // The other processes wait for this one in their next exchange: end them all.
@@ -344,13 +420,15 @@ int run_command(const QStringList& args) {
   if (result.stop_reason == "invalid_loss") {
     std::cerr << "fitbench-cli: training stopped: the loss is not a finite number "
                  "(TerminateOnNaN); try a smaller learning rate\n";
+    end_events();
     print_usage();
     return 1;
   }
   if (result.history.history.count("accuracy"))
-    std::cout << "Final accuracy: " << keras_number(result.history.last("accuracy")) << "\n";
+    said << "Final accuracy: " << keras_number(result.history.last("accuracy")) << "\n";
   else if (result.history.history.count("loss"))
-    std::cout << "Final loss: " << keras_number(result.history.last("loss")) << "\n";
+    said << "Final loss: " << keras_number(result.history.last("loss")) << "\n";
+  const bool events_written = end_events();
   print_usage();
   if (!result.weights_finite) {
     // The History is written; the model file (if asked for) was not, a notice above said so.
@@ -359,7 +437,7 @@ int run_command(const QStringList& args) {
                  "NaN loss)\n";
     return 1;
   }
-  return 0;
+  return events_written ? 0 : 1;
 }
 
 // A model on a CSV file (core/run/model_on_csv.h), its errors placed at the options that chose

@@ -181,9 +181,19 @@ void check_outputs(const ExperimentSpec& spec, const RunOverrides& o, const Plan
   if (!o.history_file.empty() && !ends_with_ci(o.history_file, ".json") &&
       !ends_with_ci(o.history_file, ".csv"))
     problems.add("--history", "must name a .json or a .csv file, got \"" + o.history_file + "\"");
-  const std::pair<const char*, const std::string*> files[] = {{"--save-model", &o.save_model_file},
-                                                              {"--history", &o.history_file},
-                                                              {"--trace", &o.trace_file}};
+  // The events are a stream: standard output ("-"), a FIFO or a device (/dev/stderr) take it as
+  // well as a file; only a file is checked here.
+  static const std::string kNone;
+  std::error_code ec;
+  const auto stream_type = std::filesystem::status(o.events_file, ec).type();
+  const bool events_stream = o.events_file == "-" ||
+                             stream_type == std::filesystem::file_type::fifo ||
+                             stream_type == std::filesystem::file_type::character;
+  const std::pair<const char*, const std::string*> files[] = {
+      {"--save-model", &o.save_model_file},
+      {"--history", &o.history_file},
+      {"--trace", &o.trace_file},
+      {"--events", events_stream ? &kNone : &o.events_file}};
   bool writable = true;
   for (const auto& file : files) {
     // Not a structured binding: Clang before 16 cannot capture one in a lambda (the fuzz build).

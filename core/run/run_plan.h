@@ -41,6 +41,9 @@ struct RunOverrides {
   std::string history_file;
   std::string trace_file;
   std::string save_model_file;
+  // Where the run's events stream as it trains (run_events.h; "" none, "-" standard output):
+  // checked here with the other outputs, written by the front end.
+  std::string events_file;
 };
 
 // Where the experiment came from, for messages and relative paths.

@@ -1,11 +1,12 @@
 // fitbench-cli's files under kill -9: a run killed while ModelCheckpoint writes leaves no
 // temporary file and never a partial checkpoint; CSVLogger does not empty an old log before it
 // has a row to write (append=False) and, run to the end, holds only the new rows; a finished
-// run's history, model and trace are all new.
+// run's history, model and trace are all new. And --events, the run streamed as JSON lines.
 #include <signal.h>
 
 #include <QDir>
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -155,6 +156,87 @@ class TestCliOutputs : public QObject {
     for (const char* name : {"h.json", "m.json", "t.json"})
       QVERIFY2(QJsonDocument::fromJson(contents(dir.filePath(name))).isObject(), name);
     QCOMPARE(entries(dir.path()), (QStringList{"h.json", "m.json", "small.json", "t.json"}));
+  }
+
+  // --events -: standard output is the event stream alone, every line an event, the Keras text
+  // inside it as text events; with --events FILE the Keras text is on standard output too, the
+  // same lines, and the file holds the same kinds of event.
+  void eventsStreamTheRun() {
+    QTemporaryDir dir;
+    const QString exp = dir.filePath("small.json");
+    put(exp, experiment(64, 8, 2, ""));
+    const QStringList run = {"run", exp, "--devices", "2", "--strategy", "data_parallel"};
+    QProcess p;
+    p.setProcessEnvironment(environment());
+    p.start(FITBENCH_CLI, run + QStringList{"--events", "-"});
+    QVERIFY(p.waitForFinished(120000));
+    QVERIFY2(p.exitCode() == 0, p.readAllStandardError().constData());
+    const QList<QByteArray> lines = p.readAllStandardOutput().split('\n');
+    QCOMPARE(lines.last(), QByteArray());  // every line ends
+    QStringList kinds, texts;
+    for (const QByteArray& line : lines.mid(0, lines.size() - 1)) {
+      const QJsonObject o = QJsonDocument::fromJson(line).object();
+      QVERIFY2(!o.isEmpty(), line.constData());
+      kinds << o["event"].toString();
+      if (o["event"] == "text") texts << o["text"].toString();
+    }
+    QCOMPARE(kinds.first(), QString("begin"));
+    QCOMPARE(kinds.last(), QString("end"));
+    QCOMPARE(kinds.count("epoch"), 2);
+    QCOMPARE(kinds.count("batch"), 8);  // 64 rows in batches of 16, twice
+    QCOMPARE(kinds.count("step"), 8);
+    QCOMPARE(texts.first(), QString("Devices: ['cpu:0', 'cpu:1']"));
+    QVERIFY(texts.last().startsWith("Final accuracy: "));
+
+    QProcess f;
+    f.setProcessEnvironment(environment());
+    const QString events = dir.filePath("events.jsonl");
+    f.start(FITBENCH_CLI, run + QStringList{"--events", events});
+    QVERIFY(f.waitForFinished(120000));
+    QVERIFY2(f.exitCode() == 0, f.readAllStandardError().constData());
+    const QString out = QString::fromUtf8(f.readAllStandardOutput());
+    QStringList file_texts, file_kinds;
+    for (const QByteArray& line : contents(events).split('\n')) {
+      if (line.isEmpty()) continue;
+      const QJsonObject o = QJsonDocument::fromJson(line).object();
+      file_kinds << o["event"].toString();
+      if (o["event"] == "text") file_texts << o["text"].toString();
+    }
+    QCOMPARE(file_texts.join('\n') + '\n', out);
+    QCOMPARE(file_kinds.size(), kinds.size());
+  }
+
+  // A bad --events is refused before training, at the option; a full standard output fails the
+  // run with a sentence; a device takes the stream.
+  void badEventsAreSaid() {
+    QTemporaryDir dir;
+    const QString exp = dir.filePath("small.json");
+    put(exp, experiment(64, 8, 2, ""));
+    const auto run = [&](const QStringList& extra, const QString& out_file = {}) {
+      QProcess p;
+      p.setProcessEnvironment(environment());
+      if (!out_file.isEmpty()) p.setStandardOutputFile(out_file);
+      p.start(FITBENCH_CLI, QStringList{"run", exp} + extra);
+      p.waitForFinished(120000);
+      return std::make_pair(p.exitCode(), QString::fromUtf8(p.readAllStandardError()));
+    };
+    auto [code, err] = run({"--events", ""});
+    QCOMPARE(code, 2);
+    QVERIFY2(err.contains("--events: needs a file name, or - for standard output"),
+             qPrintable(err));
+    std::tie(code, err) = run({"--events", exp});
+    QCOMPARE(code, 2);
+    QVERIFY2(err.contains("--events: " + exp + " is the experiment file"), qPrintable(err));
+    std::tie(code, err) = run({"--events", dir.filePath("no/such/folder/e.jsonl")});
+    QCOMPARE(code, 2);
+    QVERIFY2(err.contains("cannot be written: No such file or directory"), qPrintable(err));
+    // A stream goes to a device (or a FIFO) as well as to a file.
+    std::tie(code, err) = run({"--events", "/dev/null"});
+    QVERIFY2(code == 0, qPrintable(err));
+    std::tie(code, err) = run({"--events", "-"}, "/dev/full");
+    QCOMPARE(code, 1);
+    QVERIFY2(err.contains("--events: standard output: the run's events could not all be written"),
+             qPrintable(err));
   }
 };
 

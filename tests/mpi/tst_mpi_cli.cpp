@@ -75,6 +75,7 @@ class TestMpiCli : public QObject {
   void examples_equal_threads();
   void trace_holds_every_device_data();
   void trace_holds_every_device();
+  void events_come_from_rank_0();
   void mismatched_ranks_are_named();
   void other_commands_refuse_processes();
   void killed_rank_ends_the_job();
@@ -229,6 +230,35 @@ void TestMpiCli::trace_holds_every_device() {
                             .arg(it.key())
                             .arg(it->first)
                             .arg(it->second)));
+}
+
+// --events - under mpirun: rank 0's stream alone on standard output, every line an event; the
+// begin event counts the processes and the job's devices, a step event holds rank 0's devices,
+// the end event every device's usage.
+void TestMpiCli::events_come_from_rank_0() {
+  const Result r =
+      mpi(2, {"run", example("one_vs_data_parallel.json"), "--epochs", "1", "--events", "-"});
+  QVERIFY2(r.code == 0, qPrintable(r.err));
+  QStringList kinds;
+  for (const QString& line : r.out.split('\n', Qt::SkipEmptyParts)) {
+    const QJsonObject o = QJsonDocument::fromJson(line.toUtf8()).object();
+    QVERIFY2(!o.isEmpty(), qPrintable(line));
+    const QString kind = o["event"].toString();
+    kinds << kind;
+    if (kind == "begin") {
+      QCOMPARE(o["processes"].toInt(), 2);
+      QCOMPARE(o["devices"].toInt(), 4);
+    } else if (kind == "step") {
+      QCOMPARE(o["spans"].toArray().size(), 2);
+    } else if (kind == "end") {
+      QCOMPARE(o["usage"].toArray().size(), 4);
+    }
+  }
+  QCOMPARE(kinds.first(), QString("begin"));
+  QCOMPARE(kinds.last(), QString("end"));
+  QCOMPARE(kinds.count("begin"), 1);
+  QCOMPARE(kinds.count("epoch"), 1);
+  QVERIFY(kinds.count("step") > 0);
 }
 
 void TestMpiCli::mismatched_ranks_are_named() {
