@@ -354,7 +354,7 @@ class Parser : PatternReader {
             fail("bad character in group name " + python_repr(cond), name_at);
           if (*group == 0) fail("bad group number", name_at);
           if (*group >= kMaxGroups)
-            fail("invalid group reference " + std::to_string(*group), name_at);
+            fail("invalid group reference " + python_int_digits(cond), name_at);
           if (std::none_of(condition_refs_.begin(), condition_refs_.end(),
                            [&](const auto& r) { return r.first == *group; }))
             condition_refs_.emplace_back(*group, name_at);

@@ -76,11 +76,28 @@ std::optional<int64_t> python_int(const std::u32string& text) {
                               [](char32_t v, const CodePointRange& x) { return v < x.lo; });
     if (r == digits.begin() || text[i] > std::prev(r)->hi) return std::nullopt;
     // Unicode's decimal digits come in runs of ten from zero.
-    value = std::min<int64_t>(value * 10 + (text[i] - std::prev(r)->lo) % 10, kHuge);
+    const int64_t digit = (text[i] - std::prev(r)->lo) % 10;
+    value = value > (kHuge - digit) / 10 ? kHuge : value * 10 + digit;
     digit_before = true;
   }
   if (!digit_before) return std::nullopt;
   return negative ? -value : value;
+}
+
+std::string python_int_digits(const std::u32string& text) {
+  std::string out;
+  bool negative = false;
+  for (const char32_t c : text) {
+    if (c == '-') negative = true;
+    const auto digits = digit_ranges();
+    auto r = std::upper_bound(digits.begin(), digits.end(), c,
+                              [](char32_t v, const CodePointRange& x) { return v < x.lo; });
+    if (r == digits.begin() || c > std::prev(r)->hi) continue;  // a blank, a sign, a '_'
+    const char digit = static_cast<char>('0' + (c - std::prev(r)->lo) % 10);
+    if (!(out.empty() && digit == '0')) out += digit;
+  }
+  if (out.empty()) return "0";
+  return negative ? "-" + out : out;
 }
 
 std::vector<CodePointRange> normalized(std::vector<CodePointRange> r) {

@@ -25,6 +25,9 @@ bool is_identifier(const std::u32string& name);
 // int(text) as Python reads it: blanks around, a sign, decimal digits of any script with single
 // underscores between them (counted up to 10^18); nullopt where Python raises ValueError.
 std::optional<int64_t> python_int(const std::u32string& text);
+// str(int(text)) for a text python_int reads, however many digits it has: ASCII digits without
+// leading zeros or underscores ("19999999999999999999999999" from those digits in any script).
+std::string python_int_digits(const std::u32string& text);
 // Sorted, with overlapping and touching ranges merged.
 std::vector<CodePointRange> normalized(std::vector<CodePointRange> r);
 // Every code point not in the (normalized) ranges.
