@@ -67,7 +67,9 @@ RunEventWriter::LineBuffer::int_type RunEventWriter::LineBuffer::overflow(int_ty
   if (ch == '\n') {
     writer_.text(line_);
     line_.clear();
-  } else if (ch != '\r') {
+  } else if (ch == '\r') {
+    line_.clear();  // a progress bar drawn again over itself: its last drawing is the line
+  } else {
     line_ += ch;
   }
   return c;
@@ -85,13 +87,13 @@ void RunEventWriter::on_run_begin(const RunPlan& plan) {
 }
 
 void RunEventWriter::on_train_begin(const Logs& /*logs*/) {
-  write_line(line_of(Json{{"event", "begin"},
-                          {"devices", devices_},
-                          {"device_names", device_names_},
-                          {"distribution", distribution_},
-                          {"processes", processes_},
-                          {"epochs", params_.epochs},
-                          {"steps", params_.steps}}));
+  Json begin = {{"event", "begin"}, {"devices", devices_}};
+  if (!device_names_.empty()) begin["device_names"] = device_names_;  // from on_run_begin
+  begin["distribution"] = distribution_;
+  begin["processes"] = processes_;
+  begin["epochs"] = params_.epochs;
+  begin["steps"] = params_.steps;
+  write_line(line_of(begin));
   begun_ = true;
   for (const std::string& event : before_begin_) write_line(event);
   before_begin_.clear();

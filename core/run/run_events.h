@@ -33,7 +33,9 @@ class RunEventWriter : public RunListener {
   // Writes to `out` (not owned), flushing after every line.
   explicit RunEventWriter(std::ostream& out, int processes = 1);
 
-  // A stream whose every line becomes a "text" event: the run's Keras output (RunIO::out).
+  // A stream whose every line becomes a "text" event: the run's Keras output (RunIO::out). A
+  // carriage return starts the line again (an interactive progress bar's redrawing), so a line
+  // is what a terminal shows when it ends.
   std::ostream& text_stream() { return text_; }
 
   void on_run_begin(const RunPlan& plan) override;

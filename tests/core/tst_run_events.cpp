@@ -43,6 +43,7 @@ class TestRunEvents : public QObject {
   void bad_lines_data();
   void bad_lines();
   void not_finite_is_null();
+  void redrawn_lines_keep_their_last_drawing();
 };
 
 void TestRunEvents::seed_run_reads_back() {
@@ -218,6 +219,22 @@ void TestRunEvents::not_finite_is_null() {
   const RunEvent e = parse_run_event(lines_of(stream.str())[0], "events");
   QVERIFY(!e.logs.at("loss").has_value());
   QCOMPARE(e.logs.at("accuracy").value(), 0.5);
+}
+
+// An interactive progress bar draws a line again after a carriage return: the text event is its
+// last drawing, what a terminal shows.
+void TestRunEvents::redrawn_lines_keep_their_last_drawing() {
+  std::ostringstream stream;
+  RunEventWriter writer(stream);
+  writer.on_train_begin({});
+  writer.text_stream() << "\r1/2 [==    ]\r2/2 [======] - loss: 0.5\nFinal loss: 0.5\n";
+  writer.text_stream().flush();
+  std::vector<std::string> texts;
+  for (const std::string& line : lines_of(stream.str())) {
+    const RunEvent e = parse_run_event(line, "events");
+    if (e.kind == RunEvent::Kind::kText) texts.push_back(e.text);
+  }
+  QCOMPARE(texts, (std::vector<std::string>{"2/2 [======] - loss: 0.5", "Final loss: 0.5"}));
 }
 
 QTEST_GUILESS_MAIN(TestRunEvents)
