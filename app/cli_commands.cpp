@@ -337,6 +337,10 @@ int run_command(const QStringList& args) {
   RunPlan& plan = *planned;
   const bool speaks = processes.owns_output();
   if (speaks) print_notices(plan.notices);
+  if (processes.multi() && speaks) {
+    const std::string crowded = processes.crowding(plan.devices);
+    if (!crowded.empty()) std::cerr << "fitbench-cli: " << crowded << "\n";
+  }
   if (processes.multi() && p.isSet("verbose"))
     std::cerr << "fitbench-cli: " +
                      processes.placement(plan.devices, plan.spec.fit.batch_size,

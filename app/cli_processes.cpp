@@ -1,5 +1,6 @@
 #include "app/cli_processes.h"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <csignal>
@@ -184,6 +185,20 @@ std::string ProcessRun::placement(int devices, int batch_size, long long rows) c
          std::to_string(::getpid()) + "): devices " + held + "; " + shard + " of every batch of " +
          std::to_string(batch_size) + " (its shard of the data set's " + std::to_string(rows) +
          " training rows)";
+}
+
+std::string ProcessRun::crowding(int devices) const {
+  const int k = devices / layout_.size;
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (k < 2 || ::sched_getaffinity(0, sizeof mask, &mask) != 0) return "";
+  const int cpus = CPU_COUNT(&mask);
+  if (cpus >= k) return "";
+  return "warning: process " + std::to_string(layout_.rank) + " may run on " +
+         std::to_string(cpus) + (cpus == 1 ? " CPU" : " CPUs") + " (its binding) but hosts " +
+         std::to_string(k) + " devices, which then take turns on " + (cpus == 1 ? "it" : "them") +
+         "; start mpirun with --bind-to none, or --map-by slot:PE=" + std::to_string(k) +
+         " to give each process " + std::to_string(k) + " cores";
 }
 
 void ProcessRun::abort(int code) const {

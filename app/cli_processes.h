@@ -64,6 +64,10 @@ class ProcessRun {
   // The sentence --verbose prints on stderr: which devices and rows this process holds.
   std::string placement(int devices, int batch_size, long long rows) const;
 
+  // A warning when this process may run on fewer CPUs than it hosts devices (mpirun binds each
+  // process to one core by default when there are at most 2 processes), else "".
+  std::string crowding(int devices) const;
+
   // Ends every process now with `code` after this one said why (a failure mid-run).
   [[noreturn]] void abort(int code) const;
 

@@ -36,7 +36,7 @@ void quiet_barrier() {
   int done = 0;
   while (!done) {
     MPI_Test(&r, &done, MPI_STATUS_IGNORE);
-    if (!done) std::this_thread::sleep_for(std::chrono::microseconds(200));
+    if (!done) std::this_thread::sleep_for(std::chrono::milliseconds(2));
   }
 }
 
@@ -50,13 +50,27 @@ std::unique_ptr<Sequential> model(const ModelSpec& spec, const CompileOptions& c
   return m;
 }
 
-// Seconds of one fit() epoch over x, y in batches of `batch` (no shuffle, silent).
+// The moments every training batch ended.
+class BatchClock : public Callback {
+ public:
+  void on_train_begin(const Logs&) override { ends.clear(); }
+  void on_train_batch_end(int, const Logs&) override { ends.push_back(Clock::now()); }
+  std::vector<Clock::time_point> ends;
+};
+
+// Seconds of one fit() epoch over x, y in batches of `batch` (no shuffle, silent), and in
+// `steady` the seconds per step after the first (fit()'s setup and first step left out).
 double epoch(Sequential& m, const Matrix& x, const Matrix& y, int batch,
-             Callback* callback = nullptr) {
+             Callback* callback = nullptr, double* steady = nullptr) {
   RunOptions run;
+  BatchClock clock;
+  run.callbacks.push_back(&clock);
   if (callback) run.callbacks.push_back(callback);
   const auto t0 = Clock::now();
   m.fit(x, y, FitOptions{.epochs = 1, .batch_size = batch, .shuffle = false, .verbose = 0}, run);
+  if (steady && clock.ends.size() > 1)
+    *steady = std::chrono::duration<double>(clock.ends.back() - clock.ends.front()).count() /
+              static_cast<double>(clock.ends.size() - 1);
   return seconds_since(t0);
 }
 
@@ -70,6 +84,34 @@ double allreduce_us(int n, int per_block) {
     for (int i = 0; i < per_block; ++i)
       MPI_Allreduce(in.data(), out.data(), n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     if (b > 0) us.push_back(seconds_since(t0) * 1e6 / per_block);
+  }
+  return median(us);
+}
+
+// Microseconds of fitbench's exchange of n floats between 2 processes: MPI_Alltoallv of half
+// the buffer each way, then MPI_Allgatherv of the summed halves (the median of 20 blocks).
+double exchange_us(int n, int per_block) {
+  std::vector<float> in(static_cast<size_t>(n), 1.0f), half(static_cast<size_t>(n)), out(in.size());
+  const int a = n / 2, b = n - a;
+  int rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const int mine = rank == 0 ? a : b;
+  int send_counts[2] = {a, b}, send_displs[2] = {0, a};
+  int recv_counts[2] = {mine, mine}, recv_displs[2] = {0, mine};
+  int gather_counts[2] = {a, b}, gather_displs[2] = {0, a};
+  std::vector<double> us;
+  for (int blk = 0; blk < 21; ++blk) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const auto t0 = Clock::now();
+    for (int i = 0; i < per_block; ++i) {
+      MPI_Alltoallv(in.data(), send_counts, send_displs, MPI_FLOAT, half.data(), recv_counts,
+                    recv_displs, MPI_FLOAT, MPI_COMM_WORLD);
+      for (int j = 0; j < mine; ++j)
+        half[static_cast<size_t>(j)] += half[static_cast<size_t>(mine + j)];
+      MPI_Allgatherv(half.data(), mine, MPI_FLOAT, out.data(), gather_counts, gather_displs,
+                     MPI_FLOAT, MPI_COMM_WORLD);
+    }
+    if (blk > 0) us.push_back(seconds_since(t0) * 1e6 / per_block);
   }
   return median(us);
 }
@@ -90,7 +132,7 @@ int main() {
                 mpi_library_version().c_str());
 
   // (a) The MLP.
-  constexpr int kBatch = 256, kRows = 10 * kBatch, kRounds = 7;
+  constexpr int kBatch = 256, kRows = 20 * kBatch, kRounds = 7;
   Rng rng(11);
   Matrix x(kRows, 784), y(kRows, 1);
   for (Index i = 0; i < kRows; ++i) {
@@ -107,38 +149,49 @@ int main() {
     threads2 =
         model(mlp_spec(), mlp_compile(), 784, [](Sequential& m) { use_data_parallel(m, 2); });
   }
-  std::vector<double> s_mpi, s_one, s_threads, r_one, r_threads, mlp_share;
+  // Per round: whole-epoch samples/s (fit()'s setup included) and steady-state samples/s (the
+  // steps after the first), and their ratios within the round.
+  std::vector<double> e_mpi, e_one, e_threads, s_mpi, s_one, s_threads, r_one, r_threads, mlp_share;
   for (int round = 0; round <= kRounds; ++round) {
     TraceRecorder recorder(0);
     MPI_Barrier(MPI_COMM_WORLD);
-    const double t_mpi = epoch(*mpi2, x, y, kBatch, &recorder);
+    double step_mpi = 0, step_one = 0, step_threads = 0;
+    const double t_mpi = epoch(*mpi2, x, y, kBatch, &recorder, &step_mpi);
     const DeviceUsage u = recorder.usage()[0];
     mlp_share.push_back(u.total_us > 0 ? u.communication_us / u.total_us : 0);
     quiet_barrier();
     double t_one = 0, t_threads = 0;
     if (rank == 0) {
-      t_one = epoch(*one, x, y, kBatch);
-      t_threads = epoch(*threads2, x, y, kBatch);
+      t_one = epoch(*one, x, y, kBatch, nullptr, &step_one);
+      t_threads = epoch(*threads2, x, y, kBatch, nullptr, &step_threads);
     }
     quiet_barrier();
     if (round == 0) continue;  // warm-up
-    s_mpi.push_back(kRows / t_mpi);
-    s_one.push_back(kRows / t_one);
-    s_threads.push_back(kRows / t_threads);
-    r_one.push_back(t_one / t_mpi);
-    r_threads.push_back(t_threads / t_mpi);
+    e_mpi.push_back(kRows / t_mpi);
+    e_one.push_back(kRows / t_one);
+    e_threads.push_back(kRows / t_threads);
+    s_mpi.push_back(kBatch / step_mpi);
+    s_one.push_back(kBatch / step_one);
+    s_threads.push_back(kBatch / step_threads);
+    r_one.push_back(step_one / step_mpi);
+    r_threads.push_back(step_threads / step_mpi);
   }
   if (rank == 0) {
-    std::printf("MLP 784-512-512-10 Adam, batch %d, %d steps per epoch, median of %d rounds:\n",
-                kBatch, kRows / kBatch, kRounds);
-    std::printf("  1 process x 1 device        %9.0f samples/s\n", median(s_one));
-    std::printf("  1 process x 2 thread devices %8.0f samples/s\n", median(s_threads));
     std::printf(
-        "  2 processes x 1 device      %9.0f samples/s (%.0f%% of device 0's time in MPI "
-        "collectives)\n",
-        median(s_mpi), 100 * median(mlp_share));
-    std::printf("  2 processes / 1 process: %.2fx; 2 processes / 2 threads: %.2fx\n", median(r_one),
-                median(r_threads));
+        "MLP 784-512-512-10 Adam, batch %d, %d steps per epoch, median of %d rounds; samples/s "
+        "in steady state (the steps after the first) and over the whole fit() (its setup "
+        "included):\n",
+        kBatch, kRows / kBatch, kRounds);
+    std::printf("  1 process x 1 device          %9.0f  (whole fit() %6.0f)\n", median(s_one),
+                median(e_one));
+    std::printf("  1 process x 2 thread devices  %9.0f  (whole fit() %6.0f)\n", median(s_threads),
+                median(e_threads));
+    std::printf(
+        "  2 processes x 1 device        %9.0f  (whole fit() %6.0f; %.0f%% of device 0's time "
+        "in MPI collectives)\n",
+        median(s_mpi), median(e_mpi), 100 * median(mlp_share));
+    std::printf("  steady state: 2 processes / 1 process: %.2fx; 2 processes / 2 threads: %.2fx\n",
+                median(r_one), median(r_threads));
   }
 
   // (b) The seed model's step across the 2 processes, and its MPI share.
@@ -162,6 +215,7 @@ int main() {
   // (c) The floor.
   const double floor_seed = allreduce_us(5, 2000);
   const double floor_mlp = allreduce_us(669706, 5);
+  const double exchange_mlp = exchange_us(669706, 5);
   if (rank == 0) {
     std::printf("Seed model (Dense(1) on 4 features, batch 16) on 2 processes x 1 device:\n");
     std::printf(
@@ -172,6 +226,10 @@ int main() {
     std::printf("Floor, a bare MPI_Allreduce on this machine (shared memory, 2 ranks):\n");
     std::printf("  5 floats (the seed's gradients): %.2f us; 669,706 floats (the MLP's): %.0f us\n",
                 floor_seed, floor_mlp);
+    std::printf(
+        "  fitbench's exchange of the MLP's 669,706 floats (MPI_Alltoallv + MPI_Allgatherv, as "
+        "DataParallel does it): %.0f us\n",
+        exchange_mlp);
   }
   set_process_group(nullptr);
   mpi2.reset();

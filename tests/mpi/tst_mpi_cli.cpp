@@ -77,6 +77,7 @@ class TestMpiCli : public QObject {
   void trace_holds_every_device();
   void events_come_from_rank_0();
   void mismatched_ranks_are_named();
+  void crowded_process_is_warned();
   void other_commands_refuse_processes();
   void killed_rank_ends_the_job();
   void sigint_stops_every_rank();
@@ -259,6 +260,23 @@ void TestMpiCli::events_come_from_rank_0() {
   QCOMPARE(kinds.count("begin"), 1);
   QCOMPARE(kinds.count("epoch"), 1);
   QVERIFY(kinds.count("step") > 0);
+}
+
+// A process bound to one core that hosts 2 devices is told how to give it more; unbound, not.
+void TestMpiCli::crowded_process_is_warned() {
+  const QStringList run_args{
+      FITBENCH_CLI, "run", example("one_vs_data_parallel.json"), "--epochs", "1", "--verbose", "0"};
+  const Result bound =
+      run(FITBENCH_MPIRUN, mpirun_args(2) + QStringList{"--bind-to", "core"} + run_args);
+  QVERIFY2(bound.code == 0, qPrintable(bound.err));
+  QVERIFY2(bound.err.contains("warning: process 0 may run on 1 CPU (its binding) but hosts 2 "
+                              "devices") &&
+               bound.err.contains("--bind-to none"),
+           qPrintable(bound.err));
+  const Result unbound =
+      run(FITBENCH_MPIRUN, mpirun_args(2) + QStringList{"--bind-to", "none"} + run_args);
+  QVERIFY2(unbound.code == 0, qPrintable(unbound.err));
+  QVERIFY2(!unbound.err.contains("warning: process"), qPrintable(unbound.err));
 }
 
 void TestMpiCli::mismatched_ranks_are_named() {
