@@ -277,6 +277,7 @@ int run_command(const QStringList& args) {
   o.save_model_file = p.value("save-model").toStdString();
 
   const std::string file = p.positionalArguments()[0].toStdString();
+  catch_stop_signal();
   // Under mpirun (or KERAS_DISTRIBUTION_*), every process runs this same command on its share of
   // the devices; rank 0 alone prints the Keras text and writes the files.
   ProcessRun processes(detect_process_layout(std::getenv));
@@ -348,6 +349,10 @@ int run_command(const QStringList& args) {
                      "\n";
 
   RunIO io;
+  TrainingControl control;
+  StopOnSignal stop_on_signal(processes, control);
+  io.control = &control;
+  io.callbacks.push_back(&stop_on_signal);
   std::ostream silent(nullptr);  // the other processes' Keras text goes nowhere
   io.interactive = speaks && stdout_is_terminal();
   if (!speaks) {

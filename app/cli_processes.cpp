@@ -27,6 +27,11 @@ std::string file_bytes(const std::string& path) {
   return s.str();
 }
 
+// SIGUSR1 came (catch_stop_signal).
+volatile std::sig_atomic_t stop_signal = 0;
+
+void on_stop_signal(int) { stop_signal = 1; }
+
 // Whether rank 0's run has ended (its files written); read by say_ended.
 volatile std::sig_atomic_t files_done = 0;
 
@@ -48,6 +53,22 @@ void say_ended(int signal_number) {
 #endif
 
 }  // namespace
+
+void catch_stop_signal() {
+  struct sigaction action = {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;
+  ::sigaction(SIGUSR1, &action, nullptr);
+}
+
+bool stop_signalled() { return stop_signal != 0; }
+
+void StopOnSignal::on_train_batch_end(int, const Logs&) {
+  if (control_.stop_requested()) return;
+  const bool mine = stop_signalled();
+  if (processes_.multi() ? processes_.any(mine) : mine) control_.request_stop();
+}
 
 bool have_mpi() {
 #ifdef FITBENCH_HAVE_MPI
@@ -185,6 +206,16 @@ std::string ProcessRun::placement(int devices, int batch_size, long long rows) c
          std::to_string(::getpid()) + "): devices " + held + "; " + shard + " of every batch of " +
          std::to_string(batch_size) + " (its shard of the data set's " + std::to_string(rows) +
          " training rows)";
+}
+
+bool ProcessRun::any(bool mine) const {
+  if (!group_) return mine;
+  const int32_t said = mine ? 1 : 0;
+  flags_.resize(static_cast<size_t>(layout_.size));  // once: no allocation per batch
+  group_->all_gather_bytes(&said, sizeof said, flags_.data());
+  for (const int32_t a : flags_)
+    if (a) return true;
+  return false;
 }
 
 std::string ProcessRun::crowding(int devices) const {

@@ -11,6 +11,8 @@
 
 #include "core/distribution/processes/process_group.h"
 #include "core/distribution/trace/trace.h"
+#include "core/training/callback.h"
+#include "core/training/training_control.h"
 
 namespace fitbench::cli {
 
@@ -18,6 +20,29 @@ namespace fitbench::cli {
 bool have_mpi();
 // The sentence that says how to get multi-process runs in a build without MPI.
 std::string install_mpi_hint();
+
+// SIGUSR1 asks a run to stop after its current batch and write its files, as the window's Stop
+// and model.stop_training do (mpirun passes SIGUSR1 on to every process). Installed before
+// anything else a run does, so that an early signal is not the default action's end.
+void catch_stop_signal();
+// Whether SIGUSR1 came.
+bool stop_signalled();
+
+class ProcessRun;
+
+// Stops fit() through `control` after the batch in which SIGUSR1 came: on one process at once;
+// across processes after the first batch end at which any process has seen it, which all
+// processes agree on (a 4-byte all-gather per batch), so every process stops at the same step.
+class StopOnSignal : public Callback {
+ public:
+  StopOnSignal(const ProcessRun& processes, TrainingControl& control)
+      : processes_(processes), control_(control) {}
+  void on_train_batch_end(int batch, const Logs& logs) override;
+
+ private:
+  const ProcessRun& processes_;
+  TrainingControl& control_;
+};
 
 class ProcessRun {
  public:
@@ -68,12 +93,16 @@ class ProcessRun {
   // process to one core by default when there are at most 2 processes), else "".
   std::string crowding(int devices) const;
 
+  // Whether any process says `mine` (every process calls it at the same point).
+  bool any(bool mine) const;
+
   // Ends every process now with `code` after this one said why (a failure mid-run).
   [[noreturn]] void abort(int code) const;
 
  private:
   ProcessLayout layout_;
   std::shared_ptr<ProcessGroup> group_;
+  mutable std::vector<int32_t> flags_;  // any()'s gather
 };
 
 }  // namespace fitbench::cli

@@ -161,6 +161,27 @@ class TestCliOutputs : public QObject {
   // --events -: standard output is the event stream alone, every line an event, the Keras text
   // inside it as text events; with --events FILE the Keras text is on standard output too, the
   // same lines, and the file holds the same kinds of event.
+  // SIGUSR1 stops a run after its batch, as the window's Stop does: the History and model of
+  // the epochs run are written, exit 0.
+  void stopSignalKeepsTheFiles() {
+    QTemporaryDir dir;
+    const QString exp = dir.filePath("long.json");
+    put(exp, experiment(64, 8, 1000000, ""));
+    QProcess p;
+    QVERIFY(start_until(
+        p,
+        {"run", exp, "--history", dir.filePath("h.json"), "--save-model", dir.filePath("m.json")},
+        "Epoch 30/"));
+    QCOMPARE(::kill(static_cast<pid_t>(p.processId()), SIGUSR1), 0);
+    QVERIFY(p.waitForFinished(30000));
+    QCOMPARE(p.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(p.exitCode(), 0);
+    const QJsonObject history = QJsonDocument::fromJson(contents(dir.filePath("h.json"))).object();
+    const int epochs = int(history["epoch"].toArray().size());
+    QVERIFY2(epochs >= 30 && epochs < 1000000, qPrintable(QString::number(epochs)));
+    QVERIFY(QJsonDocument::fromJson(contents(dir.filePath("m.json"))).isObject());
+  }
+
   void eventsStreamTheRun() {
     QTemporaryDir dir;
     const QString exp = dir.filePath("small.json");

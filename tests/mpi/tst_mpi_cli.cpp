@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -81,6 +82,7 @@ class TestMpiCli : public QObject {
   void other_commands_refuse_processes();
   void killed_rank_ends_the_job();
   void sigint_stops_every_rank();
+  void sigusr1_stops_with_files();
 };
 
 void TestMpiCli::seed_prints_the_two_thread_lines() {
@@ -356,6 +358,43 @@ void TestMpiCli::sigint_stops_every_rank() {
   QCOMPARE(err.count("fitbench-cli: process"), 2);
   QCOMPARE(::kill(static_cast<pid_t>(p.processId()), SIGINT), 0);
   ends_within_10s(p, dir, err);
+}
+
+// SIGUSR1 to mpirun (the window's Stop): every rank stops after the same batch, rank 0 writes
+// the History and model of the epochs run, and the events end with "stopped".
+void TestMpiCli::sigusr1_stops_with_files() {
+  QTemporaryDir dir;
+  QProcess p;
+  clean_environment(p);
+  p.start(FITBENCH_MPIRUN, mpirun_args(2) + QStringList{FITBENCH_CLI, "run", example("seed.json"),
+                                                        "--epochs", "1000000", "--events", "-",
+                                                        "--history", dir.filePath("h.json"),
+                                                        "--save-model", dir.filePath("m.json")});
+  QByteArray out;
+  for (int i = 0; i < 300 && out.count("\"event\":\"epoch\"") < 20; ++i) {
+    p.waitForReadyRead(100);
+    out += p.readAllStandardOutput();
+  }
+  QVERIFY2(out.count("\"event\":\"epoch\"") >= 20, out.right(400).constData());
+  QCOMPARE(::kill(static_cast<pid_t>(p.processId()), SIGUSR1), 0);
+  QElapsedTimer t;
+  t.start();
+  QVERIFY(p.waitForFinished(10000));
+  QVERIFY(t.elapsed() < 10000);
+  out += p.readAllStandardOutput();
+  const QString err = QString::fromUtf8(p.readAllStandardError());
+  QVERIFY2(p.exitStatus() == QProcess::NormalExit && p.exitCode() == 0, qPrintable(err));
+  const QList<QByteArray> lines = out.trimmed().split('\n');
+  const QJsonObject end = QJsonDocument::fromJson(lines.last()).object();
+  QCOMPARE(end["event"].toString(), QString("end"));
+  QCOMPARE(end["stop_reason"].toString(), QString("stopped"));
+  const int epochs = end["epochs_run"].toInt();
+  QVERIFY(epochs >= 20 && epochs < 1000000);
+  QCOMPARE(out.count("\"event\":\"epoch\""), epochs);
+  // The files hold what was trained: one History row per epoch run, and the model.
+  const QJsonObject history = QJsonDocument::fromJson(read_file(dir.filePath("h.json"))).object();
+  QCOMPARE(history["epoch"].toArray().size(), epochs);
+  QVERIFY(!QJsonDocument::fromJson(read_file(dir.filePath("m.json"))).isNull());
 }
 
 QTEST_GUILESS_MAIN(TestMpiCli)
