@@ -84,6 +84,8 @@ void RunEventWriter::on_run_begin(const RunPlan& plan) {
   devices_ = plan.devices;
   device_names_ = plan.device_names;
   distribution_ = plan.spec.distribution.class_name;
+  batch_size_ = plan.spec.fit.batch_size;
+  train_rows_ = plan.train_rows();
 }
 
 void RunEventWriter::on_train_begin(const Logs& /*logs*/) {
@@ -93,6 +95,10 @@ void RunEventWriter::on_train_begin(const Logs& /*logs*/) {
   begin["processes"] = processes_;
   begin["epochs"] = params_.epochs;
   begin["steps"] = params_.steps;
+  if (batch_size_ > 0) {  // from on_run_begin
+    begin["batch_size"] = batch_size_;
+    begin["train_rows"] = train_rows_;
+  }
   write_line(line_of(begin));
   begun_ = true;
   for (const std::string& event : before_begin_) write_line(event);
@@ -170,9 +176,9 @@ RunEvent parse_run_event(const std::string& line, const std::string& place) {
   constexpr int64_t kMaxCount = 1'000'000'000;
   if (name == "begin") {
     e.kind = RunEvent::Kind::kBegin;
-    const ObjectReader r(
-        doc, place,
-        {"event", "devices", "device_names", "distribution", "processes", "epochs", "steps"});
+    const ObjectReader r(doc, place,
+                         {"event", "devices", "device_names", "distribution", "processes", "epochs",
+                          "steps", "batch_size", "train_rows"});
     e.devices = static_cast<int>(r.integer("devices", 1, "a device count", 1, 1 << 20));
     if (const json_io::Json* names = r.get("device_names")) {
       if (!names->is_array()) json_io::fail_expected(r.path_of("device_names"), "a list", *names);
@@ -188,6 +194,8 @@ RunEvent parse_run_event(const std::string& line, const std::string& place) {
     e.processes = static_cast<int>(r.integer("processes", 1, "a process count", 1, 1 << 20));
     e.epochs = static_cast<int>(r.integer("epochs", 0, "an epoch count", 0, kMaxCount));
     e.steps = static_cast<int>(r.integer("steps", 0, "a step count", 0, kMaxCount));
+    e.batch_size = static_cast<int>(r.integer("batch_size", 0, "a batch size", 1, kMaxCount));
+    e.train_rows = r.integer("train_rows", 0, "a row count", 0, int64_t{1} << 50);
   } else if (name == "text") {
     e.kind = RunEvent::Kind::kText;
     const ObjectReader r(doc, place, {"event", "text"});

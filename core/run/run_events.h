@@ -3,7 +3,7 @@
 // each happens, so that another program (the window running mpirun, a notebook, `jq`) can follow
 // a run live. The format (docs/events.md):
 //   {"event": "begin", "devices": N, "device_names": [...], "distribution": "DataParallel" | "",
-//    "processes": P, "epochs": E, "steps": S}
+//    "processes": P, "epochs": E, "steps": S, "batch_size": B, "train_rows": R}
 //   {"event": "text", "text": "Epoch 1/30"}                   a line of Keras's printed output
 //   {"event": "batch", "epoch": 0, "batch": 3, "logs": {...}}  on_train_batch_end's logs
 //   {"event": "epoch", "epoch": 0, "logs": {...}}              on_epoch_end's logs
@@ -77,6 +77,8 @@ class RunEventWriter : public RunListener {
   int devices_ = 1;
   std::vector<std::string> device_names_;
   std::string distribution_;
+  int batch_size_ = 0;
+  int64_t train_rows_ = 0;
   int epoch_ = 0;  // of the batches that follow
   // Text printed before fit() starts (the Devices lines), written right after the begin event.
   bool begun_ = false;
@@ -94,6 +96,8 @@ struct RunEvent {
   int processes = 1;
   int epochs = 0;
   int steps = 0;
+  int batch_size = 0;      // 0 when not given
+  int64_t train_rows = 0;  // rows trained on per epoch
   // text
   std::string text;
   // batch, epoch, step: -1 when not given

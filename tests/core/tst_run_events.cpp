@@ -76,6 +76,8 @@ void TestRunEvents::seed_run_reads_back() {
   QCOMPARE(begin.processes, 1);
   QCOMPARE(begin.epochs, 2);
   QCOMPARE(begin.steps, 8);  // 128 rows in batches of 16
+  QCOMPARE(begin.batch_size, 16);
+  QCOMPARE(begin.train_rows, int64_t{128});
   const RunEvent& end = events.back();
   QCOMPARE(int(end.kind), int(RunEvent::Kind::kEnd));
   QCOMPARE(end.stop_reason, std::string());
