@@ -1,4 +1,5 @@
-// fitbench: the workbench window. `fitbench [EXPERIMENT] [--devices N] [--run | --sweep
+// fitbench: the workbench window. `fitbench [EXPERIMENT] [--devices N] [--processes P] [--run |
+// --sweep
 // [--jobs N]] [--layout NAME] [--show VIEWS] [--size WxH] [--screenshot FILE.png] [--history
 // FILE] [--trace FILE.json] [--quit]` opens an experiment, optionally
 // trains it at once, saves a picture of the window when training ends, and quits: for teaching
@@ -79,6 +80,10 @@ int main(int argc, char** argv) {
                     QStringLiteral("Number of simulated CPU devices (1-16), overriding the "
                                    "experiment's."),
                     QStringLiteral("N")});
+  parser.addOption({QStringLiteral("processes"),
+                    QStringLiteral("Run on P processes with Open MPI (mpirun -np P), the devices "
+                                   "spread over them (Devices tab, Processes)."),
+                    QStringLiteral("P")});
   parser.addOption({QStringLiteral("run"), QStringLiteral("Start training at once.")});
   parser.addOption({QStringLiteral("sweep"),
                     QStringLiteral("Run the experiment's sweep section at once (Run > Sweep); "
@@ -244,6 +249,17 @@ int main(int argc, char** argv) {
       return 2;
     }
     window.setDeviceOverride(n);
+  }
+  if (parser.isSet(QStringLiteral("processes"))) {
+    bool ok = false;
+    const int p = parser.value(QStringLiteral("processes")).toInt(&ok);
+    const QString why =
+        ok ? window.setProcessCount(p) : QStringLiteral("must be an integer from 1 to 16");
+    if (!why.isEmpty()) {
+      fail(QStringLiteral("--processes: %1 (got \"%2\")")
+               .arg(why, parser.value(QStringLiteral("processes"))));
+      return 2;
+    }
   }
   if (parser.isSet(QStringLiteral("target"))) {
     const QString target = parser.value(QStringLiteral("target"));

@@ -77,6 +77,28 @@ DevicesPanel::DevicesPanel(QWidget* parent) : QWidget(parent) {
   form->addRow(m_note);
   layout->addWidget(devicesBox);
 
+  auto* processBox = new QGroupBox(tr("Processes"), this);
+  auto* processForm = new QFormLayout(processBox);
+  m_processes = new QSpinBox(processBox);
+  m_processes->setObjectName(QStringLiteral("processCount"));
+  m_processes->setRange(1, kMaxDevices);
+  m_processes->setSpecialValueText(tr("1 (this window)"));
+  m_processes->setToolTip(
+      tr("1: every device is a worker thread of this window. 2 or more: the run is a job of that "
+         "many processes, started with Open MPI's mpirun as you would start it on a cluster "
+         "(mpirun -np P fitbench-cli run ...); the devices are spread evenly over them and "
+         "exchange through MPI."));
+  processForm->addRow(tr("Processes"), m_processes);
+  m_processError = makeFieldErrorLabel(processBox);
+  processForm->addRow(m_processError);
+  m_processNote = new QLabel(processBox);
+  m_processNote->setObjectName(QStringLiteral("processNote"));
+  m_processNote->setWordWrap(true);
+  m_processNote->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_processNote->setStyleSheet(QStringLiteral("color: palette(mid);"));
+  processForm->addRow(m_processNote);
+  layout->addWidget(processBox);
+
   auto* linkBox = new QGroupBox(tr("Interconnect"), this);
   linkBox->setToolTip(
       tr("The links between devices. Every collective (such as the gradient "
@@ -110,6 +132,7 @@ DevicesPanel::DevicesPanel(QWidget* parent) : QWidget(parent) {
   layout->addStretch(1);
 
   rebuildDeviceRows(1);
+  checkProcesses();
   connectSignals();
 }
 
@@ -120,11 +143,16 @@ void DevicesPanel::connectSignals() {
     m_countSet = true;
     m_fileSpeeds = 0;  // the user chose a count: the rows' speeds are what runs
     checkCount(n);
+    checkProcesses();
     emit changed();
   });
   auto edited = [this] {
     if (!m_filling) emit changed();
   };
+  connect(m_processes, &QSpinBox::valueChanged, this, [this] {
+    checkProcesses();
+    emit processesChanged();
+  });
   connect(m_latency, &QDoubleSpinBox::valueChanged, this, edited);
   connect(m_bandwidth, &QDoubleSpinBox::valueChanged, this, edited);
   connect(m_allreduce, &QComboBox::currentIndexChanged, this, edited);
@@ -278,12 +306,60 @@ DevicesSpec DevicesPanel::spec() const {
   return spec;
 }
 
+int DevicesPanel::processCount() const { return m_processes->value(); }
+
+QString DevicesPanel::processErrorText() const { return m_processError->text(); }
+
+void DevicesPanel::setProcessesUnavailable(const QString& why) {
+  m_processesUnavailable = why;
+  if (!why.isEmpty()) m_processes->setValue(1);
+  m_processes->setEnabled(why.isEmpty());
+  checkProcesses();
+}
+
+QString DevicesPanel::setProcessCount(int processes) {
+  if (processes < 1 || processes > m_processes->maximum())
+    return tr("must be from 1 to %1, got %2").arg(m_processes->maximum()).arg(processes);
+  if (processes > 1 && !m_processesUnavailable.isEmpty()) return m_processesUnavailable;
+  m_processes->setValue(processes);
+  return {};
+}
+
+void DevicesPanel::checkProcesses() {
+  const int p = m_processes->value(), n = m_count->value();
+  QString error;
+  if (p > 1 && n >= 1 && n % p != 0)
+    error = tr("%1 devices cannot be spread evenly over %2 processes: set Count to a multiple "
+               "of %2, or Processes to a divisor of %1.")
+                .arg(n)
+                .arg(p);
+  m_processError->setText(error);
+  m_processError->setVisible(!error.isEmpty());
+  if (!m_processesUnavailable.isEmpty()) {
+    m_processNote->setText(m_processesUnavailable);
+  } else if (p > 1) {
+    m_processNote->setText(
+        tr("Run starts mpirun -np %1 with fitbench-cli: each process hosts %2 of the devices "
+           "and they exchange through Open MPI on this computer. The interconnect below is not "
+           "simulated between processes: the real one is the cost. Pause and Step hold one "
+           "process; a job runs until it ends or Stop (after the current batch; Stop again "
+           "ends it at once).")
+            .arg(p)
+            .arg(n >= p && n % p == 0 ? QString::number(n / p) : tr("a share")));
+  } else {
+    m_processNote->setText(
+        tr("Every device is a thread of this window. 2 or more runs the "
+           "experiment as a job of that many processes (Open MPI)."));
+  }
+}
+
 int DevicesPanel::deviceCount() const { return std::clamp(m_count->value(), 1, kMaxDevices); }
 
 void DevicesPanel::setReadOnly(bool readOnly) {
   for (QWidget* w :
        std::initializer_list<QWidget*>{m_type, m_count, m_latency, m_bandwidth, m_allreduce})
     w->setEnabled(!readOnly);
+  m_processes->setEnabled(!readOnly && m_processesUnavailable.isEmpty());
   for (int row = 0; row < m_table->rowCount(); ++row)
     if (QWidget* w = m_table->cellWidget(row, 1)) w->setEnabled(!readOnly);
 }

@@ -33,14 +33,28 @@ class DevicesPanel : public QWidget {
   // as it is in the field and refused by errorText()).
   int deviceCount() const;
   void setReadOnly(bool readOnly);
+  // Processes: 1 runs every device as a thread of the window; P > 1 runs the experiment as a job
+  // of P processes (mpirun), the devices spread evenly over them. Not part of the experiment
+  // (as mpirun -np is not part of a Keras script): a setting of the window's session.
+  int processCount() const;
+  // Why the window cannot start jobs on several processes (Open MPI missing, ...), shown under
+  // the control, which is then disabled at 1; "" when it can.
+  void setProcessesUnavailable(const QString& why);
+  // Sets Processes; returns why it cannot be ("" when set).
+  QString setProcessCount(int processes);
   // Why the devices cannot run as set (a gpu or tpu type, a file's count beyond what the window
   // simulates, a file's speed list that does not fit the count), or empty.
   QString errorText() const {
     return m_typeError->text().isEmpty() ? m_error : m_typeError->text();
   }
+  // Why the devices cannot be spread over Processes (shown beside it), or empty. The window
+  // checks it after the strategy: a job needs a distribution first.
+  QString processErrorText() const;
 
  signals:
   void changed();
+  // Processes was changed (a setting of the session, not an edit of the experiment).
+  void processesChanged();
 
  private:
   void connectSignals();
@@ -58,6 +72,11 @@ class DevicesPanel : public QWidget {
   QDoubleSpinBox* m_bandwidth = nullptr;
   QComboBox* m_allreduce = nullptr;
   QLabel* m_note = nullptr;
+  QSpinBox* m_processes = nullptr;
+  QLabel* m_processNote = nullptr;
+  QLabel* m_processError = nullptr;  // devices that cannot be spread evenly over the processes
+  QString m_processesUnavailable;
+  void checkProcesses();
   QLabel* m_typeError = nullptr;   // a type fitbench cannot simulate, beside the type
   QLabel* m_countError = nullptr;  // a count the window cannot run, beside the count
   QString m_error;                 // the count's

@@ -264,7 +264,15 @@ QString DeviceTimelineView::synchronizationText() const {
 
 void DeviceTimelineView::updateTexts() {
   const int cores = std::max(QThread::idealThreadCount(), 1);
-  if (m_mode == TimeMode::kMeasured) {
+  const bool job = m_processes > 1;
+  QString tip;  // the row may show only the label's start: the tooltip has it whole
+  if (m_mode == TimeMode::kMeasured && job) {
+    m_modeLabel->setText(
+        tr("Measured: process 0's devices of a job of %1 processes.").arg(m_processes));
+    tip = tr("A job of %1 processes, each its own program, exchanging through Open MPI: the "
+             "steps shown are process 0's devices; the trace file (--trace) has every device.")
+              .arg(m_processes);
+  } else if (m_mode == TimeMode::kMeasured) {
     m_modeLabel->setText(
         cores == 1 ? tr("Measured time on this computer: each device is a thread, on 1 core.")
                    : tr("Measured time on this computer: each device is a thread, on %1 cores.")
@@ -283,7 +291,8 @@ void DeviceTimelineView::updateTexts() {
               tr("The %1 devices take turns on %2 cores.").arg(devices).arg(t.cores, 0, 'g', 3);
     m_modeLabel->setText(text);
   }
-  const bool note = m_mode == TimeMode::kMeasured && m_sync.dominated();
+  // (A job's collectives are MPI's, not this window's threads'.)
+  const bool note = m_mode == TimeMode::kMeasured && !job && m_sync.dominated();
   if (note)
     m_syncNote->setText(
         tr("Collectives here are mostly thread synchronization on this %n-core computer "
@@ -293,7 +302,7 @@ void DeviceTimelineView::updateTexts() {
                  QString::fromStdString(m_modelled.target().name),
                  durationText(m_sync.modelledUs)));
   m_syncNote->setVisible(note);
-  m_modeLabel->setToolTip(m_modeLabel->text());  // the row may show only its start
+  m_modeLabel->setToolTip(tip.isEmpty() ? m_modeLabel->text() : tip);
 }
 
 void DeviceTimelineView::clear(const QStringList& deviceNames) {
@@ -328,6 +337,11 @@ void DeviceTimelineView::appendSteps(const std::vector<StepTrace>& steps) {
   m_canvas->refresh();
   refreshUsage(false);
   updateView();
+}
+
+void DeviceTimelineView::setProcesses(int processes) {
+  m_processes = std::max(processes, 1);
+  updateTexts();
 }
 
 void DeviceTimelineView::setLive(bool live) {

@@ -50,6 +50,9 @@ class DeviceTimelineView : public QWidget {
   // True while the run trains: the view follows the latest steps until the user scrubs. False
   // when it ends: the view stays where it is and the step slider scrubs the kept steps.
   void setLive(bool live);
+  // The run is a job of `processes` processes (1: this window's threads): its steps hold process
+  // 0's devices, which the mode line says.
+  void setProcesses(int processes);
   bool isLive() const { return m_live; }
   const TraceStore& store() const { return m_store; }
   // The run's plan as the step model takes it (none: no modelled time), given when it starts.
@@ -123,6 +126,7 @@ class DeviceTimelineView : public QWidget {
   SynchronizationCheck m_sync;
   QStringList m_names;
   bool m_live = false;
+  int m_processes = 1;
   size_t m_first = 0;
   QElapsedTimer m_usageClock;
   TimelineCanvas* m_canvas = nullptr;

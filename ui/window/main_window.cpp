@@ -42,6 +42,7 @@
 #include "ui/rehearsal/decision_view.h"
 #include "ui/rehearsal/sweep_view.h"
 #include "ui/rehearsal/trials_model.h"
+#include "ui/window/process_job.h"
 #include "ui/window/run_controller.h"
 #include "ui/window/sweep_controller.h"
 #include "ui/window/training_session.h"
@@ -150,6 +151,7 @@ void MainWindow::buildPanels() {
   m_modelPanel = new ModelPanel;
   m_trainingPanel = new TrainingPanel;
   m_devicesPanel = new DevicesPanel;
+  m_devicesPanel->setProcessesUnavailable(ProcessLauncher::find().unavailable);
   m_strategyPanel = new StrategyPanel;
 
   auto* devicesPage = new QWidget;
@@ -267,6 +269,7 @@ void MainWindow::connectSignals() {
   connect(m_modelPanel, &ModelPanel::changed, this, &MainWindow::onPanelChanged);
   connect(m_trainingPanel, &TrainingPanel::changed, this, &MainWindow::onPanelChanged);
   connect(m_devicesPanel, &DevicesPanel::changed, this, &MainWindow::onPanelChanged);
+  connect(m_devicesPanel, &DevicesPanel::processesChanged, this, &MainWindow::updateActions);
   connect(m_strategyPanel, &StrategyPanel::changed, this, &MainWindow::onPanelChanged);
 
   connect(m_runs, &RunController::tick, this, &MainWindow::onTick);
@@ -339,6 +342,10 @@ bool MainWindow::isModified() const { return m_doc.isModified(currentSpec()); }
 void MainWindow::setDeviceOverride(int devices) {
   m_devicesPanel->overrideCount(devices);
   onPanelChanged();
+}
+
+QString MainWindow::setProcessCount(int processes) {
+  return m_devicesPanel->setProcessCount(processes);
 }
 
 void MainWindow::setRunOutputs(const QString& historyFile, const QString& traceFile) {
@@ -414,13 +421,17 @@ void MainWindow::updateActions() {
   m_runAct->setEnabled(!running);
   // Without a sweep section there is nothing to run (the Sweep view says how to add one).
   m_sweepAct->setEnabled(!running && !m_doc.base().sweep.is_null());
-  m_pauseAct->setEnabled(running && !sweeping);
+  // A job on several processes runs until it ends or Stop: one process's fit() cannot be held.
+  const bool processes = m_runs->onProcesses() || (!running && m_devicesPanel->processCount() > 1);
+  m_pauseAct->setEnabled(running && !sweeping && !processes);
   m_pauseAct->setText(paused ? tr("Resume") : tr("Pause"));
   m_pauseAct->setIcon(style()->standardIcon(paused ? QStyle::SP_MediaPlay : QStyle::SP_MediaPause));
-  m_stepAct->setEnabled(!sweeping && (!running || paused));
+  m_stepAct->setEnabled(!sweeping && (!running || paused) && !processes);
   // What Step does now (shown while the pointer is on it, over the status bar's text).
-  m_stepAct->setStatusTip(running ? tr("Train one more batch, then hold")
-                                  : tr("Start a run and hold it after its first batch"));
+  m_stepAct->setStatusTip(processes ? tr("Step holds a run of this window's threads: set "
+                                         "Processes to 1 (Devices tab)")
+                          : running ? tr("Train one more batch, then hold")
+                                    : tr("Start a run and hold it after its first batch"));
   m_stopAct->setEnabled(running);
   m_resetAct->setEnabled(!running);
   m_sweepView->openButton()->setEnabled(!running && m_sweepView->selectedTrials().size() == 1);

@@ -75,6 +75,9 @@ class MainWindow : public QMainWindow {
   QString filePath() const { return m_doc.filePath(); }
   // --devices N on the command line: overrides the panel for every run.
   void setDeviceOverride(int devices);
+  // --processes P: runs are jobs of P processes (Devices tab, Processes). Returns why it cannot
+  // be ("" when set): Open MPI missing, a count out of range.
+  QString setProcessCount(int processes);
   // Files every run writes when it ends, as fitbench-cli's --history and --trace ("" for none).
   void setRunOutputs(const QString& historyFile, const QString& traceFile);
   // Restores the last session's experiment when nothing else is opened.

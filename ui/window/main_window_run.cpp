@@ -17,6 +17,7 @@
 #include <cmath>
 
 #include "core/base/error.h"
+#include "core/distribution/spec/strategies.h"
 #include "core/run/experiment_runner.h"
 #include "core/training/callback_registry.h"
 #include "ui/charts/metric_chart.h"
@@ -77,9 +78,28 @@ QString MainWindow::setupError(int* tab) const {
     if (tab) *tab = c.tab;
     return c.error;
   }
+  const ExperimentSpec spec = currentSpec();
+  // A job on several processes spreads a DataParallel run's batches (docs/processes.md).
+  if (m_devicesPanel->processCount() > 1) {
+    const std::string& d = spec.distribution.class_name;
+    QString why;
+    if (d.empty())
+      why = tr("A job on %1 processes spreads the batches of a distribution, and this "
+               "experiment has none: choose DataParallel under Strategy, or set Processes to 1.")
+                .arg(m_devicesPanel->processCount());
+    else if (d != kDataParallel)
+      why = tr("%1 does not run across processes yet (DataParallel does): set Processes to 1 to "
+               "run it on this window's threads.")
+                .arg(QString::fromStdString(d));
+    else
+      why = m_devicesPanel->processErrorText();
+    if (!why.isEmpty()) {
+      if (tab) *tab = 3;
+      return why;
+    }
+  }
   // A ModelCheckpoint or CSVLogger from the file (the Training tab lists them; it does not edit
   // them) must not write over the experiment file, its data or its weights, as in fitbench-cli.
-  const ExperimentSpec spec = currentSpec();
   const QString base = m_doc.folder();
   try {
     check_outputs_apart(run_inputs(spec, m_doc.filePath().toStdString(), base.toStdString()),
@@ -108,7 +128,9 @@ void MainWindow::startRun(bool held) {
   const ExperimentSpec spec = currentSpec();
   m_metricKey = TrainingWorker::chartMetricKey(spec);
   m_decisionView->clear();
-  if (const QString note = m_runs->start(spec, m_doc.filePath(), resolvedDevices(), held);
+  const int processes = m_devicesPanel->processCount();
+  if (const QString note = m_runs->start(spec, m_doc.filePath(), resolvedDevices(),
+                                         held && processes == 1, processes);
       !note.isEmpty())
     appendLog(note, QStringLiteral("#555555"));
   setEditing(false);

@@ -14,6 +14,7 @@
 #include "core/io/experiment.h"
 #include "core/nn/layer_registry.h"
 #include "ui/panels/data_panel.h"
+#include "ui/panels/devices_panel.h"
 #include "ui/rehearsal/batch_split_view.h"
 #include "ui/rehearsal/capacity_view.h"
 #include "ui/rehearsal/collectives_view.h"
@@ -21,6 +22,7 @@
 #include "ui/rehearsal/decision_view.h"
 #include "ui/rehearsal/device_timeline_view.h"
 #include "ui/window/main_window.h"
+#include "ui/window/run_controller.h"
 
 namespace fitbench {
 
@@ -154,6 +156,7 @@ void MainWindow::viewsRunStarted(const QStringList& names, const QString& distri
                                  std::shared_ptr<const CapacityInput> model) {
   m_runDistribution = distribution;
   m_timeline->clear(names);
+  m_timeline->setProcesses(m_runs->onProcesses() ? m_devicesPanel->processCount() : 1);
   m_timeline->setModelInput(model ? std::optional<CapacityInput>(*model) : std::nullopt);
   m_timeline->setLive(true);
   // A distributed run is what the timeline is for; a one-device run has nothing to draw there.

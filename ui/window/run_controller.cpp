@@ -5,34 +5,47 @@
 #include <QTimer>
 #include <algorithm>
 
+#include "ui/window/process_job.h"
 #include "ui/window/training_session.h"
 
 namespace fitbench {
 
 RunController::RunController(QObject* parent)
     : QObject(parent), m_session(new TrainingSession(this)), m_feedTimer(new QTimer(this)) {
+  m_job = new ProcessJob(m_session->sharedFeed(), this);
   m_feedTimer->setInterval(33);  // at most ~30 redraws per second
   connectSignals();
 }
 
 RunController::~RunController() { shutdown(); }
 
+namespace {
+// A run's start, end and failure, from the threads (TrainingSession) or a job (ProcessJob).
+template <class Source, class Ended, class Failed>
+void followRuns(RunController* controller, Source* source, Ended ended, Failed failed) {
+  QObject::connect(source, &Source::started, controller, &RunController::started);
+  QObject::connect(source, &Source::finished, controller, ended);
+  QObject::connect(source, &Source::errorOccurred, controller, failed);
+}
+}  // namespace
+
 void RunController::connectSignals() {
   connect(m_feedTimer, &QTimer::timeout, this, &RunController::drain);
-  connect(m_session, &TrainingSession::started, this, &RunController::started);
-  connect(m_session, &TrainingSession::finished, this, [this](std::shared_ptr<RunResult> result) {
+  auto ended = [this](std::shared_ptr<RunResult> result) {
     end();
     m_lastResult = result;
     emit finished(result);
-  });
-  connect(m_session, &TrainingSession::errorOccurred, this, [this](const QString& message) {
+  };
+  auto failedWith = [this](const QString& message) {
     end();
     emit failed(message);
-  });
+  };
+  followRuns(this, m_session, ended, failedWith);
+  followRuns(this, m_job, ended, failedWith);
   connect(m_session, &TrainingSession::pausedChanged, this, &RunController::pausedChanged);
 }
 
-bool RunController::isPaused() const { return m_session->isPaused(); }
+bool RunController::isPaused() const { return !m_onProcesses && m_session->isPaused(); }
 
 void RunController::setOutputs(const QString& historyFile, const QString& traceFile) {
   m_historyFile = historyFile;
@@ -40,7 +53,7 @@ void RunController::setOutputs(const QString& historyFile, const QString& traceF
 }
 
 QString RunController::start(ExperimentSpec spec, const QString& experimentFile, int devices,
-                             bool held) {
+                             bool held, int processes) {
   if (m_running) return {};
   RunRequest request;
   request.startPaused = held;
@@ -57,7 +70,15 @@ QString RunController::start(ExperimentSpec spec, const QString& experimentFile,
   else if (!m_traceFile.isEmpty())
     note = tr("Note: --trace %1 is written by distributed runs only; this run is on one device.")
                .arg(m_traceFile);
-  m_session->start(request);
+  m_onProcesses = processes > 1;
+  if (m_onProcesses) {
+    const QString command = m_job->start(request, processes);
+    if (!command.isEmpty())
+      note = tr("Running on %1 processes: %2").arg(processes).arg(command) +
+             (note.isEmpty() ? QString() : QStringLiteral("\n") + note);
+  } else {
+    m_session->start(request);
+  }
   m_running = true;
   m_longestStallMs = 0.0;
   m_longestTickMs = 0.0;
@@ -67,12 +88,19 @@ QString RunController::start(ExperimentSpec spec, const QString& experimentFile,
   return note;
 }
 
-void RunController::stop() { m_session->stop(); }
+void RunController::stop() {
+  if (m_onProcesses)
+    m_job->stop();
+  else
+    m_session->stop();
+}
 
-void RunController::pause() { m_session->pause(); }
+void RunController::pause() {
+  if (!m_onProcesses) m_session->pause();
+}
 
 void RunController::togglePause() {
-  if (!m_running) return;
+  if (!m_running || m_onProcesses) return;
   if (m_session->isPaused())
     m_session->resume();
   else
@@ -80,10 +108,11 @@ void RunController::togglePause() {
 }
 
 void RunController::stepOnce() {
-  if (m_running) m_session->stepOnce();
+  if (m_running && !m_onProcesses) m_session->stepOnce();
 }
 
 void RunController::shutdown() {
+  m_job->shutdown();
   m_session->shutdown();
   m_feedTimer->stop();
 }

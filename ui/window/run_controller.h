@@ -15,6 +15,7 @@ class QTimer;
 
 namespace fitbench {
 
+class ProcessJob;
 class TrainingSession;
 
 class RunController : public QObject {
@@ -34,7 +35,12 @@ class RunController : public QObject {
   // none): a --trace file that this one-device run does not write. Ignored while a run runs.
   // `held`: the run starts paused with one batch allowed (Step from idle), so it trains exactly
   // one batch and holds, however fast the model.
-  QString start(ExperimentSpec spec, const QString& experimentFile, int devices, bool held = false);
+  // `processes` > 1: the run is a job of that many processes started with mpirun (ProcessJob;
+  // no pause or step), and the note is its command line.
+  QString start(ExperimentSpec spec, const QString& experimentFile, int devices, bool held = false,
+                int processes = 1);
+  // Whether the run that runs is a job on several processes.
+  bool onProcesses() const { return m_running && m_onProcesses; }
   void stop();
   void pause();
   void togglePause();
@@ -66,6 +72,8 @@ class RunController : public QObject {
   void end();
 
   TrainingSession* m_session = nullptr;
+  ProcessJob* m_job = nullptr;
+  bool m_onProcesses = false;
   QTimer* m_feedTimer = nullptr;
   QString m_historyFile, m_traceFile;
   std::shared_ptr<RunResult> m_lastResult;

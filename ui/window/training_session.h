@@ -20,6 +20,7 @@ class TrainingSession : public QObject {
   bool isRunning() const { return m_running; }
   bool isPaused() const { return m_control->paused(); }
   LiveFeed& feed() { return *m_feed; }
+  const std::shared_ptr<LiveFeed>& sharedFeed() const { return m_feed; }
   TrainingWorker* worker() const { return m_worker; }
 
   // Starts a run (held after one batch when request.startPaused); ignored while one runs.
