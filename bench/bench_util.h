@@ -8,15 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "core/base/statistics.h"
+
 namespace fitbench::bench {
 
-// The median (the mean of the middle two for an even count); 0 for no values.
-inline double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+using fitbench::median;  // core/base/statistics.h
 
 // The 1-, 5- and 15-minute load averages from /proc/loadavg, e.g. "0.93 1.10 1.52".
 inline std::string load_average() {

@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/base/statistics.h"
 #include "core/distribution/spec/strategies.h"
 #include "core/nn/dense.h"
 #include "core/nn/network.h"
@@ -34,8 +35,7 @@ double median_time(double budget, F&& f) {
     f();
     times.push_back(seconds_since(t));
   }
-  std::nth_element(times.begin(), times.begin() + times.size() / 2, times.end());
-  return times[times.size() / 2];
+  return median(std::move(times));
 }
 
 // The best time of one all_reduce of `elements` floats over two thread ranks.
@@ -64,11 +64,7 @@ class StepClock : public Callback {
   void on_train_batch_end(int, const Logs&) override {
     if (seen_++ > 0) times_.push_back(seconds_since(begin_));
   }
-  double median() {
-    if (times_.empty()) return 0.0;
-    std::nth_element(times_.begin(), times_.begin() + times_.size() / 2, times_.end());
-    return times_[times_.size() / 2];
-  }
+  double median_step() const { return median(times_); }
 
  private:
   Clock::time_point begin_;
@@ -203,7 +199,7 @@ double measure_step_seconds(RunPlan& plan, int steps) {
       std::min<Index>(plan.data.size(), static_cast<Index>(fit.batch_size) * (steps + 1));
   const Matrix x = plan.data.x.topRows(rows), y = plan.data.y.topRows(rows);
   plan.model->fit(x, y, fit, run);
-  return clock.median();
+  return clock.median_step();
 }
 
 }  // namespace fitbench

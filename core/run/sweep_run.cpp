@@ -13,6 +13,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "core/base/statistics.h"
 #include "core/python/random.h"
 #include "core/run/sweep.h"
 
@@ -139,12 +140,6 @@ void run_tasks(tbb::task_arena& arena, size_t count, F&& fn) {
     group->wait();
   });
   (void)finished.load(std::memory_order_acquire);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 bool better(double a, double b, bool maximize) { return maximize ? a > b : a < b; }

@@ -7,6 +7,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "core/base/statistics.h"
+
 namespace fitbench {
 namespace {
 
@@ -27,13 +29,6 @@ std::vector<double> collective_ends(const RunTrace& trace) {
     end = std::max(end, s.span.end_us());
   }
   return ends;
-}
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0.0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 }  // namespace
