@@ -87,6 +87,8 @@ class ProcessWorker : public QObject {
       return;
     }
     m_pid->store(m_process->processId());
+    // Stop pressed while mpirun was starting: delivered now.
+    if (m_control->stop_requested()) ::kill(static_cast<pid_t>(m_process->processId()), SIGUSR1);
   }
 
   // The window is closing: the job ends now.
@@ -370,10 +372,11 @@ QString ProcessJob::start(const RunRequest& request, int processes) {
 }
 
 void ProcessJob::stop() {
-  const qint64 pid = m_pid->load();
-  if (!m_running || pid <= 0) return;
+  if (!m_running) return;
   ++m_stops;
-  m_control->request_stop();
+  m_control->request_stop();  // mpirun not started yet: the worker sends it SIGUSR1 when it is
+  const qint64 pid = m_pid->load();
+  if (pid <= 0) return;
   if (m_stops == 1) {
     ::kill(static_cast<pid_t>(pid), SIGUSR1);
   } else {
