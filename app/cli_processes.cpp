@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
@@ -27,10 +28,12 @@ std::string file_bytes(const std::string& path) {
   return s.str();
 }
 
-// SIGUSR1 came (catch_stop_signal).
-volatile std::sig_atomic_t stop_signal = 0;
+// SIGUSR1 came (catch_stop_signal). A lock-free atomic: safe in a signal handler, and seen as
+// one by ThreadSanitizer.
+std::atomic<bool> stop_signal{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
 
-void on_stop_signal(int) { stop_signal = 1; }
+void on_stop_signal(int) { stop_signal.store(true, std::memory_order_relaxed); }
 
 // Whether rank 0's run has ended (its files written); read by say_ended.
 volatile std::sig_atomic_t files_done = 0;
@@ -62,7 +65,7 @@ void catch_stop_signal() {
   ::sigaction(SIGUSR1, &action, nullptr);
 }
 
-bool stop_signalled() { return stop_signal != 0; }
+bool stop_signalled() { return stop_signal.load(std::memory_order_relaxed); }
 
 void StopOnSignal::on_train_batch_end(int, const Logs&) {
   if (control_.stop_requested()) return;
