@@ -21,6 +21,7 @@
 #include "core/data/csv_reader.h"
 #include "core/data/dataset.h"
 #include "core/distribution/executors/distribution.h"
+#include "core/distribution/layout/device_plan.h"
 #include "core/distribution/layout/layout_map.h"
 #include "core/distribution/spec/devices.h"
 #include "core/file_checks.h"
@@ -68,9 +69,11 @@ int parse(QCommandLineParser& parser, const QStringList& args, int positionals,
 }
 
 void print_notices(const std::vector<PlanNotice>& notices) {
+  // One write per line: under mpirun another rank's line must not land inside it.
   for (const PlanNotice& n : notices)
-    std::cerr << "fitbench-cli: " << (n.kind == PlanNotice::Kind::kWarning ? "warning: " : "note: ")
-              << printable_message(n.text) << "\n";
+    std::cerr << std::string("fitbench-cli: ") +
+                     (n.kind == PlanNotice::Kind::kWarning ? "warning: " : "note: ") +
+                     printable_message(n.text) + "\n";
 }
 
 int int_option(const QCommandLineParser& p, const QString& name, int min, int max) {
@@ -84,6 +87,14 @@ int int_option(const QCommandLineParser& p, const QString& name, int min, int ma
 }
 
 namespace {
+
+// How many shards a batch is split into: one per device (DataParallel), one per mesh row
+// (ModelParallel).
+int batch_shards(const ExperimentSpec& spec, int devices) {
+  if (spec.distribution.class_name == "ModelParallel")
+    return mesh_placement(spec.distribution).batch;
+  return devices;
+}
 
 // A number in [lo, hi]; with zero_or_from, also 0 below lo.
 double number_option(const QCommandLineParser& p, const QString& name, const std::string& what,
@@ -344,8 +355,8 @@ int run_command(const QStringList& args) {
   }
   if (processes.multi() && p.isSet("verbose"))
     std::cerr << "fitbench-cli: " +
-                     processes.placement(plan.devices, plan.spec.fit.batch_size,
-                                         plan.train_rows()) +
+                     processes.placement(plan.devices, batch_shards(plan.spec, plan.devices),
+                                         plan.spec.fit.batch_size, plan.train_rows()) +
                      "\n";
 
   RunIO io;

@@ -190,16 +190,17 @@ void ProcessRun::gather(std::vector<DeviceUsage>& usage) const {
   usage = std::move(all);
 }
 
-std::string ProcessRun::placement(int devices, int batch_size, long long rows) const {
+std::string ProcessRun::placement(int devices, int shards, int batch_size, long long rows) const {
   const int k = devices / layout_.size, first = layout_.rank * k;
-  std::vector<Index> offsets(static_cast<size_t>(devices)), sizes(static_cast<size_t>(devices));
-  shard_rows(batch_size, devices, offsets, sizes);
+  const int s = shards / layout_.size, first_shard = layout_.rank * s;
+  std::vector<Index> offsets(static_cast<size_t>(shards)), sizes(static_cast<size_t>(shards));
+  shard_rows(batch_size, shards, offsets, sizes);
   const std::vector<std::string> names = list_devices("cpu", devices);
   std::string held;
   for (int d = first; d < first + k; ++d) held += (d == first ? "" : ", ") + names[d];
-  const Index begin = offsets[static_cast<size_t>(first)];
-  const Index end =
-      offsets[static_cast<size_t>(first + k - 1)] + sizes[static_cast<size_t>(first + k - 1)];
+  const size_t last = static_cast<size_t>(first_shard + s - 1);
+  const Index begin = offsets[static_cast<size_t>(first_shard)];
+  const Index end = offsets[last] + sizes[last];
   std::string shard =
       end > begin ? "rows " + std::to_string(begin) + "-" + std::to_string(end - 1) : "no rows";
   char host[256] = {};

@@ -86,8 +86,10 @@ class ProcessRun {
   // Every process's devices' usage, in device order (each process measured its own).
   void gather(std::vector<DeviceUsage>& usage) const;
 
-  // The sentence --verbose prints on stderr: which devices and rows this process holds.
-  std::string placement(int devices, int batch_size, long long rows) const;
+  // The sentence --verbose prints on stderr: which devices and rows this process holds. A batch
+  // is split into `shards` (DataParallel: one per device; ModelParallel: one per mesh row), every
+  // process computing the same number of them.
+  std::string placement(int devices, int shards, int batch_size, long long rows) const;
 
   // A warning when this process may run on fewer CPUs than it hosts devices (mpirun binds each
   // process to one core by default when there are at most 2 processes), else "".

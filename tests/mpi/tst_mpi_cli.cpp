@@ -1,8 +1,9 @@
 // fitbench-cli run under mpirun as a user starts it (ctest mpi/*; each mpirun under --timeout):
-// the seed command prints the 2-thread run's lines, every DataParallel example on 2 and 4
-// processes writes the threaded run's History and model file byte for byte, rank 0
-// alone writes files, and one trace of every device on one clock, a mismatch between ranks is
-// named, a killed rank ends the job within 10 s naming it, and SIGINT to mpirun stops every rank.
+// the seed command prints the 2-thread run's lines, every DataParallel and ModelParallel example
+// on 2 and 4 processes writes the threaded run's History and model file byte for byte, rank 0
+// alone writes files, and one trace of every device on one clock, a mesh whose rows cannot stay
+// inside processes is refused, a mismatch between ranks is named, a killed rank ends the job within
+// 10 s naming it, and SIGINT to mpirun stops every rank.
 #include <signal.h>
 
 #include <QDir>
@@ -78,6 +79,7 @@ class TestMpiCli : public QObject {
   void trace_holds_every_device();
   void events_come_from_rank_0();
   void mismatched_ranks_are_named();
+  void mesh_rows_must_fit_processes();
   void crowded_process_is_warned();
   void other_commands_refuse_processes();
   void killed_rank_ends_the_job();
@@ -119,6 +121,9 @@ void TestMpiCli::examples_equal_threads_data() {
   QTest::newRow("ring_vs_naive, 4 x 1") << "ring_vs_naive.json" << 4 << 4;
   QTest::newRow("straggler, 2 x 1") << "straggler.json" << 2 << 2;
   QTest::newRow("uneven_shards, 3 x 1") << "uneven_shards.json" << 3 << 3;
+  // ModelParallel: each process hosts whole mesh rows (a 2 x 2 and a 2 x 4 mesh).
+  QTest::newRow("model_parallel_2x2, 2 x 2") << "model_parallel_2x2.json" << 2 << 4;
+  QTest::newRow("capacity_model_parallel, 2 x 4") << "capacity_model_parallel.json" << 2 << 8;
 }
 
 void TestMpiCli::examples_equal_threads() {
@@ -177,8 +182,11 @@ void TestMpiCli::trace_holds_every_device_data() {
   QTest::addColumn<QString>("experiment");
   QTest::addColumn<int>("processes");
   QTest::addColumn<int>("devices");
-  QTest::newRow("seed, 2 processes") << "seed.json" << 2 << 2;
-  QTest::newRow("one_vs_data_parallel, 2 x 2") << "one_vs_data_parallel.json" << 2 << 4;
+  QTest::addColumn<bool>("one_all_reduce");  // a step's all-reduces are the gradients' alone
+  QTest::newRow("seed, 2 processes") << "seed.json" << 2 << 2 << true;
+  QTest::newRow("one_vs_data_parallel, 2 x 2") << "one_vs_data_parallel.json" << 2 << 4 << true;
+  // A mesh row's all-reduces of input gradients are its own, at its own moments.
+  QTest::newRow("model_parallel_2x2, 2 x 2") << "model_parallel_2x2.json" << 2 << 4 << false;
 }
 
 // One trace for the job: every device of every process, the same spans as the threaded run's,
@@ -187,6 +195,7 @@ void TestMpiCli::trace_holds_every_device() {
   QFETCH(QString, experiment);
   QFETCH(int, processes);
   QFETCH(int, devices);
+  QFETCH(bool, one_all_reduce);
   QTemporaryDir dir;
   const QString tt = dir.filePath("threads-trace.json"), pt = dir.filePath("processes-trace.json");
   QCOMPARE(cli({"run", example(experiment), "--devices", QString::number(devices), "--epochs", "2",
@@ -210,6 +219,7 @@ void TestMpiCli::trace_holds_every_device() {
   const QMap<int, QStringList> mine = work_spans(job["traceEvents"].toArray());
   QCOMPARE(mine.keys().size(), devices);
   QCOMPARE(mine, work_spans(threads["traceEvents"].toArray()));
+  if (!one_all_reduce) return;
   // One clock: in every step, every device is inside the all-reduce at one moment (1 ms for how
   // closely the processes' clocks are put together).
   QMap<qint64, QPair<double, double>> overlap;  // step -> latest begin, earliest end
@@ -265,6 +275,17 @@ void TestMpiCli::events_come_from_rank_0() {
 }
 
 // A process bound to one core that hosts 2 devices is told how to give it more; unbound, not.
+// A 2 x 2 mesh has 2 rows: 4 processes cannot each host whole rows; every rank says why.
+void TestMpiCli::mesh_rows_must_fit_processes() {
+  const Result r = mpi(4, {"run", example("model_parallel_2x2.json"), "--verbose", "0"});
+  QCOMPARE(r.code, 2);
+  QVERIFY2(r.err.contains("model_parallel_2x2.json: distribution.mesh: the mesh's 2 x 2 devices "
+                          "(batch x model) have 2 batch groups, which cannot be spread evenly "
+                          "over 4 processes"),
+           qPrintable(r.err));
+  QVERIFY(r.out.isEmpty());
+}
+
 void TestMpiCli::crowded_process_is_warned() {
   const QStringList run_args{
       FITBENCH_CLI, "run", example("one_vs_data_parallel.json"), "--epochs", "1", "--verbose", "0"};

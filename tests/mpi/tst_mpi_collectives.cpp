@@ -2,8 +2,9 @@
 // flashlight's AllReduceTest, every rank fills its buffers with its rank and checks the closed
 // form (the sum over ranks is N(N-1)/2), for every collective, 1 and 2 devices per process, ring
 // and naive; and with uneven random values, every result bitwise equal to the thread backend's
-// over the same device count (computed on each rank from every rank's values). Plus the start
-// check: ranks that agree pass, a rank with another experiment is named.
+// over the same device count (computed on each rank from every rank's values); the same for 3
+// groups served at once (a ModelParallel mesh's columns), each group on buffers of its own size.
+// Plus the start check: ranks that agree pass, a rank with another experiment is named.
 #include <QTest>
 #include <cmath>
 #include <cstring>
@@ -107,6 +108,8 @@ class TestMpiCollectives : public QObject {
   void every_rank_fills_its_rank();
   void equals_thread_collectives_data();
   void equals_thread_collectives();
+  void groups_equal_thread_collectives_data();
+  void groups_equal_thread_collectives();
   void start_check_names_the_differing_rank();
 };
 
@@ -201,6 +204,56 @@ void TestMpiCollectives::equals_thread_collectives() {
                  qPrintable(QString("op %1, %2 floats, member %3: not the thread backend's bits")
                                 .arg(static_cast<int>(op))
                                 .arg(size)
+                                .arg(m)));
+      }
+    }
+  }
+}
+
+void TestMpiCollectives::groups_equal_thread_collectives_data() {
+  every_rank_fills_its_rank_data();
+}
+
+void TestMpiCollectives::groups_equal_thread_collectives() {
+  QFETCH(int, local);
+  QFETCH(int, algorithm);
+  const auto a = static_cast<CollectiveAlgorithm>(algorithm);
+  constexpr int kGroups = 3;
+  HierarchicalCollectives all(group_, local, a, kGroups);
+  std::vector<std::unique_ptr<Collectives>> views;
+  for (int g = 0; g < kGroups; ++g) views.push_back(all.group(g));
+  const int n = all.size();
+  int salt = 0;
+  for (Op op : {Op::kAllReduce, Op::kReduceScatterPieces, Op::kReduceScatter, Op::kAllGatherPieces,
+                Op::kAllGather, Op::kBroadcast}) {
+    ++salt;
+    const int root = salt % n;
+    // Group g's buffers hold 5 + 3g floats and its own values.
+    auto size_of = [](int g) { return int64_t{5} + 3 * g; };
+    auto salt_of = [&](int g) { return 100 * g + salt; };
+    std::vector<std::vector<float>> got(static_cast<size_t>(kGroups * local));
+    // Slot g * local + m: member m of group g; slot 0 on this (MPI's) thread.
+    on_members(kGroups * local, [&](int slot) {
+      const int g = slot / local, m = slot % local;
+      got[static_cast<size_t>(slot)] =
+          run_op(*views[static_cast<size_t>(g)], m, op, size_of(g), salt_of(g), root);
+    });
+    for (int g = 0; g < kGroups; ++g) {
+      auto threads = make_thread_collectives(n, a);
+      std::vector<std::vector<float>> want(static_cast<size_t>(n));
+      std::vector<std::thread> ts;
+      for (int r = 0; r < n; ++r)
+        ts.emplace_back(
+            [&, r] { want[r] = run_op(*threads, r, op, size_of(g), salt_of(g), root); });
+      for (auto& t : ts) t.join();
+      for (int m = 0; m < local; ++m) {
+        const auto& w = want[static_cast<size_t>(all.global_rank(m))];
+        const auto& mine = got[static_cast<size_t>(g * local + m)];
+        QCOMPARE(mine.size(), w.size());
+        QVERIFY2(w.empty() || std::memcmp(mine.data(), w.data(), w.size() * sizeof(float)) == 0,
+                 qPrintable(QString("op %1, group %2, member %3: not the thread backend's bits")
+                                .arg(static_cast<int>(op))
+                                .arg(g)
                                 .arg(m)));
       }
     }

@@ -3,9 +3,14 @@
 // evaluate() and predict() bit for bit, with 1 and 2 devices per process, ring and naive, an
 // uneven last batch and a validation split, the update replicated or sharded (then the model's
 // optimizer ends with every process's slots); and every rank's weights equal at each epoch end.
+// ModelParallel the same way: a (P x rows per process) x 2 mesh, each process hosting whole mesh
+// rows, kernels split by columns and by rows, ring and naive, clipnorm (its norms all-reduced
+// along a row) and an uneven last batch.
 #include <QTest>
+#include <functional>
 
 #include "core/distribution/executors/distribution.h"
+#include "core/distribution/executors/model_parallel_executor.h"
 #include "tests/core/fixtures.h"
 #include "tests/mpi/mpi_fixture.h"
 
@@ -31,13 +36,15 @@ class ReplicaCheck : public Callback {
   ProcessGroup& g_;
 };
 
-fixtures::Run train(const RehearsalOptions& options, int devices, Callback* check, int batch) {
+fixtures::Run train(const std::function<void(Sequential&)>& distribute, Callback* check, int batch,
+                    const std::vector<int64_t>& hidden = {6},
+                    const OptimizerSpec& optimizer = fixtures::optimizer("Adam", 0.01)) {
   set_random_seed(11);
   Matrix x, y;
   fixtures::make_data(x, y, 5, 3);
-  Sequential m(fixtures::classifier(5, {6}, 3));
-  fixtures::compile(m, fixtures::optimizer("Adam", 0.01));
-  use_data_parallel(m, devices, options);
+  Sequential m(fixtures::classifier(5, hidden, 3));
+  fixtures::compile(m, optimizer);
+  distribute(m);
   FitOptions fit;
   fit.epochs = 3;
   fit.batch_size = batch;
@@ -73,6 +80,12 @@ class TestMpiTraining : public QObject {
   }
   void equals_threads_data();
   void equals_threads();
+  void model_parallel_equals_threads_data();
+  void model_parallel_equals_threads();
+
+ private:
+  // Bit for bit: the History, the weights and optimizer slots, evaluate() and predict().
+  static void compare(const fixtures::Run& mpi, const fixtures::Run& one);
 };
 
 void TestMpiTraining::equals_threads_data() {
@@ -99,13 +112,71 @@ void TestMpiTraining::equals_threads() {
   across.sharded_update_min_elements = sharded ? 0 : INT64_MAX;
   across.processes = group_;
   ReplicaCheck check(*group_);
-  const fixtures::Run mpi = train(across, devices, &check, batch);
+  const fixtures::Run mpi =
+      train([&](Sequential& m) { use_data_parallel(m, devices, across); }, &check, batch);
   QCOMPARE(check.epochs, 3);
   QCOMPARE(check.differing, 0);
   // The same devices as threads of this process.
   RehearsalOptions threads = across;
   threads.processes = nullptr;
-  const fixtures::Run one = train(threads, devices, nullptr, batch);
+  const fixtures::Run one =
+      train([&](Sequential& m) { use_data_parallel(m, devices, threads); }, nullptr, batch);
+  compare(mpi, one);
+}
+
+void TestMpiTraining::model_parallel_equals_threads_data() {
+  QTest::addColumn<int>("rows");
+  QTest::addColumn<QString>("layout");
+  QTest::addColumn<int>("algorithm");
+  QTest::addColumn<bool>("clipnorm");
+  QTest::addColumn<int>("batch");
+  for (int rows : {1, 2})
+    for (const char* layout : {"columns", "rows"})
+      for (auto a : {CollectiveAlgorithm::kRing, CollectiveAlgorithm::kNaive})
+        QTest::addRow("%d mesh row%s per process, %s, %s", rows, rows == 1 ? "" : "s", layout,
+                      algorithm_name(a))
+            << rows << QString(layout) << static_cast<int>(a) << false << 13;
+  QTest::addRow("1 mesh row per process, columns, clipnorm, batch 16")
+      << 1 << QString("columns") << static_cast<int>(CollectiveAlgorithm::kRing) << true << 16;
+}
+
+void TestMpiTraining::model_parallel_equals_threads() {
+  QFETCH(int, rows);
+  QFETCH(QString, layout);
+  QFETCH(int, algorithm);
+  QFETCH(bool, clipnorm);
+  QFETCH(int, batch);
+  DistributionSpec spec;
+  spec.class_name = "ModelParallel";
+  spec.mesh_shape = {group_->size() * rows, 2};
+  spec.axis_names = {"batch", "model"};
+  // Dense 8, 6, 4 and 3 units (classifier()): two hidden kernels split over the model axis.
+  if (layout == "columns")
+    spec.layout_map = {{"dense/kernel", {"", "model"}},
+                       {"dense/bias", {"model"}},
+                       {"dense_1/kernel", {"", "model"}}};
+  else
+    spec.layout_map = {{"dense_1/kernel", {"model", ""}}, {"dense_2/kernel", {"model", ""}}};
+  const int devices = spec.mesh_shape[0] * 2;
+  OptimizerSpec optimizer = fixtures::optimizer("Adam", 0.01);
+  if (clipnorm) optimizer.clipnorm = 0.05;
+  RehearsalOptions across{.algorithm = static_cast<CollectiveAlgorithm>(algorithm)};
+  across.processes = group_;
+  ReplicaCheck check(*group_);
+  const fixtures::Run mpi =
+      train([&](Sequential& m) { use_model_parallel(m, spec, devices, across); }, &check, batch,
+            {6, 4}, optimizer);
+  QCOMPARE(check.epochs, 3);
+  QCOMPARE(check.differing, 0);
+  RehearsalOptions threads = across;
+  threads.processes = nullptr;
+  const fixtures::Run one =
+      train([&](Sequential& m) { use_model_parallel(m, spec, devices, threads); }, nullptr, batch,
+            {6, 4}, optimizer);
+  compare(mpi, one);
+}
+
+void TestMpiTraining::compare(const fixtures::Run& mpi, const fixtures::Run& one) {
   QCOMPARE(mpi.history.history, one.history.history);
   QCOMPARE(mpi.weights.size(), one.weights.size());
   for (size_t i = 0; i < mpi.weights.size(); ++i)

@@ -1,8 +1,9 @@
 // The window's runs on several processes (Devices tab, Processes), driven as a person drives
 // them: Processes typed into its field, Run and Stop pressed with their keys. A job on 2
 // processes trains the History the window's threads train, its charts, log and timeline follow
-// it, Stop ends it after a batch with the model kept, and what cannot run is said: no
-// distribution, ModelParallel, devices that do not spread evenly, Open MPI missing.
+// it, a ModelParallel mesh trains as on threads too, Stop ends it after a batch with the model
+// kept, and what cannot run is said: no distribution, a mesh whose rows cannot stay inside
+// processes, devices that do not spread evenly, Open MPI missing.
 #include <QAction>
 #include <QLabel>
 #include <QPlainTextEdit>
@@ -103,6 +104,26 @@ class TestProcessesWindow : public QObject {
              qPrintable(w->timelineView()->modeText()));
   }
 
+  // A ModelParallel 2 x 2 mesh on 2 processes (a mesh row each): the History of its 4 threads.
+  void modelParallelJobTrainsWhatThreadsTrain() {
+    auto w = makeWindow();
+    QVERIFY(w);
+    open(*w, "model_parallel_2x2.json", 5);
+    QVERIFY(runWithKeys(*w));
+    const History threads = w->lastResult()->history;
+    typeProcesses(*w, 2);
+    QVERIFY2(runWithKeys(*w), qPrintable(w->lastRunError()));
+    const RunResult* job = w->lastResult();
+    QVERIFY(job);
+    QCOMPARE(job->history.history, threads.history);
+    QVERIFY(!job->model.weights.empty());
+    QCOMPARE(job->usage.size(), size_t(4));
+    const QString log = w->logView()->toPlainText();
+    QVERIFY2(log.contains(QStringLiteral("Running on 2 processes: mpirun")), qPrintable(log));
+    QVERIFY(log.contains(QStringLiteral("Distribution: ModelParallel")));
+    QVERIFY(log.contains(QStringLiteral("Finished after 5 epochs")));
+  }
+
   // Stop (Ctrl+.) ends the job after a batch: the epochs trained are kept, with the model.
   void stopKeepsWhatWasTrained() {
     auto w = makeWindow();
@@ -134,11 +155,12 @@ class TestProcessesWindow : public QObject {
     QVERIFY2(w->lastRunError().contains(QStringLiteral("choose DataParallel")),
              qPrintable(w->lastRunError()));
 
-    open(*w, "model_parallel_2x2.json");
-    typeProcesses(*w, 2);
+    open(*w, "model_parallel_2x2.json");  // 2 mesh rows
+    typeProcesses(*w, 4);
     QVERIFY(!runWithKeys(*w, 5000));
-    QVERIFY2(w->lastRunError().contains(
-                 QStringLiteral("ModelParallel does not run across processes yet")),
+    QVERIFY2(w->lastRunError().startsWith(
+                 QStringLiteral("The mesh's 2 x 2 devices (batch x model) have 2 batch groups, "
+                                "which cannot be spread evenly over 4 processes")),
              qPrintable(w->lastRunError()));
 
     open(*w, "one_vs_data_parallel.json");

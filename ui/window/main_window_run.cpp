@@ -17,6 +17,7 @@
 #include <cmath>
 
 #include "core/base/error.h"
+#include "core/distribution/layout/device_plan.h"
 #include "core/distribution/spec/strategies.h"
 #include "core/run/experiment_runner.h"
 #include "core/training/callback_registry.h"
@@ -79,20 +80,26 @@ QString MainWindow::setupError(int* tab) const {
     return c.error;
   }
   const ExperimentSpec spec = currentSpec();
-  // A job on several processes spreads a DataParallel run's batches (docs/processes.md).
-  if (m_devicesPanel->processCount() > 1) {
+  // A job on several processes spreads a distribution's batches (docs/processes.md); under
+  // ModelParallel every process hosts whole mesh rows.
+  if (const int processes = m_devicesPanel->processCount(); processes > 1) {
     const std::string& d = spec.distribution.class_name;
     QString why;
     if (d.empty())
       why = tr("A job on %1 processes spreads the batches of a distribution, and this "
-               "experiment has none: choose DataParallel under Strategy, or set Processes to 1.")
-                .arg(m_devicesPanel->processCount());
-    else if (d != kDataParallel)
-      why = tr("%1 does not run across processes yet (DataParallel does): set Processes to 1 to "
-               "run it on this window's threads.")
-                .arg(QString::fromStdString(d));
+               "experiment has none: choose DataParallel or ModelParallel under Strategy, or set "
+               "Processes to 1.")
+                .arg(processes);
     else
       why = m_devicesPanel->processErrorText();
+    if (why.isEmpty() && d == kModelParallel)
+      why = QString::fromStdString(mesh_process_error(mesh_placement(spec.distribution), processes))
+                .replace(QStringLiteral("distribution.mesh.axis_names"),
+                         tr("the mesh's axis names (Strategy tab)"));
+    if (!why.isEmpty() && d == kModelParallel && !why.endsWith('.')) {
+      why[0] = why[0].toUpper();  // a sentence of its own here
+      why += '.';
+    }
     if (!why.isEmpty()) {
       if (tab) *tab = 3;
       return why;

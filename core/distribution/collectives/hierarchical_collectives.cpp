@@ -15,27 +15,67 @@ int64_t total_of(HierarchicalCollectives::Pieces pieces) {
   return n;
 }
 
+// One group of a HierarchicalCollectives, as a Collectives of its own.
+class GroupView final : public Collectives {
+ public:
+  GroupView(HierarchicalCollectives& all, int g) : all_(all), g_(g) {}
+  int size() const override { return all_.size(); }
+  CollectiveAlgorithm algorithm() const override { return all_.algorithm(); }
+  int global_rank(int rank) const override { return all_.global_rank(rank); }
+  CollectiveStats all_reduce(int rank, std::span<const std::span<float>> buffers) override {
+    return all_.all_reduce(g_, rank, buffers);
+  }
+  using Collectives::all_reduce;
+  CollectiveStats all_gather(int rank, std::span<const float> in, std::span<float> out) override {
+    return all_.all_gather(g_, rank, in, out);
+  }
+  CollectiveStats reduce_scatter(int rank, std::span<const float> in,
+                                 std::span<float> out) override {
+    return all_.reduce_scatter(g_, rank, in, out);
+  }
+  CollectiveStats reduce_scatter(int rank, std::span<const std::span<float>> buffers) override {
+    return all_.reduce_scatter(g_, rank, buffers);
+  }
+  CollectiveStats all_gather(int rank, std::span<const std::span<float>> buffers) override {
+    return all_.all_gather(g_, rank, buffers);
+  }
+  CollectiveStats broadcast(int rank, int root, std::span<float> buffer) override {
+    return all_.broadcast(g_, rank, root, buffer);
+  }
+  int64_t buffer_bytes(int rank) const override { return all_.group_bytes(g_, rank); }
+
+ private:
+  HierarchicalCollectives& all_;
+  const int g_;
+};
+
 }  // namespace
 
 HierarchicalCollectives::HierarchicalCollectives(std::shared_ptr<ProcessGroup> group, int local,
-                                                 CollectiveAlgorithm algorithm)
+                                                 CollectiveAlgorithm algorithm, int groups)
     : group_(std::move(group)),
       local_(local),
       first_(group_->rank() * local),
       n_(group_->size() * local),
       processes_(group_->size()),
       algorithm_(algorithm),
-      barrier_(local),
-      members_(static_cast<size_t>(local)),
+      barrier_(local * groups),
+      groups_(static_cast<size_t>(groups)),
       send_counts_(static_cast<size_t>(processes_)),
       send_displs_(static_cast<size_t>(processes_)),
       recv_counts_(static_cast<size_t>(processes_)),
       recv_displs_(static_cast<size_t>(processes_)) {
-  assert(local >= 1);
+  assert(local >= 1 && groups >= 1);
+  for (Group& gr : groups_) gr.members.resize(static_cast<size_t>(local));
+}
+
+std::unique_ptr<Collectives> HierarchicalCollectives::group(int g) {
+  assert(g >= 0 && g < static_cast<int>(groups_.size()));
+  return std::make_unique<GroupView>(*this, g);
 }
 
 void HierarchicalCollectives::meet() {
-  if (local_ > 1) barrier_.arrive_and_wait();
+  if (local_ * groups_.size() > 1) barrier_.arrive_and_wait();
 }
 
 Chunk HierarchicalCollectives::process_span(int64_t total, int q) const {
@@ -50,12 +90,13 @@ int HierarchicalCollectives::contributor(int c, int i) const {
   return algorithm_ == CollectiveAlgorithm::kRing ? (c + 1 + i) % n_ : i;
 }
 
-void HierarchicalCollectives::reduce_owned(int64_t total, CollectiveStats& stats) {
+void HierarchicalCollectives::reduce_owned(Group& gr) {
   const int k = local_;
+  const int64_t total = gr.members.front().total;
   const Chunk mine = process_span(total, group_->rank());
-  send_.resize(static_cast<size_t>(k * total));
-  recv_.resize(static_cast<size_t>(k * mine.size * processes_));
-  sums_.resize(static_cast<size_t>(mine.size));
+  gr.send.resize(static_cast<size_t>(k * total));
+  gr.recv.resize(static_cast<size_t>(k * mine.size * processes_));
+  gr.sums.resize(static_cast<size_t>(mine.size));
   // To process q: for each of its chunks, every member's part of that chunk.
   for (int q = 0; q < processes_; ++q) {
     const Chunk span = process_span(total, q);
@@ -63,14 +104,15 @@ void HierarchicalCollectives::reduce_owned(int64_t total, CollectiveStats& stats
     for (int cl = 0; cl < k; ++cl) {
       const Chunk c = chunk_of(total, n_, q * k + cl);
       for (int m = 0; m < k; ++m)
-        read(m, c.begin, c.size, send_.data() + base + k * (c.begin - span.begin) + m * c.size);
+        read(gr, m, c.begin, c.size,
+             gr.send.data() + base + k * (c.begin - span.begin) + m * c.size);
     }
     send_counts_[static_cast<size_t>(q)] = static_cast<int>(k * span.size);
     send_displs_[static_cast<size_t>(q)] = static_cast<int>(base);
     recv_counts_[static_cast<size_t>(q)] = static_cast<int>(k * mine.size);
     recv_displs_[static_cast<size_t>(q)] = static_cast<int>(q * k * mine.size);
   }
-  group_->all_to_all(send_.data(), send_counts_.data(), send_displs_.data(), recv_.data(),
+  group_->all_to_all(gr.send.data(), send_counts_.data(), send_displs_.data(), gr.recv.data(),
                      recv_counts_.data(), recv_displs_.data());
   // Each owned chunk summed over every rank, in the thread backend's order.
   for (int cl = 0; cl < k; ++cl) {
@@ -79,30 +121,31 @@ void HierarchicalCollectives::reduce_owned(int64_t total, CollectiveStats& stats
     const int64_t within = k * (chunk.begin - mine.begin);
     auto part = [&](int g) {
       const int s = g / k, m = g % k;
-      return recv_.data() + s * k * mine.size + within + m * chunk.size;
+      return gr.recv.data() + s * k * mine.size + within + m * chunk.size;
     };
-    float* sum = sums_.data() + (chunk.begin - mine.begin);
+    float* sum = gr.sums.data() + (chunk.begin - mine.begin);
     copy_floats(sum, part(contributor(c, 0)), chunk.size);
     for (int i = 1; i < n_; ++i) {
       const float* x = part(contributor(c, i));
       for (int64_t j = 0; j < chunk.size; ++j) sum[j] += x[j];
     }
   }
+  CollectiveStats& stats = gr.leader_stats;
   stats.bytes_sent += k * (total - mine.size) * kFloat;
   stats.bytes_received += k * mine.size * (processes_ - 1) * kFloat;
   stats.messages_sent += processes_ - 1;
 }
 
-void HierarchicalCollectives::gather_chunks(const float* part, int64_t total,
-                                            CollectiveStats& stats) {
-  flat_.resize(static_cast<size_t>(total));
+void HierarchicalCollectives::gather_chunks(Group& gr, const float* part, int64_t total) {
+  gr.flat.resize(static_cast<size_t>(total));
   for (int q = 0; q < processes_; ++q) {
     const Chunk span = process_span(total, q);
     recv_counts_[static_cast<size_t>(q)] = static_cast<int>(span.size);
     recv_displs_[static_cast<size_t>(q)] = static_cast<int>(span.begin);
   }
-  group_->all_gather(part, flat_.data(), recv_counts_.data(), recv_displs_.data());
+  group_->all_gather(part, gr.flat.data(), recv_counts_.data(), recv_displs_.data());
   const Chunk mine = process_span(total, group_->rank());
+  CollectiveStats& stats = gr.leader_stats;
   stats.bytes_sent += mine.size * (processes_ - 1) * kFloat;
   stats.bytes_received += (total - mine.size) * kFloat;
   stats.messages_sent += processes_ - 1;
@@ -118,111 +161,145 @@ CollectiveStats HierarchicalCollectives::shared_stats(const CollectiveStats& lea
 }
 
 template <class Leader>
-CollectiveStats HierarchicalCollectives::call(int rank, const Member& member, Leader&& leader) {
-  members_[static_cast<size_t>(rank)] = member;
+CollectiveStats HierarchicalCollectives::call(int g, int rank, const Member& member,
+                                              Leader&& leader) {
+  Group& mine = groups_[static_cast<size_t>(g)];
+  mine.members[static_cast<size_t>(rank)] = member;
   meet();
-  if (rank == 0) {
-    leader_stats_ = {};
-    leader();
+  if (g == 0 && rank == 0) {
+    for (Group& gr : groups_) {
+      gr.leader_stats = {};
+      leader(gr);
+    }
   }
   meet();
-  return shared_stats(leader_stats_);
+  return shared_stats(mine.leader_stats);
 }
 
-void HierarchicalCollectives::read(int m, int64_t begin, int64_t size, float* dst) const {
-  const Member& member = members_[static_cast<size_t>(m)];
+void HierarchicalCollectives::read(const Group& gr, int m, int64_t begin, int64_t size,
+                                   float* dst) const {
+  const Member& member = gr.members[static_cast<size_t>(m)];
   if (!member.in.empty() || member.pieces.empty())
     copy_floats(dst, member.in.data() + begin, size);
   else
     pieces_to_flat(member.pieces, dst, begin, begin + size);
 }
 
-const float* HierarchicalCollectives::own_sum(int64_t total, int rank) const {
+const float* HierarchicalCollectives::own_sum(const Group& gr, int64_t total, int rank) const {
   const Chunk mine = process_span(total, group_->rank());
-  return sums_.data() + (chunk_of(total, n_, first_ + rank).begin - mine.begin);
+  return gr.sums.data() + (chunk_of(total, n_, first_ + rank).begin - mine.begin);
 }
 
-void HierarchicalCollectives::gather_members(int64_t total, bool from_in) {
+void HierarchicalCollectives::gather_members(Group& gr, bool from_in) {
+  const int64_t total = gr.members.front().total;
   const Chunk mine = process_span(total, group_->rank());
-  sums_.resize(static_cast<size_t>(mine.size));
+  gr.sums.resize(static_cast<size_t>(mine.size));
   for (int m = 0; m < local_; ++m) {
     const Chunk c = chunk_of(total, n_, first_ + m);
     // A flat input holds only the member's chunk; pieces hold the whole buffer.
-    float* dst = sums_.data() + (c.begin - mine.begin);
+    float* dst = gr.sums.data() + (c.begin - mine.begin);
     if (from_in)
-      copy_floats(dst, members_[static_cast<size_t>(m)].in.data(), c.size);
+      copy_floats(dst, gr.members[static_cast<size_t>(m)].in.data(), c.size);
     else
-      read(m, c.begin, c.size, dst);
+      read(gr, m, c.begin, c.size, dst);
   }
-  gather_chunks(sums_.data(), total, leader_stats_);
+  gather_chunks(gr, gr.sums.data(), total);
 }
 
-CollectiveStats HierarchicalCollectives::all_reduce(int rank, Pieces buffers) {
+CollectiveStats HierarchicalCollectives::all_reduce(int g, int rank, Pieces buffers) {
   const int64_t total = total_of(buffers);
-  const CollectiveStats stats = call(rank, {buffers, {}, {}}, [&] {
-    reduce_owned(total, leader_stats_);
-    gather_chunks(sums_.data(), total, leader_stats_);
+  const CollectiveStats stats = call(g, rank, {buffers, {}, {}, total}, [&](Group& gr) {
+    reduce_owned(gr);
+    gather_chunks(gr, gr.sums.data(), gr.members.front().total);
   });
-  flat_to_pieces(flat_.data(), buffers, 0, total);
+  flat_to_pieces(groups_[static_cast<size_t>(g)].flat.data(), buffers, 0, total);
   return stats;
 }
 
-CollectiveStats HierarchicalCollectives::reduce_scatter(int rank, Pieces buffers) {
+CollectiveStats HierarchicalCollectives::reduce_scatter(int g, int rank, Pieces buffers) {
   const int64_t total = total_of(buffers);
   const CollectiveStats stats =
-      call(rank, {buffers, {}, {}}, [&] { reduce_owned(total, leader_stats_); });
+      call(g, rank, {buffers, {}, {}, total}, [&](Group& gr) { reduce_owned(gr); });
   const Chunk own = chunk_of(total, n_, first_ + rank);
-  flat_to_pieces(own_sum(total, rank), buffers, own.begin, own.begin + own.size);
+  flat_to_pieces(own_sum(groups_[static_cast<size_t>(g)], total, rank), buffers, own.begin,
+                 own.begin + own.size);
   return stats;
 }
 
-CollectiveStats HierarchicalCollectives::reduce_scatter(int rank, std::span<const float> in,
+CollectiveStats HierarchicalCollectives::reduce_scatter(int g, int rank, std::span<const float> in,
                                                         std::span<float> out) {
   const int64_t total = static_cast<int64_t>(in.size());
   const CollectiveStats stats =
-      call(rank, {{}, in, {}}, [&] { reduce_owned(total, leader_stats_); });
-  copy_floats(out.data(), own_sum(total, rank), chunk_of(total, n_, first_ + rank).size);
+      call(g, rank, {{}, in, {}, total}, [&](Group& gr) { reduce_owned(gr); });
+  copy_floats(out.data(), own_sum(groups_[static_cast<size_t>(g)], total, rank),
+              chunk_of(total, n_, first_ + rank).size);
   return stats;
 }
 
-CollectiveStats HierarchicalCollectives::all_gather(int rank, Pieces buffers) {
+CollectiveStats HierarchicalCollectives::all_gather(int g, int rank, Pieces buffers) {
   const int64_t total = total_of(buffers);
   const CollectiveStats stats =
-      call(rank, {buffers, {}, {}}, [&] { gather_members(total, false); });
-  flat_to_pieces(flat_.data(), buffers, 0, total);
+      call(g, rank, {buffers, {}, {}, total}, [&](Group& gr) { gather_members(gr, false); });
+  flat_to_pieces(groups_[static_cast<size_t>(g)].flat.data(), buffers, 0, total);
   return stats;
 }
 
-CollectiveStats HierarchicalCollectives::all_gather(int rank, std::span<const float> in,
+CollectiveStats HierarchicalCollectives::all_gather(int g, int rank, std::span<const float> in,
                                                     std::span<float> out) {
   const int64_t total = static_cast<int64_t>(out.size());
-  const CollectiveStats stats = call(rank, {{}, in, {}}, [&] { gather_members(total, true); });
-  copy_floats(out.data(), flat_.data(), total);
+  const CollectiveStats stats =
+      call(g, rank, {{}, in, {}, total}, [&](Group& gr) { gather_members(gr, true); });
+  copy_floats(out.data(), groups_[static_cast<size_t>(g)].flat.data(), total);
   return stats;
 }
 
-CollectiveStats HierarchicalCollectives::broadcast(int rank, int root, std::span<float> buffer) {
+CollectiveStats HierarchicalCollectives::broadcast(int g, int rank, int root,
+                                                   std::span<float> buffer) {
   const int64_t size = static_cast<int64_t>(buffer.size());
-  const CollectiveStats stats = call(rank, {{}, {}, buffer}, [&] {
-    const int root_process = root / local_;
-    flat_.resize(static_cast<size_t>(size));
+  const int root_process = root / local_;
+  const CollectiveStats stats = call(g, rank, {{}, {}, buffer, size}, [&](Group& gr) {
+    const int64_t count = gr.members.front().total;
+    gr.flat.resize(static_cast<size_t>(count));
     if (root_process == group_->rank())
-      copy_floats(flat_.data(), members_[static_cast<size_t>(root % local_)].out.data(), size);
-    group_->broadcast(flat_.data(), size, root_process);
+      copy_floats(gr.flat.data(), gr.members[static_cast<size_t>(root % local_)].out.data(), count);
+    group_->broadcast(gr.flat.data(), count, root_process);
     if (root_process == group_->rank()) {
-      leader_stats_.bytes_sent = (processes_ - 1) * size * kFloat;
-      leader_stats_.messages_sent = processes_ - 1;
+      gr.leader_stats.bytes_sent = (processes_ - 1) * count * kFloat;
+      gr.leader_stats.messages_sent = processes_ - 1;
     } else {
-      leader_stats_.bytes_received = size * kFloat;
+      gr.leader_stats.bytes_received = count * kFloat;
     }
   });
-  copy_floats(buffer.data(), flat_.data(), size);
+  copy_floats(buffer.data(), groups_[static_cast<size_t>(g)].flat.data(), size);
   return stats;
 }
 
-int64_t HierarchicalCollectives::buffer_bytes(int rank) const {
+CollectiveStats HierarchicalCollectives::all_reduce(int rank, Pieces buffers) {
+  return all_reduce(0, rank, buffers);
+}
+CollectiveStats HierarchicalCollectives::reduce_scatter(int rank, Pieces buffers) {
+  return reduce_scatter(0, rank, buffers);
+}
+CollectiveStats HierarchicalCollectives::reduce_scatter(int rank, std::span<const float> in,
+                                                        std::span<float> out) {
+  return reduce_scatter(0, rank, in, out);
+}
+CollectiveStats HierarchicalCollectives::all_gather(int rank, Pieces buffers) {
+  return all_gather(0, rank, buffers);
+}
+CollectiveStats HierarchicalCollectives::all_gather(int rank, std::span<const float> in,
+                                                    std::span<float> out) {
+  return all_gather(0, rank, in, out);
+}
+CollectiveStats HierarchicalCollectives::broadcast(int rank, int root, std::span<float> buffer) {
+  return broadcast(0, rank, root, buffer);
+}
+
+int64_t HierarchicalCollectives::group_bytes(int g, int rank) const {
   if (rank != 0) return 0;
-  const size_t floats = send_.capacity() + recv_.capacity() + sums_.capacity() + flat_.capacity();
+  const Group& gr = groups_[static_cast<size_t>(g)];
+  const size_t floats =
+      gr.send.capacity() + gr.recv.capacity() + gr.sums.capacity() + gr.flat.capacity();
   return static_cast<int64_t>(floats * sizeof(float));
 }
 

@@ -10,6 +10,13 @@
 // 0, 1, ..., N-1), so the sums are bitwise those of make_thread_collectives(size(), algorithm).
 // The link model is not applied: the processes' real interconnect is the cost. Every call
 // gathers a logical buffer into one message, so many small gradients travel as one.
+//
+// With `groups` G > 1 the object serves G independent groups of the same shape (`local` members
+// of each in every process), whose members all call the same operation at once, each group on its
+// own buffers: the columns of a ModelParallel mesh, each all-reducing its own gradient slices.
+// Member r of group g calls group(g) with rank r; every member of every group of the process
+// meets at one barrier and member 0 of group 0 (the thread that talks to the other processes)
+// exchanges for each group in turn. The object's own Collectives calls are group 0's (G == 1).
 #pragma once
 
 #include <memory>
@@ -24,7 +31,10 @@ namespace fitbench {
 class HierarchicalCollectives final : public Collectives {
  public:
   HierarchicalCollectives(std::shared_ptr<ProcessGroup> group, int local,
-                          CollectiveAlgorithm algorithm);
+                          CollectiveAlgorithm algorithm, int groups = 1);
+
+  // The Collectives of group g (it shares this object, which must outlive it).
+  std::unique_ptr<Collectives> group(int g);
 
   int size() const override { return n_; }
   CollectiveAlgorithm algorithm() const override { return algorithm_; }
@@ -39,33 +49,50 @@ class HierarchicalCollectives final : public Collectives {
   CollectiveStats reduce_scatter(int rank, std::span<const std::span<float>> buffers) override;
   CollectiveStats all_gather(int rank, std::span<const std::span<float>> buffers) override;
   CollectiveStats broadcast(int rank, int root, std::span<float> buffer) override;
-  // Member 0 holds the process's staging buffers (what it sends and receives for all); the
-  // others none.
-  int64_t buffer_bytes(int rank) const override;
+  // Member 0 of a group holds the group's staging buffers (what it sends and receives for all);
+  // the others none.
+  int64_t buffer_bytes(int rank) const override { return group_bytes(0, rank); }
 
   using Pieces = std::span<const std::span<float>>;
+
+  // The calls of member `rank` of group g (what group(g) forwards to).
+  CollectiveStats all_reduce(int g, int rank, Pieces buffers);
+  CollectiveStats all_gather(int g, int rank, std::span<const float> in, std::span<float> out);
+  CollectiveStats reduce_scatter(int g, int rank, std::span<const float> in, std::span<float> out);
+  CollectiveStats reduce_scatter(int g, int rank, Pieces buffers);
+  CollectiveStats all_gather(int g, int rank, Pieces buffers);
+  CollectiveStats broadcast(int g, int rank, int root, std::span<float> buffer);
+  int64_t group_bytes(int g, int rank) const;
 
  private:
   struct Member {
     Pieces pieces;
     std::span<const float> in;
     std::span<float> out;
+    int64_t total = 0;  // the logical buffer's floats (every member of a group the same)
+  };
+  // One group's members and staging buffers.
+  struct Group {
+    std::vector<Member> members;
+    CollectiveStats leader_stats;
+    std::vector<float> send, recv, sums, flat;
   };
   void meet();
-  // Member `rank` shows `member`; between two meetings member 0 runs `leader` for the process.
+  // Member `rank` of group g shows `member`; between two meetings member 0 of group 0 runs
+  // `leader(group)` for every group of the process, one after another.
   template <class Leader>
-  CollectiveStats call(int rank, const Member& member, Leader&& leader);
+  CollectiveStats call(int g, int rank, const Member& member, Leader&& leader);
   // Member m's elements [begin, begin + size) of its buffer into dst.
-  void read(int m, int64_t begin, int64_t size, float* dst) const;
+  void read(const Group& gr, int m, int64_t begin, int64_t size, float* dst) const;
   // Member `rank`'s chunk of the sums reduce_owned left.
-  const float* own_sum(int64_t total, int rank) const;
+  const float* own_sum(const Group& gr, int64_t total, int rank) const;
   // Member 0: every member's own chunk (from its flat `in` or from its pieces) to every process.
-  void gather_members(int64_t total, bool from_in);
+  void gather_members(Group& gr, bool from_in);
   // Member 0: every member's chunks to their owners, summed there in the thread backend's order
-  // into sums_ (this process's chunks, in rank order, contiguous). Returns the bytes sent.
-  void reduce_owned(int64_t total, CollectiveStats& stats);
-  // Member 0: flat_ (total floats) becomes every process's part of `part` (its chunks).
-  void gather_chunks(const float* part, int64_t total, CollectiveStats& stats);
+  // into gr.sums (this process's chunks, in rank order, contiguous).
+  void reduce_owned(Group& gr);
+  // Member 0: gr.flat (total floats) becomes every process's part of `part` (its chunks).
+  void gather_chunks(Group& gr, const float* part, int64_t total);
   // The order in which the owner of chunk c adds the ranks' contributions.
   int contributor(int c, int i) const;
   Chunk process_span(int64_t total, int q) const;  // process q's chunks, contiguous
@@ -75,9 +102,7 @@ class HierarchicalCollectives final : public Collectives {
   const int local_, first_, n_, processes_;
   const CollectiveAlgorithm algorithm_;
   SpinBarrier barrier_;
-  std::vector<Member> members_;
-  CollectiveStats leader_stats_;
-  std::vector<float> send_, recv_, sums_, flat_;
+  std::vector<Group> groups_;
   std::vector<int> send_counts_, send_displs_, recv_counts_, recv_displs_;
 };
 

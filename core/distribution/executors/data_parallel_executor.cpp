@@ -28,12 +28,6 @@ CollectiveGroup make_group(int devices, const RehearsalOptions& options) {
       local);
 }
 
-// The speeds of this process's devices (the knob lists every device of the run).
-std::vector<double> local_speeds(const RehearsalOptions& options, int first, int local) {
-  if (options.speed.empty()) return {};
-  return std::vector<double>(options.speed.begin() + first, options.speed.begin() + first + local);
-}
-
 // Spans a device records per train step at most: shard copy, forward, backward, then waiting,
 // reduce_scatter, update, waiting, all_gather (sharded update) or waiting, all_reduce, update.
 constexpr size_t kSpansPerStep = 8;
@@ -69,7 +63,7 @@ DataParallelExecutor::DataParallelExecutor(const ExecutorContext& ctx, int devic
                                     : 0),
       pool_(local_count(devices, options)),
       group_(make_group(devices, options)),
-      timelines_(pool_.size(), local_speeds(options, first_, pool_.size()), pool_.oversubscribed(),
+      timelines_(pool_.size(), options.speeds_of(first_, pool_.size()), pool_.oversubscribed(),
                  kSpansPerStep),
       errors_(pool_.size()) {
   assert(options_.speed.empty() || static_cast<int>(options_.speed.size()) == devices);
@@ -104,6 +98,7 @@ DataParallelExecutor::DataParallelExecutor(const ExecutorContext& ctx, int devic
     dev->grad_pieces = gradient_pieces(dev->replica->grads());
     dev->var_pieces.reserve(dev->grad_pieces.size());
     assert(total_size(dev->grad_pieces) == trainable);
+    device_totals_.push_back(&dev->totals);
     devices_.push_back(std::move(dev));
   }
 }
@@ -319,7 +314,8 @@ void DataParallelExecutor::run(BatchJob::Phase phase, const ConstMatrixRef& x,
   pool_.dispatch(&DataParallelExecutor::run_device, this);
   errors_.rethrow_first();
   if (totals) add_device_totals(*totals);
-  if (out && multi_process(options_)) gather_predictions(*out);
+  if (out && multi_process(options_))
+    exchange_.gather_rows(*options_.processes, job_, pool_.size(), *out);
   if (job_.training()) {
     timelines_.publish(job_.step);
     for (size_t d = 0; d < devices_.size(); ++d)
@@ -332,54 +328,9 @@ void DataParallelExecutor::add_device_totals(StepTotals& totals) {
     for (auto& d : devices_) totals.add(d->totals);
     return;
   }
-  // Every device's totals from every process, added in device order as one process adds them.
-  const size_t m = totals.metric_states.size(), per = 3 + m, local = devices_.size();
-  totals_out_.resize(per * local);
-  for (size_t d = 0; d < local; ++d) {
-    const StepTotals& t = devices_[d]->totals;
-    double* o = totals_out_.data() + d * per;
-    o[0] = t.loss_sum;
-    o[1] = t.reg_weighted;
-    o[2] = t.samples;
-    std::copy(t.metric_states.begin(), t.metric_states.end(), o + 3);
-  }
-  totals_in_.resize(per * static_cast<size_t>(devices_total_));
-  options_.processes->all_gather_bytes(
-      totals_out_.data(), static_cast<int64_t>(per * local * sizeof(double)), totals_in_.data());
-  StepTotals& t = devices_[0]->totals;  // reused as the scratch of one device's totals
-  for (int g = 0; g < devices_total_; ++g) {
-    const double* in = totals_in_.data() + static_cast<size_t>(g) * per;
-    t.loss_sum = in[0];
-    t.reg_weighted = in[1];
-    t.samples = in[2];
-    std::copy(in + 3, in + per, t.metric_states.begin());
-    totals.add(t);
-  }
-}
-
-void DataParallelExecutor::gather_predictions(MatrixRef& out) {
-  const int processes = options_.processes->size();
-  const int local = pool_.size();
-  const Index cols = out.cols();
-  counts_.resize(static_cast<size_t>(processes));
-  displs_.resize(static_cast<size_t>(processes));
-  for (int q = 0; q < processes; ++q) {
-    Index rows = 0;
-    for (int d = 0; d < local; ++d) rows += job_.sizes[static_cast<size_t>(q * local + d)];
-    counts_[static_cast<size_t>(q)] = static_cast<int>(rows * cols);
-    displs_[static_cast<size_t>(q)] =
-        static_cast<int>(job_.offsets[static_cast<size_t>(q * local)] * cols);
-  }
-  const Index mine =
-      counts_[static_cast<size_t>(options_.processes->rank())] / std::max<Index>(cols, 1);
-  const Index off = job_.offsets[static_cast<size_t>(first_)];
-  rows_out_.resize(static_cast<size_t>(mine * cols));
-  for (Index r = 0; r < mine; ++r)
-    for (Index c = 0; c < cols; ++c) rows_out_[static_cast<size_t>(r * cols + c)] = out(off + r, c);
-  rows_in_.resize(static_cast<size_t>(out.rows() * cols));
-  options_.processes->all_gather(rows_out_.data(), rows_in_.data(), counts_.data(), displs_.data());
-  for (Index r = 0; r < out.rows(); ++r)
-    for (Index c = 0; c < cols; ++c) out(r, c) = rows_in_[static_cast<size_t>(r * cols + c)];
+  // Every device's totals from every process, added in device order as one process adds them
+  // (device 0's totals are reused as the scratch once sent).
+  exchange_.add_totals(*options_.processes, device_totals_, devices_[0]->totals, totals);
 }
 
 void DataParallelExecutor::train_step(ConstMatrixRef x, ConstMatrixRef y, uint64_t step,

@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "core/distribution/executors/rehearsal_options.h"
+#include "core/distribution/executors/shard_exchange.h"
 #include "core/distribution/layout/batch_shards.h"
 #include "core/distribution/threads/device_errors.h"
 #include "core/distribution/threads/device_pool.h"
@@ -98,8 +99,6 @@ class DataParallelExecutor : public StepExecutor {
   void train_device(int d);
   // Adds every device's step totals to `totals` in device order (from every process).
   void add_device_totals(StepTotals& totals);
-  // Every process's rows of the predictions (each computed its devices' rows).
-  void gather_predictions(MatrixRef& out);
   // Sharded update across processes: every process's chunks of the model optimizer's slots.
   void gather_optimizer_state();
 
@@ -113,10 +112,11 @@ class DataParallelExecutor : public StepExecutor {
   StepTimelines timelines_;
   DeviceErrors errors_;
   bool sharded_ = false;
-  bool warmed_up_ = false;                      // the collectives' buffers are sized
-  BatchJob job_;                                // the current job
-  std::vector<double> totals_out_, totals_in_;  // step totals exchanged between processes
-  std::vector<float> rows_out_, rows_in_;       // predictions exchanged between processes
+  bool warmed_up_ = false;                  // the collectives' buffers are sized
+  BatchJob job_;                            // the current job
+  ShardExchange exchange_;                  // step totals and predictions between processes
+  std::vector<StepTotals*> device_totals_;  // each device's totals, in device order
+  std::vector<float> rows_out_, rows_in_;   // optimizer slots exchanged between processes
   std::vector<int> counts_, displs_;
 };
 

@@ -73,11 +73,9 @@ void apply_distribution(Sequential& model, const DistributionSpec& spec, int dev
     return;
   }
   if (spec.class_name == "ModelParallel") {
-    if (process_count > 1)
-      throw InputError("distribution.class_name",
-                       "ModelParallel does not run across processes yet; run it without mpirun "
-                       "(its devices as threads of one process) or use DataParallel");
-    use_model_parallel(model, spec, devices, rehearsal_options(devices_spec, devices));
+    RehearsalOptions options = rehearsal_options(devices_spec, devices);
+    options.processes = std::move(processes);
+    use_model_parallel(model, spec, devices, options);
     return;
   }
   throw InputError("distribution.class_name", "unknown distribution \"" + spec.class_name +

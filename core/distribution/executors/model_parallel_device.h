@@ -12,8 +12,9 @@
 namespace fitbench {
 
 struct ModelParallelExecutor::Device {
-  int index = 0;     // the flat mesh index: cpu:<index>
+  int index = 0;     // this process's index of the device (its flat mesh index less first_)
   int b = 0, m = 0;  // coordinates on the (batch, model) mesh
+  int row = 0;       // b among the rows this process hosts
   std::vector<Matrix> values, grads;
   std::vector<Matrix*> params, grad_ptrs;  // grad_ptrs[i] null for a frozen variable
   std::vector<const Matrix*> const_params;

@@ -6,6 +6,7 @@
 
 #include "core/base/error.h"
 #include "core/distribution/executors/model_parallel_device.h"
+#include "core/distribution/layout/device_plan.h"
 #include "core/nn/dense.h"
 
 namespace fitbench {
@@ -19,6 +20,24 @@ using Split = ModelParallelPlan::Split;
 // all-reduce, the wait for every device, the clip norms' all-reduce and the update pieces.
 size_t spans_per_step(size_t layers) { return 10 + 6 * layers; }
 
+int process_count(const RehearsalOptions& options) {
+  return options.processes ? options.processes->size() : 1;
+}
+
+// The devices this process hosts.
+int local_count(const ModelParallelPlan& plan, const RehearsalOptions& options) {
+  return plan.batch * plan.model / process_count(options);
+}
+
+// The plan's mesh as mesh_process_error reads it.
+std::string process_error(const ModelParallelPlan& plan, int processes) {
+  MeshPlacement mesh;
+  mesh.batch = plan.batch;
+  mesh.model = plan.model;
+  mesh.device = plan.device;
+  return mesh_process_error(mesh, processes);
+}
+
 }  // namespace
 
 ModelParallelExecutor::ModelParallelExecutor(const ExecutorContext& ctx, ModelParallelPlan plan,
@@ -30,19 +49,27 @@ ModelParallelExecutor::ModelParallelExecutor(const ExecutorContext& ctx, ModelPa
       optimizer_spec_(std::move(optimizer)),
       state_(std::move(state)),
       options_(options),
-      pool_(plan_.batch * plan_.model),
-      everyone_(plan_.batch * plan_.model),
-      timelines_(plan_.batch * plan_.model, options.speed, pool_.oversubscribed(),
+      pool_(local_count(plan_, options)),
+      first_(options.processes ? options.processes->rank() * pool_.size() : 0),
+      first_row_(first_ / plan_.model),
+      everyone_(pool_.size()),
+      timelines_(pool_.size(), options.speeds_of(first_, pool_.size()), pool_.oversubscribed(),
                  spans_per_step(ctx.graph.network->layers().size())),
-      errors_(plan_.batch * plan_.model) {
-  assert(options_.speed.empty() || static_cast<int>(options_.speed.size()) == pool_.size());
+      errors_(pool_.size()) {
+  assert(options_.speed.empty() ||
+         static_cast<int>(options_.speed.size()) == plan_.batch * plan_.model);
+  const int processes = process_count(options_);
+  if (const std::string why = process_error(plan_, processes); !why.empty())
+    throw InputError("distribution.mesh", why);
+  const int local_rows = plan_.batch / processes;
   const auto& vars = *ctx_.variables;
   devices_.resize(static_cast<size_t>(pool_.size()));
-  for (int b = 0; b < plan_.batch; ++b) {
+  for (int b = first_row_; b < first_row_ + local_rows; ++b) {
     for (int m = 0; m < plan_.model; ++m) {
       auto dev = std::make_unique<Device>();
       dev->b = b;
       dev->m = m;
+      dev->row = b - first_row_;
       for (size_t i = 0; i < vars.size(); ++i) {
         const SliceRect r = slice_rect(vars[i].value, plan_.variables[i], m, plan_.model);
         dev->values.push_back(vars[i].value.block(r.row, r.col, r.rows, r.cols));
@@ -58,17 +85,30 @@ ModelParallelExecutor::ModelParallelExecutor(const ExecutorContext& ctx, ModelPa
       dev->trainable_grads.reserve(vars.size());
       dev->squared_norms.assign(vars.size(), 0.0f);
       dev->totals.reset(ctx_.graph.metric_state_size());
-      dev->index = plan_.device_at(b, m);
+      dev->index = plan_.device_at(b, m) - first_;
       const size_t d = static_cast<size_t>(dev->index);
       devices_[d] = std::move(dev);
     }
   }
-  for (int b = 0; b < plan_.batch; ++b)
+  for (int b = first_row_; b < first_row_ + local_rows; ++b)
+    row_totals_.push_back(&devices_[static_cast<size_t>(plan_.device_at(b, 0) - first_)]->totals);
+  for (int r = 0; r < local_rows; ++r)
     rows_.push_back(
         std::make_unique<CollectiveGroup>(plan_.model, options_.algorithm, options_.link));
-  for (int m = 0; m < plan_.model; ++m)
-    columns_.push_back(
-        std::make_unique<CollectiveGroup>(plan_.batch, options_.algorithm, options_.link));
+  if (processes > 1) {
+    // Every column's all-reduce goes through the thread of this process's first device (the
+    // one that called MPI_Init_thread): the mesh's first local device runs on the pool's
+    // calling thread.
+    assert(plan_.device_at(first_row_, 0) == first_);
+    column_exchange_ = std::make_shared<HierarchicalCollectives>(options_.processes, local_rows,
+                                                                 options_.algorithm, plan_.model);
+    for (int m = 0; m < plan_.model; ++m)
+      columns_.push_back(std::make_unique<CollectiveGroup>(column_exchange_->group(m), local_rows));
+  } else {
+    for (int m = 0; m < plan_.model; ++m)
+      columns_.push_back(
+          std::make_unique<CollectiveGroup>(plan_.batch, options_.algorithm, options_.link));
+  }
   // Norm clipping needs the norm of whole variables, so the executor clips across slices and the
   // device optimizers only clip by value (at most one of the three is set).
   clip_norm_ = (optimizer_spec_.clipnorm && *optimizer_spec_.clipnorm > 0.0) ||
@@ -93,8 +133,8 @@ std::vector<DeviceMemory> ModelParallelExecutor::device_memory() const {
     m.activations =
         matrix_bytes(dev.z) + matrix_bytes(dev.a) + matrix_bytes(dev.cache) + matrix_bytes(dev.da);
     m.buffers = static_cast<int64_t>(sizeof(float)) * (dev.shard.x.size() + dev.shard.y.size()) +
-                rows_[static_cast<size_t>(dev.b)]->buffer_bytes(dev.m) +
-                columns_[static_cast<size_t>(dev.m)]->buffer_bytes(dev.b);
+                rows_[static_cast<size_t>(dev.row)]->buffer_bytes(dev.m) +
+                columns_[static_cast<size_t>(dev.m)]->buffer_bytes(dev.row);
     for (const auto* lists : {&dev.piece, &dev.gathered, &dev.full_bias})
       for (const std::vector<float>& v : *lists) m.buffers += float_bytes(v);
     out.push_back(m);
@@ -151,8 +191,8 @@ void ModelParallelExecutor::prepare(Index max_rows) {
       [](void* self, int d) {
         auto& e = *static_cast<ModelParallelExecutor*>(self);
         const Device& dev = *e.devices_[static_cast<size_t>(d)];
-        e.rows_[static_cast<size_t>(dev.b)]->warm_up(dev.m, e.row_elements_);
-        e.columns_[static_cast<size_t>(dev.m)]->warm_up(dev.b, total_size(dev.grad_pieces));
+        e.rows_[static_cast<size_t>(dev.row)]->warm_up(dev.m, e.row_elements_);
+        e.columns_[static_cast<size_t>(dev.m)]->warm_up(dev.row, total_size(dev.grad_pieces));
       },
       this);
 }
@@ -162,7 +202,7 @@ void ModelParallelExecutor::reduce_and_update(Device& dev, Clock::time_point t) 
   const size_t n_vars = dev.values.size();
   DeviceTimeline& timeline = timelines_[dev.index];
   // The gradients summed along the batch axis: every device of a column gets the same sums.
-  t = columns_[static_cast<size_t>(dev.m)]->all_reduce(dev.b, timeline, t, dev.grad_pieces);
+  t = columns_[static_cast<size_t>(dev.m)]->all_reduce(dev.row, timeline, t, dev.grad_pieces);
   if (model > 1) {
     // A column is not every device: all wait for all, so an error on any device before this
     // point stops every update and the slices stay consistent.
@@ -185,8 +225,8 @@ void ModelParallelExecutor::reduce_and_update(Device& dev, Clock::time_point t) 
     });
     if (model > 1) {
       t = timeline.end_span(SpanKind::kUpdate, t);
-      t = rows_[static_cast<size_t>(dev.b)]->all_reduce(dev.m, timeline, t,
-                                                        std::span<float>(dev.squared_norms));
+      t = rows_[static_cast<size_t>(dev.row)]->all_reduce(dev.m, timeline, t,
+                                                          std::span<float>(dev.squared_norms));
     }
     errors_.guarded(dev.index, [&] {
       // keras/src/optimizers/base_optimizer.py _clip_by_norm and clip_by_global_norm.
@@ -219,8 +259,9 @@ void ModelParallelExecutor::reduce_and_update(Device& dev, Clock::time_point t) 
       dev.trainable_grads.push_back(dev.grad_ptrs[v]);
     }
     dev.optimizer->apply(dev.trainable_vars, dev.trainable_grads);
-    // The first batch group writes its slices back (replicated values once, from model 0).
-    if (dev.b != 0) return;
+    // The first batch group of the process writes its slices back (replicated values once,
+    // from model 0); every row holds the same values.
+    if (dev.b != first_row_) return;
     auto& vars = *ctx_.variables;
     for (size_t v = 0; v < n_vars; ++v) {
       if (!dev.grad_ptrs[v] || (plan_.variables[v] == Split::kReplicated && dev.m != 0)) continue;
@@ -284,9 +325,15 @@ void ModelParallelExecutor::run(BatchJob::Phase phase, const ConstMatrixRef& x,
   errors_.reset();
   pool_.dispatch(&ModelParallelExecutor::run_device, this);
   errors_.rethrow_first();
-  if (totals)
-    for (auto& d : devices_)
-      if (d->m == 0) totals->add(d->totals);
+  ProcessGroup* processes = process_count(options_) > 1 ? options_.processes.get() : nullptr;
+  if (totals && processes) {
+    // Every row's totals from every process, in row order (row 0's totals are the scratch).
+    exchange_.add_totals(*processes, row_totals_, *row_totals_.front(), *totals);
+  } else if (totals) {
+    for (StepTotals* t : row_totals_) totals->add(*t);
+  }
+  if (out && processes)
+    exchange_.gather_rows(*processes, job_, static_cast<int>(rows_.size()), *out);
   if (job_.training()) {
     timelines_.publish(job_.step);
     for (size_t d = 0; d < devices_.size(); ++d)
@@ -355,7 +402,7 @@ void ModelParallelExecutor::push_to_model() {
   std::vector<Matrix> whole;
   for (const auto& slot : owner_slots) whole.push_back(*slot.value);
   for (const auto& dev : devices_) {
-    if (dev->b != 0) continue;
+    if (dev->b != first_row_) continue;
     const auto slices = dev->optimizer->keras_slots();
     for (size_t i = 0; i < owner_slots.size(); ++i) {
       const size_t v = index[owner_slots[i].variable];
@@ -401,7 +448,11 @@ void ModelParallelExecutor::predict_step(ConstMatrixRef x, MatrixRef out) {
 
 void use_model_parallel(Sequential& model, const DistributionSpec& spec, int devices,
                         const RehearsalOptions& options) {
-  if (model.built()) make_model_parallel_plan(model.network(), spec, devices);
+  if (model.built()) {
+    const ModelParallelPlan plan = make_model_parallel_plan(model.network(), spec, devices);
+    if (const std::string why = process_error(plan, process_count(options)); !why.empty())
+      throw InputError("distribution.mesh", why);
+  }
   auto state = std::make_shared<ModelParallelOptimizers>();
   const Sequential* owner = &model;
   model.set_executor_factory([owner, spec, devices, state, options](const ExecutorContext& ctx) {

@@ -11,13 +11,23 @@
 // update. Equal to one device to float32 rounding. Each train step records a StepTrace; the
 // rehearsal knobs (device speeds, link latency and bandwidth) act as in DataParallel, and in
 // evaluate() and predict() too (their passes exchange activations). Driven by one thread.
+//
+// Across processes (RehearsalOptions::processes, P of them), each process hosts B/P whole rows of
+// the mesh (its model axis stays inside the process, as tensor parallelism stays inside a node):
+// the rows' activation exchanges stay thread collectives, the columns' gradient all-reduces cross
+// processes (one HierarchicalCollectives serving every column, called from the process's first
+// device's thread only), and the step totals and predictions of every row are exchanged, so each
+// process computes what the one-process run computes, bit for bit. Device indices below are this
+// process's (0 .. devices()-1; the global index is first_device() + index).
 #pragma once
 
 #include <chrono>
 #include <memory>
 #include <vector>
 
+#include "core/distribution/collectives/hierarchical_collectives.h"
 #include "core/distribution/executors/rehearsal_options.h"
+#include "core/distribution/executors/shard_exchange.h"
 #include "core/distribution/layout/batch_shards.h"
 #include "core/distribution/layout/model_parallel_plan.h"
 #include "core/distribution/spec/distribution_spec.h"
@@ -70,6 +80,7 @@ class ModelParallelExecutor : public StepExecutor {
   std::vector<DeviceMemory> device_memory() const override;
 
   int devices() const { return pool_.size(); }
+  int first_device() const { return first_; }
   // The values device `index` (flat mesh index) holds: its slice of each variable.
   std::vector<const Matrix*> device_values(int index) const;
   // What the rehearsal knobs added to each of device `index`'s spans in the last train_step.
@@ -103,8 +114,12 @@ class ModelParallelExecutor : public StepExecutor {
   RehearsalOptions options_;
   DevicePool pool_;
   std::vector<std::unique_ptr<Device>> devices_;  // by flat mesh index
-  // Row b of the mesh (the M devices of a batch group) and column m (the B devices that hold
-  // the same slices).
+  int first_ = 0;                                 // the global index of this process's first device
+  int first_row_ = 0;  // the first batch group (mesh row) this process hosts
+  // Across processes: the columns' collectives (rows are in one process).
+  std::shared_ptr<HierarchicalCollectives> column_exchange_;
+  // This process's row first_row_ + r of the mesh (the M devices of a batch group) and column m
+  // (the B devices that hold the same slices, every process's).
   std::vector<std::unique_ptr<CollectiveGroup>> rows_, columns_;
   ArrivalBoard everyone_;                    // the barrier before the update (meshes with M > 1)
   int64_t row_elements_ = 0;                 // the largest call a row's collectives are sized for
@@ -113,6 +128,8 @@ class ModelParallelExecutor : public StepExecutor {
   StepTimelines timelines_;                  // by flat mesh index
   DeviceErrors errors_;                      // by flat mesh index
   BatchJob job_;                             // the current job; shards by batch group
+  ShardExchange exchange_;                   // step totals and predictions between processes
+  std::vector<StepTotals*> row_totals_;      // model device 0's totals of each row, in order
 };
 
 // Makes `model` train with ModelParallel as spec says, on `devices` simulated CPU devices (the

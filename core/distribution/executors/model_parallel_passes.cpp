@@ -23,9 +23,9 @@ ModelParallelExecutor::Clock::time_point ModelParallelExecutor::gather_blocks(
   DeviceTimeline& timeline = timelines_[dev.index];
   const int model = plan_.model;
   t = timeline.end_span(open, t);
-  t = rows_[static_cast<size_t>(dev.b)]->all_gather(dev.m, timeline, t,
-                                                    first(dev.piece[l], rows * width),
-                                                    first(dev.gathered[l], rows * width * model));
+  t = rows_[static_cast<size_t>(dev.row)]->all_gather(dev.m, timeline, t,
+                                                      first(dev.piece[l], rows * width),
+                                                      first(dev.gathered[l], rows * width * model));
   errors_.guarded(dev.index, [&] {
     for (int j = 0; j < model; ++j)
       out.middleCols(width * j, width) =
@@ -42,7 +42,7 @@ ModelParallelExecutor::Clock::time_point ModelParallelExecutor::forward(Device& 
                                                                         Clock::time_point t) {
   const Network& net = *ctx_.graph.network;
   const int model = plan_.model;
-  CollectiveGroup& row = *rows_[static_cast<size_t>(dev.b)];
+  CollectiveGroup& row = *rows_[static_cast<size_t>(dev.row)];
   DeviceTimeline& timeline = timelines_[dev.index];
   const ForwardContext fctx{.training = job_.training(),
                             .step = job_.step,
@@ -114,7 +114,7 @@ ModelParallelExecutor::Clock::time_point ModelParallelExecutor::backward(Device&
                                                                          Index rows,
                                                                          Clock::time_point t) {
   const Network& net = *ctx_.graph.network;
-  CollectiveGroup& row = *rows_[static_cast<size_t>(dev.b)];
+  CollectiveGroup& row = *rows_[static_cast<size_t>(dev.row)];
   DeviceTimeline& timeline = timelines_[dev.index];
   for (size_t l = net.layers().size(); l-- > 0;) {
     const Layer& layer = *net.layers()[l];

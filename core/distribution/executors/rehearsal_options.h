@@ -30,9 +30,16 @@ struct RehearsalOptions {
   // tests set 0 to shard any model.
   int64_t sharded_update_min_elements = 16384;
   // The processes the devices are spread over (null or one process: every device is a thread of
-  // this one). With P processes, process p hosts devices p*N/P .. (p+1)*N/P - 1 on its threads and
-  // exchanges with the others through HierarchicalCollectives; the link model is not applied.
+  // this one). With P processes, process p hosts devices p*N/P .. (p+1)*N/P - 1 on its threads
+  // (under ModelParallel, whole rows of the mesh) and exchanges with the others through
+  // HierarchicalCollectives; the link model is not applied.
   std::shared_ptr<ProcessGroup> processes;
+
+  // The speeds of devices first .. first + count - 1 (a process's devices); empty when unset.
+  std::vector<double> speeds_of(int first, int count) const {
+    if (speed.empty()) return {};
+    return std::vector<double>(speed.begin() + first, speed.begin() + first + count);
+  }
 };
 
 }  // namespace fitbench

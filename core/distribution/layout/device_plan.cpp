@@ -6,6 +6,45 @@
 #include "core/distribution/layout/batch_shards.h"
 
 namespace fitbench {
+namespace {
+
+std::string device_list(const std::vector<int>& devices) {
+  std::string out;
+  for (int d : devices) out += (out.empty() ? "cpu:" : ", cpu:") + std::to_string(d);
+  return out;
+}
+
+}  // namespace
+
+std::string mesh_process_error(const MeshPlacement& plan, int processes) {
+  if (processes <= 1) return {};
+  const std::string mesh = "the mesh's " + std::to_string(plan.batch) + " x " +
+                           std::to_string(plan.model) + " devices (batch x model)";
+  const std::string rule =
+      "across processes every process hosts whole rows of the mesh (a batch group's model-axis "
+      "devices stay in one process)";
+  if (plan.batch % processes != 0)
+    return mesh + " have " + std::to_string(plan.batch) +
+           " batch groups, which cannot be spread evenly over " + std::to_string(processes) +
+           " processes: " + rule + "; make the batch axis a multiple of the process count";
+  const int local = plan.batch * plan.model / processes, rows = plan.batch / processes;
+  for (int p = 0; p < processes; ++p) {
+    for (int b = p * rows; b < (p + 1) * rows; ++b) {
+      std::vector<int> row;
+      bool outside = false;
+      for (int m = 0; m < plan.model; ++m) {
+        row.push_back(plan.at(b, m));
+        outside |= row.back() / local != p;
+      }
+      if (outside)
+        return mesh + " place batch group " + std::to_string(b) + " on " + device_list(row) +
+               ", but process " + std::to_string(p) + " hosts cpu:" + std::to_string(p * local) +
+               " to cpu:" + std::to_string(p * local + local - 1) + ": " + rule +
+               "; name the batch axis first in distribution.mesh.axis_names";
+    }
+  }
+  return {};
+}
 
 MeshPlacement mesh_placement(const DistributionSpec& spec) {
   MeshPlacement mesh;

@@ -30,6 +30,11 @@ struct MeshPlacement {
 // The placement of spec's mesh; one device (a 1 x 1 grid) when the spec has no usable mesh.
 MeshPlacement mesh_placement(const DistributionSpec& spec);
 
+// "" when the mesh can be spread over `processes` processes with every mesh row inside one
+// process (process p hosting devices p*N/P .. (p+1)*N/P - 1, as a ModelParallel run across
+// processes places them); else why not, as a sentence naming what to change.
+std::string mesh_process_error(const MeshPlacement& mesh, int processes);
+
 // The dimension of `v` split over a model axis of `model` devices, or -1 when every device holds
 // it whole (no axis named, or a model axis of one device). The last named dimension counts.
 int split_dimension(const VariableLayout& v, int model);
