@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Quick start 2: installs what is missing, builds fitbench and runs the whole test suite with
-# ctest, then again under AddressSanitizer + UndefinedBehaviorSanitizer, then the core and CLI
-# tests under ThreadSanitizer, then every fuzz target for 15 s (FITBENCH_FUZZ_SECONDS).
+# ctest, then again under AddressSanitizer + UndefinedBehaviorSanitizer, then the threaded core
+# tests and the CLI's under ThreadSanitizer, then every fuzz target for 15 s (FITBENCH_FUZZ_SECONDS).
 # FITBENCH_QUICK=1 skips the sanitizer and fuzz passes. With Open MPI installed (deps.sh installs
 # it) the suites include the mpi/ tests: mpirun on 2 and 4 processes, each under a timeout, as
 # root too (the tests set OMPI_ALLOW_RUN_AS_ROOT and its confirmation themselves).
@@ -19,21 +19,28 @@ run_suite() {  # build-dir, extra cmake args...
   ctest --test-dir "$dir" --output-on-failure -j2 --timeout 900
 }
 
+# The core tests that run threads: their sources name devices, executors, collectives, sweeps or
+# the run plan (the others, CSV, layers, losses and such, run on the calling thread alone).
+threaded='use_data_parallel|use_model_parallel|Collectives|DevicePool|std::thread|apply_distribution|run_experiment|Executor|[Ss]weep|devices|tbb'
+
 run_threaded_tsan() {
-  # Every core test and the CLI's (which runs a ThreadSanitizer build of fitbench-cli, its device
-  # threads included). The window's tests stay out: Qt is not built with ThreadSanitizer, so a
-  # value handed to the training thread through a queued call is reported as a race.
+  # The core tests that run threads and the CLI's (which runs a ThreadSanitizer build of
+  # fitbench-cli, its device threads included). The window's tests stay out: Qt is not built
+  # with ThreadSanitizer, so a value handed to the training thread through a queued call is
+  # reported as a race.
   local dir="$root/build-tsan"
-  echo "== fitbench: ThreadSanitizer build of the core and CLI tests in $dir"
+  echo "== fitbench: ThreadSanitizer build of the threaded core tests and the CLI's in $dir"
   cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DFITBENCH_TSAN=ON -DFITBENCH_BENCH=OFF >/dev/null
   local targets
-  targets=$(cd "$root/tests" && ls core/tst_*.cpp cli/tst_*.cpp | xargs -n1 basename | sed 's/\.cpp$//')
+  targets=$(cd "$root/tests" && { grep -lE "$threaded" core/tst_*.cpp; ls cli/tst_*.cpp; } |
+    xargs -n1 basename | sed 's/\.cpp$//')
   # shellcheck disable=SC2086
   cmake --build "$dir" -j2 --target fitbench-cli $targets
   # die_after_fork=0: a test that has run devices starts fitbench-cli through QProcess, whose
   # forked child execs at once.
   TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 die_after_fork=0 suppressions=$root/tests/tsan.supp" \
-    ctest --test-dir "$dir" --output-on-failure --timeout 900 -R "^(core|cli)/"
+    ctest --test-dir "$dir" --output-on-failure --timeout 900 \
+      -R "^(core|cli)/($(echo $targets | tr ' ' '|'))\$"
 }
 
 # Under AddressSanitizer the window runs whole: every example opened and trained, the trial's
