@@ -69,11 +69,9 @@ int parse(QCommandLineParser& parser, const QStringList& args, int positionals,
 }
 
 void print_notices(const std::vector<PlanNotice>& notices) {
-  // One write per line: under mpirun another rank's line must not land inside it.
   for (const PlanNotice& n : notices)
-    std::cerr << std::string("fitbench-cli: ") +
-                     (n.kind == PlanNotice::Kind::kWarning ? "warning: " : "note: ") +
-                     printable_message(n.text) + "\n";
+    std::cerr << "fitbench-cli: " << (n.kind == PlanNotice::Kind::kWarning ? "warning: " : "note: ")
+              << printable_message(n.text) << "\n";
 }
 
 int int_option(const QCommandLineParser& p, const QString& name, int min, int max) {

@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "app/cli_commands.h"
+#include "app/cli_processes.h"
 #include "core/base/error.h"
 #include "core/distribution/processes/process_group.h"
 #include "core/run/capacity.h"
@@ -39,6 +40,12 @@ int run_command_line(const QString& command, const QStringList& sub);
 }  // namespace
 
 int main(int argc, char** argv) {
+  // stderr line-buffered, one write per line: under mpirun every rank's lines reach one
+  // terminal, and a line written in pieces could be cut by another rank's (every message ends
+  // with a newline, so none waits).
+  static char err_buffer[1 << 16];
+  std::setvbuf(stderr, err_buffer, _IOLBF, sizeof err_buffer);
+  std::cerr.unsetf(std::ios_base::unitbuf);
   QCoreApplication app(argc, argv);
   QCoreApplication::setApplicationName("fitbench-cli");
   QCoreApplication::setApplicationVersion(FITBENCH_VERSION);
@@ -58,7 +65,7 @@ int main(int argc, char** argv) {
   const QString command = args[1];
   QStringList sub = args.mid(2);
   sub.prepend("fitbench-cli " + command);
-  const int code = run_command_line(command, sub);
+  int code = run_command_line(command, sub);
   // What is still buffered is written now, where a failure can be said (a full disk, a closed
   // pipe): at exit it would be lost without a word and the exit code would say success.
   errno = 0;
@@ -67,8 +74,11 @@ int main(int argc, char** argv) {
     const int error = errno;
     std::cerr << "fitbench-cli: cannot write the output to standard output"
               << (error ? std::string(": ") + std::strerror(error) : std::string()) << "\n";
-    return code == 0 ? 1 : code;
+    if (code == 0) code = 1;
   }
+  // Under mpirun every rank meets here once all it had to say is written: a rank that left
+  // earlier would make mpirun end the job before rank 0 said why.
+  fitbench::cli::finish_processes();
   return code;
 }
 

@@ -109,6 +109,9 @@ ProcessRun::~ProcessRun() {
   if (!group_) return;
   set_process_group(nullptr);
   group_.reset();
+}
+
+void finish_processes() {
 #ifdef FITBENCH_HAVE_MPI
   finalize_mpi();
 #endif

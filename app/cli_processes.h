@@ -28,6 +28,10 @@ void catch_stop_signal();
 // Whether SIGUSR1 came.
 bool stop_signalled();
 
+// Ends MPI if a ProcessRun started it (MPI_Finalize, where every rank meets): called by main
+// after the command has said everything, so that no rank leaves before rank 0 has spoken.
+void finish_processes();
+
 class ProcessRun;
 
 // Stops fit() through `control` after the batch in which SIGUSR1 came: on one process at once;
@@ -50,6 +54,7 @@ class ProcessRun {
   // the process group runs use. Throws InputError (the variable) for a bad layout, and
   // InputError naming the settings when this build has no MPI.
   explicit ProcessRun(const ProcessLayout& layout);
+  // Stops being the runs' process group; MPI itself ends in finish_processes().
   ~ProcessRun();
 
   bool multi() const { return layout_.multi(); }
