@@ -172,6 +172,29 @@ class TestProcessesWindow : public QObject {
     QVERIFY(!w->lastResult());
   }
 
+  // A problem every rank finds once started (here Keras's process settings disagreeing with
+  // mpirun's ranks) is said in fitbench-cli's words, without mpirun's frames of dashes.
+  void rankErrorIsSaidWithoutFrames() {
+    auto w = makeWindow();
+    QVERIFY(w);
+    open(*w, "one_vs_data_parallel.json", 2);
+    typeProcesses(*w, 2);
+    qputenv("KERAS_DISTRIBUTION_NUM_PROCESSES", "3");
+    qputenv("KERAS_DISTRIBUTION_PROCESS_ID", "0");
+    const bool ran = runWithKeys(*w, 60000);
+    qunsetenv("KERAS_DISTRIBUTION_NUM_PROCESSES");
+    qunsetenv("KERAS_DISTRIBUTION_PROCESS_ID");
+    QVERIFY(!ran);
+    const QString said = w->lastRunError();
+    QVERIFY2(said.contains(QStringLiteral("KERAS_DISTRIBUTION_NUM_PROCESSES: says process 0 of 3 "
+                                          "but MPI started this one as rank")),
+             qPrintable(said));
+    QVERIFY2(!said.contains(QStringLiteral("-----")) &&
+                 !said.contains(QStringLiteral("Primary job")) &&
+                 !said.contains(QStringLiteral("exited with non-zero status")),
+             qPrintable(said));
+  }
+
   // Without mpirun on PATH the control says what to install and stays at 1.
   void missingOpenMpiIsSaid() {
     const QByteArray path = qgetenv("PATH");

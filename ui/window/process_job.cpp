@@ -70,6 +70,7 @@ class ProcessWorker : public QObject {
     m_end.reset();
     m_callback.reset();
     m_errors.clear();
+    m_otherErrors.clear();
     m_badStream.clear();
     m_line = 0;
     m_epoch = -1;
@@ -209,8 +210,10 @@ class ProcessWorker : public QObject {
       m_feed->addText("Warning: " + line.mid(kCli.size() + 9).toStdString() + "\n");
     else if (line.startsWith(QStringLiteral("cpu:")) && line.contains(QStringLiteral(" busy ")))
       m_feed->addText(line.toStdString() + "\n");
-    else
-      m_errors << (line.startsWith(kCli) ? line.mid(kCli.size()) : line);
+    else if (line.startsWith(kCli))
+      m_errors << line.mid(kCli.size());
+    else if (!line.trimmed().startsWith(QStringLiteral("-----")))  // mpirun's frames
+      m_otherErrors << line;
   }
 
   void ended(int code, QProcess::ExitStatus status) {
@@ -221,7 +224,9 @@ class ProcessWorker : public QObject {
     m_pid->store(0);
     m_process->deleteLater();
     m_process = nullptr;
-    const QString said = m_errors.join('\n');
+    // fitbench-cli's own sentences when it said any; else what mpirun said (its own failures:
+    // a missing executable, root without the OMPI_ALLOW_* pair), without its frames.
+    const QString said = (m_errors.isEmpty() ? m_otherErrors : m_errors).join('\n');
     auto fail = [&](const QString& message) {
       m_dir.reset();
       emit errorOccurred(message);
@@ -255,9 +260,11 @@ class ProcessWorker : public QObject {
   }
 
  public:
-  std::atomic<bool> m_killed{false};  // Stop was pressed twice: the job was ended at once
+  // Stop was pressed twice: the job is being ended at once (read when it ends).
+  void setKilled(bool killed) { m_killed = killed; }
 
  private:
+  std::atomic<bool> m_killed{false};
   std::shared_ptr<LiveFeed> m_feed;
   std::shared_ptr<std::atomic<qint64>> m_pid;
   std::shared_ptr<TrainingControl> m_control;
@@ -269,8 +276,9 @@ class ProcessWorker : public QObject {
   std::unique_ptr<FeedCallback> m_callback;
   History m_history;
   std::optional<RunEvent> m_end;
-  QByteArray m_stderr;  // an unfinished line
-  QStringList m_errors;
+  QByteArray m_stderr;        // an unfinished line
+  QStringList m_errors;       // fitbench-cli's error lines, without its prefix
+  QStringList m_otherErrors;  // any other stderr line (mpirun's)
   QString m_badStream;
   int64_t m_line = 0;
   int m_epoch = -1;
@@ -305,7 +313,7 @@ QString ProcessJob::start(const RunRequest& request, int processes) {
   m_running = true;
   m_stops = 0;
   m_control->reset();
-  m_worker->m_killed = false;
+  m_worker->setKilled(false);
   auto failLater = [this](const QString& message) {
     QMetaObject::invokeMethod(
         this,
@@ -380,7 +388,7 @@ void ProcessJob::stop() {
   if (m_stops == 1) {
     ::kill(static_cast<pid_t>(pid), SIGUSR1);
   } else {
-    m_worker->m_killed = true;
+    m_worker->setKilled(true);
     ::kill(static_cast<pid_t>(pid), SIGTERM);
   }
 }
