@@ -87,8 +87,9 @@ int int_option(const QCommandLineParser& p, const QString& name, int min, int ma
 namespace {
 
 // How many shards a batch is split into: one per device (DataParallel), one per mesh row
-// (ModelParallel).
+// (ModelParallel), none without a distribution (every process trains the whole run).
 int batch_shards(const ExperimentSpec& spec, int devices) {
+  if (spec.distribution.class_name.empty()) return 0;
   if (spec.distribution.class_name == "ModelParallel")
     return mesh_placement(spec.distribution).batch;
   return devices;

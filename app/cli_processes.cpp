@@ -194,6 +194,15 @@ void ProcessRun::gather(std::vector<DeviceUsage>& usage) const {
 }
 
 std::string ProcessRun::placement(int devices, int shards, int batch_size, long long rows) const {
+  char host[256] = {};
+  ::gethostname(host, sizeof host - 1);
+  const std::string process = "process " + std::to_string(layout_.rank) + " of " +
+                              std::to_string(layout_.size) + " on " + host + " (local rank " +
+                              std::to_string(layout_.local_rank) + ", pid " +
+                              std::to_string(::getpid()) + ")";
+  if (shards < layout_.size)  // no distribution: the same whole run in every process
+    return process + ": the whole run on a device of its own, every row of every batch of " +
+           std::to_string(batch_size) + " (the experiment has no distribution)";
   const int k = devices / layout_.size, first = layout_.rank * k;
   const int s = shards / layout_.size, first_shard = layout_.rank * s;
   std::vector<Index> offsets(static_cast<size_t>(shards)), sizes(static_cast<size_t>(shards));
@@ -206,11 +215,7 @@ std::string ProcessRun::placement(int devices, int shards, int batch_size, long 
   const Index end = offsets[last] + sizes[last];
   std::string shard =
       end > begin ? "rows " + std::to_string(begin) + "-" + std::to_string(end - 1) : "no rows";
-  char host[256] = {};
-  ::gethostname(host, sizeof host - 1);
-  return "process " + std::to_string(layout_.rank) + " of " + std::to_string(layout_.size) +
-         " on " + host + " (local rank " + std::to_string(layout_.local_rank) + ", pid " +
-         std::to_string(::getpid()) + "): devices " + held + "; " + shard + " of every batch of " +
+  return process + ": devices " + held + "; " + shard + " of every batch of " +
          std::to_string(batch_size) + " (its shard of the data set's " + std::to_string(rows) +
          " training rows)";
 }

@@ -93,7 +93,8 @@ class ProcessRun {
 
   // The sentence --verbose prints on stderr: which devices and rows this process holds. A batch
   // is split into `shards` (DataParallel: one per device; ModelParallel: one per mesh row), every
-  // process computing the same number of them.
+  // process computing the same number of them; 0 without a distribution (every process trains
+  // the whole run).
   std::string placement(int devices, int shards, int batch_size, long long rows) const;
 
   // A warning when this process may run on fewer CPUs than it hosts devices (mpirun binds each

@@ -80,6 +80,7 @@ class TestMpiCli : public QObject {
   void events_come_from_rank_0();
   void mismatched_ranks_are_named();
   void mesh_rows_must_fit_processes();
+  void no_distribution_runs_whole_everywhere();
   void crowded_process_is_warned();
   void other_commands_refuse_processes();
   void killed_rank_ends_the_job();
@@ -284,6 +285,25 @@ void TestMpiCli::mesh_rows_must_fit_processes() {
                           "over 4 processes"),
            qPrintable(r.err));
   QVERIFY(r.out.isEmpty());
+}
+
+// Without a distribution every process trains the whole run on a device of its own (rank 0
+// speaks), and --verbose says so rather than listing a share.
+void TestMpiCli::no_distribution_runs_whole_everywhere() {
+  const Result r = mpi(2, {"run", example("xor.json"), "--epochs", "1", "--verbose", "0"});
+  QVERIFY2(r.code == 0, qPrintable(r.err));
+  QVERIFY(r.out.contains("Final accuracy: "));
+  QVERIFY2(r.err.contains("note: the experiment has no distribution, so each of the 2 processes "
+                          "trains the whole model on one device"),
+           qPrintable(r.err));
+  for (int p = 0; p < 2; ++p)
+    QVERIFY2(QRegularExpression(QString("process %1 of 2 on .*: the whole run on a device of its "
+                                        "own, every row of every batch of 16 \\(the experiment "
+                                        "has no distribution\\)")
+                                    .arg(p))
+                 .match(r.err)
+                 .hasMatch(),
+             qPrintable(r.err));
 }
 
 void TestMpiCli::crowded_process_is_warned() {
