@@ -411,8 +411,11 @@ void TestMpiCli::sigusr1_stops_with_files() {
                                                         "--epochs", "1000000", "--events", "-",
                                                         "--history", dir.filePath("h.json"),
                                                         "--save-model", dir.filePath("m.json")});
+  // Up to a minute (not a count of reads: a slow build's stream comes in many small reads).
   QByteArray out;
-  for (int i = 0; i < 300 && out.count("\"event\":\"epoch\"") < 20; ++i) {
+  QElapsedTimer started;
+  started.start();
+  while (started.elapsed() < 60000 && out.count("\"event\":\"epoch\"") < 20) {
     p.waitForReadyRead(100);
     out += p.readAllStandardOutput();
   }
