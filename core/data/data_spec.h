@@ -26,6 +26,15 @@ struct DataSpec {
   std::vector<std::string> features_columns;
   char delimiter = ',';
 
+  // A Keras data set: "fashion_mnist", as keras.datasets.fashion_mnist.load_data() gives it,
+  // read from the IDX files in `dataset_dir` (empty: Debian's dataset-fashion-mnist package,
+  // /usr/share/datasets/fashion-mnist). Empty otherwise (then `generator` is empty too).
+  std::string dataset;
+  std::string dataset_dir;
+  int64_t subset = 0;            // the first `subset` training images (0: all of them)
+  bool scale = true;             // pixel values divided by 255, to [0, 1], as Keras's tutorial
+  bool validation_test = false;  // validation_data "test": fit() validates on the test images
+
   // Subtract each feature's mean and divide by its standard deviation (computed on the training
   // part only).
   bool standardize = false;

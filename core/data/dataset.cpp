@@ -32,6 +32,7 @@ Dataset take_rows(const Dataset& data, Index start, Index count) {
 
 Dataset load_dataset(const DataSpec& spec, const std::filesystem::path& base_dir) {
   if (!spec.csv.empty()) return read_csv_dataset(spec, base_dir);
+  if (spec.dataset == "fashion_mnist") return load_fashion_mnist(spec);
   return generate_dataset(spec);
 }
 

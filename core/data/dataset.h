@@ -22,10 +22,14 @@ struct Dataset {
   // Where row r's first target cell comes from, for errors about a label: "<file>:<line>:<column>
   // (<name>)" for a CSV file; empty (no function) for a generator's data.
   std::function<std::string(Index row)> label_place;
+  // Validation rows the data set brings with it (Fashion-MNIST's test images, with
+  // validation_data "test"); fit() validates on them. Empty otherwise.
+  Matrix validation_x, validation_y;
   // What reading the data passed over, as sentences ("data.csv: skipped 3 blank lines ...").
   std::vector<std::string> notes;
 
   Index size() const { return x.rows(); }
+  bool has_validation_data() const { return validation_x.rows() > 0; }
 };
 
 // A generator's data (spec.generator must be set). Throws InputError("data.<field>", ...) for
@@ -37,7 +41,18 @@ Dataset generate_dataset(const DataSpec& spec);
 // non-numeric cell or a short row, and the column for a missing target/feature.
 Dataset read_csv_dataset(const DataSpec& spec, const std::filesystem::path& base_dir);
 
-// generate_dataset or read_csv_dataset, as the spec says.
+// Fashion-MNIST (spec.dataset == "fashion_mnist"): each 28 x 28 image as 784 features in
+// row-major order (what x.reshape(-1, 784) gives in NumPy), the class index 0-9 as the target,
+// the test images as validation data when spec.validation_test. Throws InputError("data.dataset",
+// ...) naming the package to install when its folder is missing, InputError(<file>, ...) for a
+// damaged file or one whose shape is not Fashion-MNIST's.
+Dataset load_fashion_mnist(const DataSpec& spec);
+// Fashion-MNIST's class names, in label order ("T-shirt/top", "Trouser", ...).
+const std::vector<std::string>& fashion_mnist_classes();
+// Where Debian's dataset-fashion-mnist package puts the files.
+inline constexpr const char* kFashionMnistDir = "/usr/share/datasets/fashion-mnist";
+
+// generate_dataset, read_csv_dataset or load_fashion_mnist, as the spec says.
 Dataset load_dataset(const DataSpec& spec, const std::filesystem::path& base_dir);
 
 // A whole CSV file as numbers with its header (for `fitbench-cli predict/evaluate`). Same errors.

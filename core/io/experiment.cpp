@@ -66,6 +66,33 @@ DataSpec parse_data(const Json& doc, const std::string& path, const std::filesys
   const bool csv = doc.contains("csv");
   if (csv && doc.contains("generator"))
     fail(key_path(path, "csv"), "cannot be combined with \"generator\"");
+  if (doc.contains("dataset")) {
+    for (const char* other : {"generator", "csv"})
+      if (doc.contains(other))
+        fail(key_path(path, "dataset"), std::string("cannot be combined with \"") + other + "\"");
+    ObjectReader r(doc, path,
+                   {"dataset", "path", "subset", "scale", "validation_data", "standardize"});
+    data.generator.clear();
+    const Json& name = r.require("dataset", "a Keras data set name");
+    data.dataset = json_io::to_string(name, r.path_of("dataset"), "a Keras data set name");
+    if (data.dataset != "fashion_mnist")
+      fail_unsupported(r.path_of("dataset"), name,
+                       "; the data set it reads is \"fashion_mnist\" "
+                       "(keras.datasets.fashion_mnist)");
+    if (const Json* dir = r.get_non_null("path"))
+      data.dataset_dir = resolve(json_io::to_path(*dir, r.path_of("path")), base);
+    data.subset = r.integer("subset", 0, "0 (every image) or a positive number of images", 0,
+                            int64_t{1} << 40);
+    data.scale = r.boolean("scale", true);
+    if (const Json* v = r.get_non_null("validation_data")) {
+      if (!v->is_string() || v->get<std::string>() != "test")
+        fail_expected(r.path_of("validation_data"),
+                      "\"test\" (validate on the test images) or null", *v);
+      data.validation_test = true;
+    }
+    data.standardize = r.boolean("standardize", false);
+    return data;
+  }
   if (csv) {
     ObjectReader r(doc, path, {"csv", "target", "features", "delimiter", "standardize"});
     data.generator.clear();
@@ -85,7 +112,9 @@ DataSpec parse_data(const Json& doc, const std::string& path, const std::filesys
     return data;
   }
   if (!doc.contains("generator")) {
-    fail(path, "needs either \"generator\" (e.g. \"circle\") or \"csv\" (a file)");
+    fail(path,
+         "needs \"generator\" (e.g. \"circle\"), \"csv\" (a file) or \"dataset\" "
+         "(\"fashion_mnist\")");
   }
   const Json& generator = doc.at("generator");
   data.generator = json_io::to_string(generator, key_path(path, "generator"), "a generator name");
@@ -120,7 +149,13 @@ DataSpec parse_data(const Json& doc, const std::string& path, const std::filesys
 
 Json data_to_json(const DataSpec& data) {
   Json doc = Json::object();
-  if (!data.csv.empty()) {
+  if (!data.dataset.empty()) {
+    doc["dataset"] = data.dataset;
+    if (!data.dataset_dir.empty()) doc["path"] = data.dataset_dir;
+    if (data.subset > 0) doc["subset"] = data.subset;
+    doc["scale"] = data.scale;
+    if (data.validation_test) doc["validation_data"] = "test";
+  } else if (!data.csv.empty()) {
     doc["csv"] = data.csv;
     doc["target"] = data.target.size() == 1 ? Json(data.target[0]) : Json(data.target);
     if (!data.features_columns.empty()) doc["features"] = data.features_columns;
@@ -319,6 +354,10 @@ ExperimentSpec parse_document(const Json& doc, const std::filesystem::path& base
     r.require("compile", "the optimizer, loss and metrics");
   }
   if (const Json* fit = r.get_non_null("fit")) spec.fit = parse_fit(*fit, "fit");
+  if (spec.data.validation_test && spec.fit.validation_split > 0.0)
+    fail("fit.validation_split",
+         "cannot be combined with data.validation_data \"test\": the test images are the "
+         "validation data; remove one of the two");
   if (const Json* weights = r.get_non_null("initial_weights")) {
     const std::string file = json_io::to_path(*weights, "initial_weights");
     spec.initial_weights = resolve(file, base_dir);

@@ -77,6 +77,7 @@ PreparedRun prepare_run(const ExperimentSpec& spec,
     const Index train_rows = validation_split_at(run.data.size(), spec.fit.validation_split);
     const Standardizer s = Standardizer::fit(run.data.x.topRows(train_rows));
     s.apply(run.data.x);
+    if (run.data.has_validation_data()) s.apply(run.data.validation_x);
     for (Index j = 0; j < s.mean.size(); ++j) {
       data.mean.push_back(static_cast<double>(s.mean[j]));
       data.stddev.push_back(static_cast<double>(s.stddev[j]));
@@ -88,9 +89,13 @@ PreparedRun prepare_run(const ExperimentSpec& spec,
   if (!run.model->built()) run.model->build(run.data.x.cols());
   // A model that declares its input (an InputLayer) meets the data here, before any training.
   if (run.data.x.cols() != run.model->network().input_units())
-    throw InputError("data", "the data has " + counted(run.data.x.cols(), "feature column") +
-                                 " but the model expects " +
-                                 std::to_string(run.model->network().input_units()));
+    throw InputError(
+        "data",
+        "the data has " + counted(run.data.x.cols(), "feature column") + " but the model expects " +
+            std::to_string(run.model->network().input_units()) +
+            (spec.data.dataset.empty() ? std::string()
+                                       : " (the images come flattened, 28 x 28 = 784 features "
+                                         "each: give the model an InputLayer of shape [784])"));
   run.model->compile(spec.compile);
   check_sparse_labels(run.data, run.model->network().output_units(), spec.compile.loss.name);
   if (!spec.initial_weights.empty()) load_initial_weights(spec, run);

@@ -301,6 +301,41 @@ std::string csv_section(const DataSpec& d, std::vector<std::string>& imports) {
   return out;
 }
 
+constexpr const char* kIdxReader = R"(def read_idx(path):
+    """An IDX file of unsigned bytes (gzip-compressed), as a NumPy array of its shape."""
+    with gzip.open(path, "rb") as f:
+        data = f.read()
+    rank = data[3]
+    shape = struct.unpack(">" + "I" * rank, data[4 : 4 + 4 * rank])
+    return np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * rank).reshape(shape)
+)";
+
+std::string dataset_section(const DataSpec& d, std::vector<std::string>& imports) {
+  imports.push_back("gzip");
+  imports.push_back("struct");
+  const std::string folder = d.dataset_dir.empty() ? kFashionMnistDir : d.dataset_dir;
+  std::string out =
+      "# The data: Fashion-MNIST from the IDX files fitbench read, the arrays\n"
+      "# keras.datasets.fashion_mnist.load_data() returns, each 28 x 28 image flattened to 784\n"
+      "# features" +
+      std::string(d.scale ? " and scaled to [0, 1] in float32" : " (not scaled: 0 to 255)") + ".\n";
+  out += kIdxReader;
+  const std::string take = d.subset > 0 ? "[:" + py_int(d.subset) + "]" : "";
+  const std::string scale = d.scale ? " / 255.0" : "";
+  out += "\n\nfolder = " + py_str(folder) + "\n";
+  out += "x = read_idx(folder + \"/train-images-idx3-ubyte.gz\")" + take +
+         ".reshape(-1, 784).astype(\"float32\")" + scale + "\n";
+  out += "y = read_idx(folder + \"/train-labels-idx1-ubyte.gz\")" + take + "\n";
+  if (d.validation_test) {
+    out +=
+        "x_test = read_idx(folder + \"/t10k-images-idx3-ubyte.gz\")"
+        ".reshape(-1, 784).astype(\"float32\")" +
+        scale + "\n";
+    out += "y_test = read_idx(folder + \"/t10k-labels-idx1-ubyte.gz\")\n";
+  }
+  return out;
+}
+
 std::string standardize_section(const RunPlan& plan, std::vector<std::string>& imports) {
   imports.push_back("math");
   const double split = plan.spec.fit.validation_split;
@@ -316,6 +351,8 @@ std::string standardize_section(const RunPlan& plan, std::vector<std::string>& i
       "deviation = np.sqrt(((train_x - mean) ** 2).mean(axis=0))\n"
       "deviation[deviation < 10 * np.finfo(\"float64\").eps] = 1.0\n"
       "x = (x - mean.astype(\"float32\")) / deviation.astype(\"float32\")\n";
+  if (plan.spec.data.validation_test)
+    out += "x_test = (x_test - mean.astype(\"float32\")) / deviation.astype(\"float32\")\n";
   return out;
 }
 
@@ -323,7 +360,9 @@ std::string standardize_section(const RunPlan& plan, std::vector<std::string>& i
 
 std::string data_section(const RunPlan& plan, std::vector<std::string>& imports) {
   const DataSpec& d = plan.spec.data;
-  std::string out = d.csv.empty() ? generator_section(d, imports) : csv_section(d, imports);
+  std::string out = !d.dataset.empty() ? dataset_section(d, imports)
+                    : d.csv.empty()    ? generator_section(d, imports)
+                                       : csv_section(d, imports);
   if (d.standardize) out += standardize_section(plan, imports);
   return out;
 }

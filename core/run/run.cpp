@@ -58,6 +58,10 @@ RunResult execute_run(RunPlan& plan, const RunIO& io, RunListener* listener) {
   }
   options.callbacks.insert(options.callbacks.end(), io.callbacks.begin(), io.callbacks.end());
 
+  if (plan.data.has_validation_data()) {  // validation_data "test"
+    options.validation_x = &plan.data.validation_x;
+    options.validation_y = &plan.data.validation_y;
+  }
   const auto start = std::chrono::steady_clock::now();
   try {
     result.history = model.fit(plan.data.x, plan.data.y, fit, options);

@@ -217,11 +217,13 @@ void check_outputs(const ExperimentSpec& spec, const RunOverrides& o, const Plan
   });
 }
 
-// Relative data.csv and initial_weights paths from the experiment's folder.
+// Relative data.csv, data.path and initial_weights paths from the experiment's folder.
 void resolve_paths(ExperimentSpec& spec, const std::filesystem::path& base) {
   if (base.empty()) return;
   if (!spec.data.csv.empty() && std::filesystem::path(spec.data.csv).is_relative())
     spec.data.csv = (base / spec.data.csv).string();
+  if (!spec.data.dataset_dir.empty() && std::filesystem::path(spec.data.dataset_dir).is_relative())
+    spec.data.dataset_dir = (base / spec.data.dataset_dir).string();
   if (!spec.initial_weights.empty() && std::filesystem::path(spec.initial_weights).is_relative())
     spec.initial_weights = (base / spec.initial_weights).string();
 }

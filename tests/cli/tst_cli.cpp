@@ -62,6 +62,7 @@ class TestCli : public QObject {
   void seed_example_output();
   void full_disk_is_said();
   void history_and_model_files();
+  void fashion_mnist();
   void evaluate_and_predict();
   void evaluate_reads_columns_as_trained();
   void summary();
@@ -168,6 +169,48 @@ void TestCli::history_and_model_files() {
   QCOMPARE(r.code, 2);
   QVERIFY2(r.err.contains("m.json: is a model file (\"format\": \"fitbench-model\"), not an "
                           "experiment"),
+           qPrintable(r.err));
+}
+
+// Fashion-MNIST from Debian's package: an MLP learns it in two epochs on 3,000 images, validated
+// on the 10,000 test images, alike on one device and on two DataParallel devices; a model whose
+// input is not 784 features is told how the images come.
+void TestCli::fashion_mnist() {
+  if (!QFileInfo::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"))
+    QSKIP("dataset-fashion-mnist is not installed (scripts/deps.sh installs it)");
+  QTemporaryDir dir;
+  const QByteArray experiment = R"({"seed": 1,
+    "data": {"dataset": "fashion_mnist", "subset": 3000, "validation_data": "test"},
+    "model": {"class_name": "Sequential", "config": {"name": "fm", "layers": [
+      {"class_name": "InputLayer", "config": {"batch_shape": [null, INPUT]}},
+      {"class_name": "Dense", "config": {"units": 64, "activation": "relu"}},
+      {"class_name": "Dense", "config": {"units": 10, "activation": "softmax"}}]}},
+    "compile": {"optimizer": "adam", "loss": "sparse_categorical_crossentropy",
+                "metrics": ["accuracy"]},
+    "fit": {"epochs": 2, "batch_size": 64, "verbose": 2}})";
+  const QString file = dir.filePath("fm.json");
+  write(file, QByteArray(experiment).replace("INPUT", "784"));
+  const QString h1 = dir.filePath("h1.json"), h2 = dir.filePath("h2.json");
+  Result r = cli({"run", file, "--history", h1});
+  QVERIFY2(r.code == 0, qPrintable(r.err));
+  QVERIFY2(r.out.contains("47/47 - ") && r.out.contains("val_accuracy: "), qPrintable(r.out));
+  const QJsonObject one = QJsonDocument::fromJson(readFile(h1)).object()["history"].toObject();
+  QVERIFY2(one["val_accuracy"].toArray().last().toDouble() > 0.7, qPrintable(r.out));
+  r = cli({"run", file, "--devices", "2", "--history", h2});
+  QVERIFY2(r.code == 0, qPrintable(r.err));
+  const QJsonObject two = QJsonDocument::fromJson(readFile(h2)).object()["history"].toObject();
+  for (const QString& key : {"loss", "accuracy", "val_loss", "val_accuracy"})
+    for (int e = 0; e < 2; ++e) {
+      const double a = one[key].toArray()[e].toDouble(), b = two[key].toArray()[e].toDouble();
+      QVERIFY2(std::abs(a - b) <= 1e-5 * std::abs(a),
+               qPrintable(key + ": " + QString::number(a) + " vs " + QString::number(b)));
+    }
+  write(file, QByteArray(experiment).replace("INPUT", "4"));
+  r = cli({"run", file});
+  QCOMPARE(r.code, 2);
+  QVERIFY2(r.err.contains("fm.json: data: the data has 784 feature columns but the model expects "
+                          "4 (the images come flattened, 28 x 28 = 784 features each: give the "
+                          "model an InputLayer of shape [784])"),
            qPrintable(r.err));
 }
 

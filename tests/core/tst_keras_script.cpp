@@ -15,6 +15,7 @@
 #include "core/python/numpy_random.h"
 #include "core/run/keras_script.h"
 #include "core/run/run_plan.h"
+#include "tests/core/idx_fixtures.h"
 
 using nlohmann::json;
 using namespace fitbench;
@@ -60,12 +61,14 @@ json call_of(const json& record, const std::string& kind) {
   return nullptr;
 }
 
-// The first place where `values` (a list of rows) differs from `m`, or "".
+// The first place where `values` (a list of rows, or of numbers for one column: Keras's 1-D
+// labels) differs from `m`, or "".
 QString matrix_difference(const json& values, const Matrix& m) {
   if (!values.is_array() || static_cast<Index>(values.size()) != m.rows())
     return QString("rows: %1, fitbench %2").arg(values.size()).arg(m.rows());
   for (Index i = 0; i < m.rows(); ++i) {
-    const json& row = values[static_cast<size_t>(i)];
+    const json& cell = values[static_cast<size_t>(i)];
+    const json row = cell.is_array() ? cell : json::array({cell});
     if (static_cast<Index>(row.size()) != m.cols())
       return QString("row %1 has %2 columns, fitbench %3").arg(i).arg(row.size()).arg(m.cols());
     for (Index j = 0; j < m.cols(); ++j) {
@@ -257,6 +260,39 @@ class TestKerasScript : public QObject {
   void everyExample() {
     QFETCH(QString, file);
     exportAndCheck(file.toStdString());
+  }
+
+  // Fashion-MNIST read by the script from the IDX files fitbench read: the first `subset`
+  // training images, flattened and scaled, standardized with the training rows' statistics, and
+  // the test images as validation_data, equal to fitbench's.
+  void fashionMnistFromItsFiles() {
+    const std::filesystem::path folder = dir_.filePath("fm").toStdString();
+    std::filesystem::create_directory(folder);
+    test::write_fashion_mnist(folder, 7, 4);
+    writeFile("fm.json", R"({"seed": 3,
+      "data": {"dataset": "fashion_mnist", "path": "fm", "subset": 5, "validation_data": "test",
+               "standardize": true},
+      "model": {"class_name": "Sequential", "config": {"name": "fm", "layers": [
+        {"class_name": "InputLayer", "config": {"batch_shape": [null, 784]}},
+        {"class_name": "Dense", "config": {"name": "out", "units": 10, "activation": "softmax"}}]}},
+      "compile": {"optimizer": "adam", "loss": "sparse_categorical_crossentropy",
+                  "metrics": ["accuracy"]},
+      "fit": {"epochs": 1, "batch_size": 2}})");
+    const RunPlan plan = plan_for(dir_.filePath("fm.json").toStdString());
+    QCOMPARE(plan.data.x.rows(), Index{5});
+    QCOMPARE(plan.data.validation_x.rows(), Index{4});
+    const std::string script = keras_script(plan);
+    QVERIFY(script.find("validation_data=(x_test, y_test)") != std::string::npos);
+    const ScriptRun run = run_script(dir_, script);
+    QVERIFY2(run.code == 0, qPrintable(run.err + "\n" + QString::fromStdString(script)));
+    check_record(plan, run);
+    check_data(plan, run);
+    const json validation = call_of(run.record, "fit").at("validation_data");
+    QCOMPARE(validation.size(), size_t{2});
+    const QString vx = matrix_difference(validation[0], plan.data.validation_x);
+    QVERIFY2(vx.isEmpty(), qPrintable("validation x" + vx));
+    const QString vy = matrix_difference(validation[1], plan.data.validation_y);
+    QVERIFY2(vy.isEmpty(), qPrintable("validation y" + vy));
   }
 
   // On several devices: DataParallel gets every device, the flag JAX reads says how many.

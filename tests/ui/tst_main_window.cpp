@@ -135,6 +135,25 @@ class TestMainWindow : public QObject {
 
   // A run whose loss goes NaN and stays so ends in red, saying since when; the loss chart keeps
   // every epoch on its x axis and the decision boundary says its predictions are NaN.
+  // An experiment on Fashion-MNIST is refused with a sentence, the open one kept.
+  void imageDataSetIsSaidNotShown() {
+    auto w = makeWindow();
+    QVERIFY(w->openFile(example("xor.json"), nullptr, true));
+    ExperimentSpec spec = w->currentSpec();
+    spec.data = DataSpec{};
+    spec.data.generator.clear();
+    spec.data.dataset = "fashion_mnist";
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("fm.json"));
+    write_experiment(spec, path.toStdString());
+    QString error;
+    QVERIFY(!w->openFile(path, &error, true));
+    QCOMPARE(error, QStringLiteral("fm.json: data.dataset: the window cannot show the "
+                                   "\"fashion_mnist\" data set yet; train this experiment with "
+                                   "fitbench-cli run"));
+    QCOMPARE(w->currentSpec().data.generator, std::string("xor"));
+  }
+
   void divergedRunSaysSo() {
     auto w = makeWindow();
     QVERIFY(w->openFile(example("xor.json"), nullptr, true));

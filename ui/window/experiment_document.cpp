@@ -5,6 +5,8 @@
 #include <QFileInfo>
 #include <QSettings>
 
+#include "core/base/error.h"
+
 namespace fitbench {
 namespace {
 constexpr int kMaxRecent = 8;
@@ -34,7 +36,13 @@ bool ExperimentDocument::isModified(const ExperimentSpec& current) const {
 }
 
 ExperimentSpec ExperimentDocument::read(const QString& path) {
-  return read_experiment(path.toStdString());
+  ExperimentSpec spec = read_experiment(path.toStdString());
+  // The data panel has no view of an image data set yet (docs/workbench.md).
+  if (!spec.data.dataset.empty())
+    throw InputError(QFileInfo(path).fileName().toStdString() + ": data.dataset",
+                     "the window cannot show the \"" + spec.data.dataset +
+                         "\" data set yet; train this experiment with fitbench-cli run");
+  return spec;
 }
 
 void ExperimentDocument::save(const ExperimentSpec& current, const QString& path) {

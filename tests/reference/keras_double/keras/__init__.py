@@ -270,7 +270,9 @@ class Sequential:
         _record("fit", x=np.asarray(x, dtype="float32").tolist(), x_dtype=str(np.asarray(x).dtype),
                 y=np.asarray(y, dtype="float32").tolist(), y_dtype=str(np.asarray(y).dtype),
                 batch_size=batch_size, epochs=epochs, verbose=verbose, callbacks=callbacks or [],
-                validation_split=validation_split, shuffle=shuffle, initial_epoch=initial_epoch)
+                validation_split=validation_split, shuffle=shuffle, initial_epoch=initial_epoch,
+                validation_data=None if validation_data is None else
+                [np.asarray(v, dtype="float32").tolist() for v in validation_data])
         history = {"loss": [0.5] * (epochs - initial_epoch)}
         for name in self.metric_names:
             history[name] = [0.5] * (epochs - initial_epoch)
