@@ -20,9 +20,12 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <numeric>
 
+#include "tests/core/idx_fixtures.h"
 #include "ui/panels/data_panel.h"
 #include "ui/panels/data_scatter.h"
+#include "ui/panels/image_gallery.h"
 
 using namespace fitbench;
 
@@ -40,7 +43,14 @@ int generatorRow(const QWidget& panel, const QString& name) {
   for (int i = 0; i < list->count(); ++i) {
     if (list->item(i)->data(Qt::UserRole).toString() == name) return i;
   }
-  return list->count() - 1;  // "CSV file…"
+  for (int i = 0; i < list->count(); ++i)  // "CSV file…": the item without a name
+    if (!list->item(i)->data(Qt::UserRole).isValid()) return i;
+  return -1;
+}
+
+void clickItem(QListWidget* list, int row) {
+  QTest::mouseClick(list->viewport(), Qt::LeftButton, {},
+                    list->visualItemRect(list->item(row)).center());
 }
 
 // Every field of two specs, or the first difference.
@@ -119,6 +129,8 @@ class TestDataPanel : public QObject {
   void badCsvShowsLineAndKeepsPreviousSpec();
   void readOnlyDisablesEdits();
   void thumbnailsAndScreenshot();
+  void fashionMnistThroughTheWidgets();
+  void badImageFileKeepsPreviousSpec();
 };
 
 void TestDataPanel::roundTrip_data() {
@@ -540,6 +552,94 @@ void TestDataPanel::thumbnailsAndScreenshot() {
   QVERIFY(!panel.loadCsvFile(dir.filePath("bad.csv")));
   QTest::qWait(100);
   if (!out.isEmpty()) QVERIFY(panel.grab().save(out + "/data_panel_bad.png"));
+}
+
+// Fashion-MNIST from Debian's package, as a person picks it: a click on its item, the number of
+// training images typed, the test images ticked as validation data; the gallery and the class
+// histogram follow, the validation split is disabled, and a click on a generator goes back.
+void TestDataPanel::fashionMnistThroughTheWidgets() {
+  if (!QFileInfo::exists(QString(kFashionMnistDir) + "/train-images-idx3-ubyte.gz"))
+    QSKIP("dataset-fashion-mnist is not installed (scripts/deps.sh installs it)");
+  DockedPanel docked;
+  docked.area.resize(420, 1400);
+  QVERIFY(QTest::qWaitForWindowExposed(&docked.area));
+  DataPanel& panel = *docked.panel;
+  auto* list = child<QListWidget>(panel, "generatorList");
+  auto* gallery = child<ImageGallery>(panel, "gallery");
+  QSignalSpy changed(&panel, &DataPanel::changed);
+  clickItem(list, generatorRow(panel, "fashion_mnist"));
+  QCOMPARE(changed.count(), 1);
+  QCOMPARE(panel.spec().dataset, std::string("fashion_mnist"));
+  QVERIFY(panel.spec().generator.empty() && panel.spec().csv.empty());
+  QCOMPARE(panel.featureCount(), 784);
+  QCOMPARE(panel.classCount(), 10);
+  QCOMPARE(panel.sampleCount(), int64_t{60000});
+  QVERIFY(panel.errorText().isEmpty());
+  QTRY_COMPARE(gallery->imageCount(), ImageGallery::kMaxImages);
+  QCOMPARE(gallery->classCounts(), std::vector<int64_t>(10, 6000));
+  QVERIFY(gallery->isVisible());
+  QVERIFY(!child<DataScatter>(panel, "scatter")->isVisible());
+
+  auto* subset = child<QSpinBox>(panel, "subset");
+  subset->setFocus();
+  subset->selectAll();
+  QTest::keyClicks(subset, "2000");
+  QCOMPARE(panel.spec().subset, int64_t{0});  // nothing loads while typing
+  QTest::keyClick(subset, Qt::Key_Return);
+  QCOMPARE(panel.spec().subset, int64_t{2000});
+  QCOMPARE(panel.sampleCount(), int64_t{2000});
+  QTRY_COMPARE(
+      std::accumulate(gallery->classCounts().begin(), gallery->classCounts().end(), int64_t{0}),
+      int64_t{2000});
+
+  auto* split = child<QDoubleSpinBox>(panel, "validationSplit");
+  split->setValue(0.25);
+  auto* test = child<QCheckBox>(panel, "validateOnTest");
+  QTest::mouseClick(test, Qt::LeftButton, {}, QPoint(8, test->height() / 2));
+  QVERIFY(panel.spec().validation_test);
+  QCOMPARE(panel.validationSplit(), 0.0);
+  QVERIFY(!split->isEnabled());
+  auto* scale = child<QCheckBox>(panel, "scale");
+  QTest::mouseClick(scale, Qt::LeftButton, {}, QPoint(8, scale->height() / 2));
+  QVERIFY(!panel.spec().scale);
+  const QString out = qEnvironmentVariable("FITBENCH_SCREENSHOT_DIR");
+  if (!out.isEmpty()) QVERIFY(docked.area.grab().save(out + "/data_panel_fashion_mnist.png"));
+
+  clickItem(list, generatorRow(panel, "xor"));
+  QCOMPARE(panel.spec().generator, std::string("xor"));
+  QVERIFY(panel.spec().dataset.empty());
+  QCOMPARE(panel.featureCount(), 2);
+  QVERIFY(split->isEnabled());
+  QTRY_VERIFY(child<DataScatter>(panel, "scatter")->isVisible());
+  QVERIFY(!gallery->isVisible());
+}
+
+// A damaged image file is said beside the settings, naming the file, and the panel keeps the data
+// that last loaded.
+void TestDataPanel::badImageFileKeepsPreviousSpec() {
+  QTemporaryDir dir;
+  test::write_fashion_mnist(dir.path().toStdString(), 12, 4);
+  DataPanel panel;
+  DataSpec s;
+  s.generator.clear();
+  s.dataset = "fashion_mnist";
+  s.dataset_dir = dir.path().toStdString();
+  panel.setSpec(s);
+  QCOMPARE(panel.sampleCount(), int64_t{12});
+  QVERIFY(panel.errorText().isEmpty());
+  QTRY_COMPARE(child<ImageGallery>(panel, "gallery")->imageCount(), 12);
+  test::write(dir.filePath("train-labels-idx1-ubyte.gz").toStdString(),
+              test::gzip(test::idx({3}, {1, 2, 3})));
+  auto* subset = child<QSpinBox>(panel, "subset");
+  subset->setValue(5);
+  const QString error = child<QLabel>(panel, "datasetError")->text();
+  QVERIFY2(error.endsWith("train-labels-idx1-ubyte.gz: holds 3 labels but "
+                          "train-images-idx3-ubyte.gz holds 12 images; the two files must be of "
+                          "one set"),
+           qPrintable(error));
+  QCOMPARE(panel.errorText(), error);
+  QCOMPARE(panel.spec().subset, int64_t{0});  // the settings that last loaded
+  QCOMPARE(panel.sampleCount(), int64_t{12});
 }
 
 QTEST_MAIN(TestDataPanel)

@@ -23,6 +23,7 @@
 
 #include "core/distribution/collectives/collective_schedule.h"
 #include "core/io/experiment.h"
+#include "tests/core/idx_fixtures.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/panels/data_panel.h"
 #include "ui/panels/devices_panel.h"
@@ -135,23 +136,40 @@ class TestMainWindow : public QObject {
 
   // A run whose loss goes NaN and stays so ends in red, saying since when; the loss chart keeps
   // every epoch on its x axis and the decision boundary says its predictions are NaN.
-  // An experiment on Fashion-MNIST is refused with a sentence, the open one kept.
-  void imageDataSetIsSaidNotShown() {
+  // An experiment on Fashion-MNIST (a folder of a few made-up images) opens with its settings on
+  // the Data tab and trains, validated on the test images.
+  void fashionMnistTrainsInTheWindow() {
     auto w = makeWindow();
     QVERIFY(w->openFile(example("xor.json"), nullptr, true));
     ExperimentSpec spec = w->currentSpec();
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("images")));
+    test::write_fashion_mnist(dir.filePath("images").toStdString(), 40, 10);
     spec.data = DataSpec{};
     spec.data.generator.clear();
     spec.data.dataset = "fashion_mnist";
-    QTemporaryDir dir;
+    spec.data.dataset_dir = dir.filePath("images").toStdString();
+    spec.data.validation_test = true;
+    spec.fit.validation_split = 0.0;
+    if (spec.model.layers.front().class_name == "InputLayer")
+      spec.model.layers.front().shape = {784};
+    spec.model.layers.back().units = 10;
+    spec.model.layers.back().activation = "softmax";
+    spec.compile.loss.name = "sparse_categorical_crossentropy";
+    spec.fit.epochs = 2;
     const QString path = dir.filePath(QStringLiteral("fm.json"));
     write_experiment(spec, path.toStdString());
     QString error;
-    QVERIFY(!w->openFile(path, &error, true));
-    QCOMPARE(error, QStringLiteral("fm.json: data.dataset: the window cannot show the "
-                                   "\"fashion_mnist\" data set yet; train this experiment with "
-                                   "fitbench-cli run"));
-    QCOMPARE(w->currentSpec().data.generator, std::string("xor"));
+    QVERIFY2(w->openFile(path, &error, true), qPrintable(error));
+    QCOMPARE(w->currentSpec().data.dataset, std::string("fashion_mnist"));
+    QVERIFY(w->currentSpec().data.validation_test);
+    QSignalSpy ended(w.get(), &MainWindow::runEnded);
+    w->run();
+    QVERIFY2(ended.wait(30000), qPrintable(w->logView()->toPlainText()));
+    const QString log = w->logView()->toPlainText();
+    QVERIFY2(log.contains(QStringLiteral("Finished after 2 epochs")), qPrintable(log));
+    QVERIFY2(log.contains(QStringLiteral("val_accuracy: ")), qPrintable(log));
+    QCOMPARE(w->lastResult()->history.history.count("val_loss"), size_t{1});
   }
 
   void divergedRunSaysSo() {

@@ -230,6 +230,7 @@ ExperimentSpec defaults(const ExperimentSpec& spec) {
   }
   base.data.generator = spec.data.generator;
   base.data.csv = spec.data.csv;
+  base.data.dataset = spec.data.dataset;
   base.devices.count = spec.devices.count;
   base.distribution.class_name = spec.distribution.class_name;
   return base;

@@ -36,6 +36,7 @@
 #include "ui/common/number_spin_box.h"
 #include "ui/panels/csv_preview.h"
 #include "ui/panels/data_scatter.h"
+#include "ui/panels/image_gallery.h"
 
 namespace fitbench {
 namespace {
@@ -47,7 +48,8 @@ struct GeneratorInfo {
   const char* noise;  // what noise does; nullptr when the set has none
 };
 
-// The sets as core/data/generators.cpp makes them; the last row of the list is "CSV file…".
+// The sets as core/data/generators.cpp makes them; then the list has "CSV file…" and
+// Fashion-MNIST.
 constexpr GeneratorInfo kGenerators[] = {
     {"seed", "seed",
      "The seed example's data: x ~ N(0, 1), label 1 where x0 > 0 (NumPy's "
@@ -76,6 +78,7 @@ constexpr GeneratorInfo kGenerators[] = {
      "Standard deviation of the Gaussian noise added to sin(x)."},
 };
 constexpr int kCsvRow = static_cast<int>(std::size(kGenerators));
+constexpr int kFashionRow = kCsvRow + 1;
 constexpr int kIcon = 56;
 constexpr int kMaxCsvClasses = 20;  // an integer CSV target 0..19 is read as class indices
 
@@ -93,6 +96,7 @@ int fixedFeatures(const std::string& g) { return g == "sine" ? 1 : 2; }
 
 // Generators by name; a CSV target by its values: one-hot columns, or integer labels 0..19.
 int classCountOf(const DataSpec& spec, const Dataset& data) {
+  if (!spec.dataset.empty()) return static_cast<int>(fashion_mnist_classes().size());
   if (spec.csv.empty()) {
     if (spec.generator == "plane" || spec.generator == "sine") return 0;
     return spec.generator == "blobs" ? static_cast<int>(spec.classes) : 2;
@@ -121,6 +125,31 @@ QPixmap csvIcon(int size) {
   return pixmap;
 }
 
+// A 3 x 3 mosaic of small pictures, for the image data set's place in the list (drawn: reading the
+// real images would cost every window a file read).
+QPixmap imagesIcon(int size) {
+  QPixmap pixmap(size, size);
+  pixmap.fill(QColor(0xfa, 0xfa, 0xfa));
+  QPainter p(&pixmap);
+  p.setRenderHint(QPainter::Antialiasing);
+  const int cell = size / 3;
+  for (int i = 0; i < 9; ++i) {
+    const QRectF box((i % 3) * cell + 2, (i / 3) * cell + 2, cell - 4, cell - 4);
+    p.setPen(QColor(0xc8, 0xc8, 0xc8));
+    p.setBrush(Qt::white);
+    p.drawRect(box);
+    p.setPen(Qt::NoPen);
+    p.setBrush(QColor(0x30 + 0x10 * i, 0x30 + 0x10 * i, 0x30 + 0x10 * i));
+    if (i % 2 == 0)
+      p.drawRoundedRect(box.adjusted(3, 2, -3, -2), 2, 2);  // a shirt-like block
+    else
+      p.drawEllipse(box.adjusted(2, 4, -2, -4));  // a bag-like blob
+  }
+  p.setPen(QColor(0x0877bd));
+  p.drawRect(0, 0, size - 1, size - 1);
+  return pixmap;
+}
+
 }  // namespace
 
 DataPanel::DataPanel(QWidget* parent) : QWidget(parent) {
@@ -136,6 +165,7 @@ DataPanel::DataPanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(pick);
   layout->addWidget(buildGeneratorGroup());
   layout->addWidget(buildCsvGroup());
+  layout->addWidget(buildDatasetGroup());
   layout->addWidget(buildOptionsGroup());
   layout->addWidget(buildPreviewGroup(), 1);
   connectSignals();
@@ -171,6 +201,13 @@ void DataPanel::buildGeneratorList() {
   auto* csv = new QListWidgetItem(QIcon(csvIcon(kIcon)), tr("CSV file…"));
   csv->setToolTip(tr("Your own data: a CSV file with a header row and numbers in every cell."));
   m_generators->addItem(csv);
+  auto* fashion = new QListWidgetItem(QIcon(imagesIcon(kIcon)), tr("Fashion-MNIST"));
+  fashion->setToolTip(
+      tr("70,000 grayscale 28 x 28 images of clothing in 10 classes (keras.datasets."
+         "fashion_mnist), from Debian's dataset-fashion-mnist package; each image is 784 "
+         "features."));
+  fashion->setData(Qt::UserRole, QStringLiteral("fashion_mnist"));
+  m_generators->addItem(fashion);
   m_generators->installEventFilter(this);
 }
 
@@ -224,6 +261,36 @@ QGroupBox* DataPanel::buildCsvGroup() {
   return m_csvGroup;
 }
 
+QGroupBox* DataPanel::buildDatasetGroup() {
+  m_datasetGroup = new QGroupBox(tr("Fashion-MNIST"));
+  m_subset = new QSpinBox;
+  m_subset->setObjectName("subset");
+  m_subset->setRange(0, 60000);
+  m_subset->setSingleStep(1000);
+  m_subset->setGroupSeparatorShown(true);
+  m_subset->setSpecialValueText(tr("all 60,000"));
+  m_subset->setKeyboardTracking(false);  // one load per value, not per digit typed
+  m_tips[m_subset] =
+      tr("Train on the first images only (x_train[:n]); fewer images train faster "
+         "and show overfitting sooner.");
+  m_scale = new QCheckBox(tr("Scale pixels to [0, 1]"));
+  m_scale->setObjectName("scale");
+  m_tips[m_scale] = tr("Divide the 0-255 pixel values by 255, as Keras's tutorial does.");
+  m_validateOnTest = new QCheckBox(tr("Validate on the 10,000 test images"));
+  m_validateOnTest->setObjectName("validateOnTest");
+  m_tips[m_validateOnTest] =
+      tr("Keras's validation_data=(x_test, y_test): the val_ curves are the test images'. The "
+         "validation split is then unused.");
+  m_datasetError = makeFieldErrorLabel();
+  m_datasetError->setObjectName("datasetError");
+  auto* form = new QFormLayout(m_datasetGroup);
+  form->addRow(tr("Training images"), m_subset);
+  form->addRow(m_scale);
+  form->addRow(m_validateOnTest);
+  form->addRow(m_datasetError);
+  return m_datasetGroup;
+}
+
 QGroupBox* DataPanel::buildOptionsGroup() {
   auto* group = new QGroupBox(tr("Training data"));
   // Keras's range, [0, 1) (1 less 10^-12, the field's finest step); NumberSpinBox shows and
@@ -260,8 +327,11 @@ QGroupBox* DataPanel::buildPreviewGroup() {
   auto* group = m_previewGroup = new QGroupBox(tr("Preview"));
   m_scatter = new DataScatter;
   m_scatter->setObjectName("scatter");
+  m_gallery = new ImageGallery;
+  m_gallery->setObjectName("gallery");
   auto* layout = new QVBoxLayout(group);
   layout->addWidget(m_scatter);
+  layout->addWidget(m_gallery);
   return group;
 }
 
@@ -285,6 +355,14 @@ void DataPanel::connectSignals() {
   connect(m_classes, &QSpinBox::valueChanged, this, edit([this](int v) { m_edited.classes = v; }));
   connect(m_standardize, &QCheckBox::toggled, this,
           edit([this](bool on) { m_edited.standardize = on; }));
+  connect(m_subset, &QSpinBox::valueChanged, this, edit([this](int v) { m_edited.subset = v; }));
+  connect(m_scale, &QCheckBox::toggled, this, edit([this](bool on) { m_edited.scale = on; }));
+  connect(m_validateOnTest, &QCheckBox::toggled, this, edit([this](bool on) {
+            m_edited.validation_test = on;
+            // The test images validate: fit.validation_split must be 0 (read_experiment).
+            if (on) setValidationSplit(0.0);
+            updateFieldStates();
+          }));
   connect(m_seed, &QLineEdit::textEdited, this, &DataPanel::onSeedEdited);
   connect(m_newSeed, &QToolButton::clicked, this, [this] {
     m_seed->setText(QString::number(QRandomGenerator::global()->bounded(1'000'000)));
@@ -330,8 +408,8 @@ void DataPanel::setSpec(const DataSpec& spec) {
 
 void DataPanel::fillWidgets() {
   m_filling = true;
-  int row = kCsvRow;
-  if (!csvMode()) {
+  int row = datasetMode() ? kFashionRow : kCsvRow;
+  if (!csvMode() && !datasetMode()) {
     const GeneratorInfo* g = findGenerator(m_edited.generator);
     row = g != nullptr ? static_cast<int>(g - kGenerators) : -1;
   }
@@ -340,6 +418,9 @@ void DataPanel::fillWidgets() {
   m_seed->setText(QString::number(m_edited.seed));
   m_classes->setValue(fieldInt(m_edited.classes));
   m_standardize->setChecked(m_edited.standardize);
+  m_subset->setValue(fieldInt(m_edited.subset));
+  m_scale->setChecked(m_edited.scale);
+  m_validateOnTest->setChecked(m_edited.validation_test);
   if (csvMode()) {
     showCsvFile();
   } else {
@@ -350,9 +431,12 @@ void DataPanel::fillWidgets() {
 }
 
 void DataPanel::updateFieldStates() {
-  const bool csv = csvMode();
-  m_generatorGroup->setVisible(!csv);
+  const bool csv = csvMode(), dataset = datasetMode();
+  m_generatorGroup->setVisible(!csv && !dataset);
   m_csvGroup->setVisible(csv);
+  m_datasetGroup->setVisible(dataset);
+  m_scatter->setVisible(!dataset);
+  m_gallery->setVisible(dataset);
   const std::string& g = m_edited.generator;
   const GeneratorInfo* info = findGenerator(g);
   const bool noise = info != nullptr && info->noise != nullptr;
@@ -382,16 +466,28 @@ void DataPanel::updateFieldStates() {
   m_newSeed->setEnabled(editable);
   m_features->setEnabled(editable && features);
   m_classes->setEnabled(editable);
-  m_split->setEnabled(editable);
+  m_split->setEnabled(editable && !(dataset && m_edited.validation_test));
   m_standardize->setEnabled(editable);
+  m_subset->setEnabled(editable);
+  m_scale->setEnabled(editable);
+  m_validateOnTest->setEnabled(editable);
   m_csv->setReadOnly(m_readOnly);
   showErrors();
 }
 
 void DataPanel::onGeneratorPicked(int row) {
   if (m_filling || row < 0) return;
-  if (row == kCsvRow) {
+  if (row == kFashionRow) {
+    if (datasetMode()) return;
+    if (csvMode()) m_lastCsv = m_edited;
+    m_edited.generator.clear();
+    m_edited.csv.clear();
+    m_edited.target.clear();
+    m_edited.features_columns.clear();
+    m_edited.dataset = "fashion_mnist";
+  } else if (row == kCsvRow) {
     if (csvMode()) return;
+    m_edited.dataset.clear();
     m_edited.generator.clear();
     m_edited.csv = m_lastCsv.csv;
     m_edited.target = m_lastCsv.target;
@@ -404,6 +500,7 @@ void DataPanel::onGeneratorPicked(int row) {
     }
   } else {
     if (csvMode()) m_lastCsv = m_edited;
+    m_edited.dataset.clear();
     m_edited.generator = kGenerators[row].name;
     m_edited.csv.clear();
     m_edited.target.clear();
@@ -437,6 +534,7 @@ bool DataPanel::loadCsvFile(const QString& path) {
                            ? QFileInfo(path).absoluteFilePath()
                            : QDir(m_baseDir).absoluteFilePath(path);
   m_edited.generator.clear();
+  m_edited.dataset.clear();
   m_edited.csv = pathForSpec(QDir::cleanPath(file)).toStdString();
   m_edited.delimiter = CsvPreview::guessDelimiter(file);
   m_csv->showFile(file, QString::fromStdString(m_edited.csv), m_edited.delimiter);
@@ -468,7 +566,11 @@ bool DataPanel::reload() {
   m_loadError.clear();
   m_loadPlace.clear();
   try {
-    if (csvMode()) {
+    if (datasetMode()) {
+      DataSpec s = m_edited;
+      if (!s.dataset_dir.empty()) s.dataset_dir = resolvedCsv(s.dataset_dir).toStdString();
+      m_data = load_dataset(s, {});
+    } else if (csvMode()) {
       if (m_edited.csv.empty()) {
         throw InputError(
             "data.csv", tr("choose a CSV file (Browse…, or drop one on the window)").toStdString());
@@ -517,9 +619,11 @@ void DataPanel::checkSplit() {
 
 void DataPanel::showErrors() {
   for (auto it = m_tips.cbegin(); it != m_tips.cend(); ++it) it.key()->setToolTip(it.value());
-  const bool csv = csvMode();
-  m_generatorError->setText(csv ? QString() : m_loadError);
-  m_generatorError->setVisible(!csv && !m_loadError.isEmpty());
+  const bool csv = csvMode(), dataset = datasetMode();
+  m_generatorError->setText(csv || dataset ? QString() : m_loadError);
+  m_generatorError->setVisible(!csv && !dataset && !m_loadError.isEmpty());
+  m_datasetError->setText(dataset ? m_loadError : QString());
+  m_datasetError->setVisible(dataset && !m_loadError.isEmpty());
   m_csv->setError(csv ? m_loadError : QString(), m_loadPlace);
   m_previewGroup->setTitle(m_loaded && !m_loadError.isEmpty()
                                ? tr("Preview: the last data that loaded")
@@ -536,7 +640,8 @@ void DataPanel::showErrors() {
   // Features on very different scales, not standardized: a warning that teaches (the run is not
   // refused), over the rows fit() trains on.
   QString scale;
-  if (m_loaded && !m_edited.standardize && m_data.x.cols() > 1) {
+  // Not for images: their pixels share one scale (the border ones are always 0).
+  if (m_loaded && !m_edited.standardize && !dataset && m_data.x.cols() > 1) {
     const Index train = m_splitErrorText.isEmpty() ? training_rows(m_data.size(), m_validationSplit)
                                                    : m_data.size();
     const FeatureSpread s = feature_spread(m_data.x.topRows(train));
@@ -608,7 +713,9 @@ void DataPanel::setReadOnly(bool readOnly) {
   updateFieldStates();
 }
 
-bool DataPanel::csvMode() const { return !m_edited.csv.empty() || m_edited.generator.empty(); }
+bool DataPanel::csvMode() const {
+  return !datasetMode() && (!m_edited.csv.empty() || m_edited.generator.empty());
+}
 
 QString DataPanel::resolvedCsv(const std::string& path) const {
   const QString p = QString::fromStdString(path);
@@ -628,8 +735,15 @@ QString DataPanel::pathForSpec(const QString& absolutePath) const {
 void DataPanel::refreshPreview() {
   if (!m_loaded) {
     m_scatter->clear();
+    m_gallery->clear();
     return;
   }
+  if (!m_spec.dataset.empty()) {
+    m_gallery->setData(m_data, fashion_mnist_classes(), m_spec.scale);
+    m_scatter->clear();
+    return;
+  }
+  m_gallery->clear();
   Dataset shown = m_data;
   const Index n = shown.size();
   Index train = n;

@@ -1,6 +1,7 @@
-// The Data panel: where an experiment's data comes from (a generator picked from thumbnails, or a
-// CSV file with a preview of its rows and column roles), the validation split, standardization,
-// and a scatter preview of the loaded data. Edits a DataSpec and FitOptions::validation_split;
+// The Data panel: where an experiment's data comes from (a generator picked from thumbnails, a
+// CSV file with a preview of its rows and column roles, or Fashion-MNIST with a gallery of its
+// images and a class histogram), the validation split, standardization, and a scatter preview of
+// the loaded data. Edits a DataSpec and FitOptions::validation_split;
 // owns its copy of the loaded data. Widget; UI thread only.
 #pragma once
 
@@ -26,6 +27,7 @@ namespace fitbench {
 
 class CsvPreview;
 class DataScatter;
+class ImageGallery;
 
 class DataPanel : public QWidget {
   Q_OBJECT
@@ -76,6 +78,7 @@ class DataPanel : public QWidget {
   void buildGeneratorList();
   QGroupBox* buildGeneratorGroup();
   QGroupBox* buildCsvGroup();
+  QGroupBox* buildDatasetGroup();
   QGroupBox* buildOptionsGroup();
   QGroupBox* buildPreviewGroup();
   void connectSignals();
@@ -101,6 +104,7 @@ class DataPanel : public QWidget {
   QString resolvedCsv(const std::string& path) const;
   QString pathForSpec(const QString& absolutePath) const;
   bool csvMode() const;
+  bool datasetMode() const { return !m_edited.dataset.empty(); }
 
   QListWidget* m_generators = nullptr;
   QGroupBox* m_generatorGroup = nullptr;
@@ -114,12 +118,18 @@ class DataPanel : public QWidget {
   QLabel* m_generatorError = nullptr;
   QGroupBox* m_csvGroup = nullptr;
   CsvPreview* m_csv = nullptr;
+  QGroupBox* m_datasetGroup = nullptr;  // Fashion-MNIST's settings
+  QSpinBox* m_subset = nullptr;
+  QCheckBox* m_scale = nullptr;
+  QCheckBox* m_validateOnTest = nullptr;
+  QLabel* m_datasetError = nullptr;
   QDoubleSpinBox* m_split = nullptr;
   QCheckBox* m_standardize = nullptr;
   QLabel* m_splitError = nullptr;
   QLabel* m_scaleWarning = nullptr;  // features on very different scales, not standardized
   QGroupBox* m_previewGroup = nullptr;
   DataScatter* m_scatter = nullptr;
+  ImageGallery* m_gallery = nullptr;  // the preview of an image data set
   QTimer* m_previewTimer = nullptr;
 
   QString m_baseDir;

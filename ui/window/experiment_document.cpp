@@ -5,8 +5,6 @@
 #include <QFileInfo>
 #include <QSettings>
 
-#include "core/base/error.h"
-
 namespace fitbench {
 namespace {
 constexpr int kMaxRecent = 8;
@@ -36,13 +34,7 @@ bool ExperimentDocument::isModified(const ExperimentSpec& current) const {
 }
 
 ExperimentSpec ExperimentDocument::read(const QString& path) {
-  ExperimentSpec spec = read_experiment(path.toStdString());
-  // The data panel has no view of an image data set yet (docs/workbench.md).
-  if (!spec.data.dataset.empty())
-    throw InputError(QFileInfo(path).fileName().toStdString() + ": data.dataset",
-                     "the window cannot show the \"" + spec.data.dataset +
-                         "\" data set yet; train this experiment with fitbench-cli run");
-  return spec;
+  return read_experiment(path.toStdString());
 }
 
 void ExperimentDocument::save(const ExperimentSpec& current, const QString& path) {

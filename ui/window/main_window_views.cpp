@@ -93,7 +93,8 @@ void MainWindow::updateViews(const ExperimentSpec& spec) {
   plan.batchSize = spec.fit.batch_size;
   // A CSV file's row count is known once the data panel has read it.
   plan.trainingSamples = batchsplit::trainingSamples(
-      spec.data.csv.empty() ? spec.data.samples : m_dataPanel->sampleCount(),
+      spec.data.csv.empty() && spec.data.dataset.empty() ? spec.data.samples
+                                                         : m_dataPanel->sampleCount(),
       spec.fit.validation_split);
   int64_t parameters = 0;
   try {
