@@ -197,6 +197,8 @@ LossSpec parse_loss(const Json& v, const std::string& path) {
   r.only("axis", {-1});
   r.only("label_smoothing", {0});
   r.only("ignore_class", {});
+  r.only("k", {5});
+  r.only("from_sorted_ids", {false});
   spec.delta = r.number("delta", spec.delta, "a positive number", {.lo = 0.0, .lo_open = true});
   return spec;
 }
@@ -227,7 +229,7 @@ std::pair<std::string, std::string> parse_metric(const Json& v, const std::strin
   // Arguments that fitbench's metrics take only at Keras's defaults.
   ObjectReader r(*config, key_path(path, "config"),
                  {"name", "dtype", "threshold", "thresholds", "top_k", "class_id", "from_logits",
-                  "ignore_class"});
+                  "ignore_class", "k", "from_sorted_ids"});
   std::string name;
   if (const Json* n = r.get_non_null("name")) name = json_io::to_string(*n, r.path_of("name"));
   if (class_name == "Accuracy")
@@ -242,6 +244,8 @@ std::pair<std::string, std::string> parse_metric(const Json& v, const std::strin
   r.only("class_id", {});
   r.only("from_logits", {false});
   r.only("ignore_class", {});
+  r.only("k", {5});
+  r.only("from_sorted_ids", {false});
   std::string identifier = to_snake_case(class_name);
   if (name == identifier) name.clear();
   if (name.find('/') != std::string::npos || has_control_character(name))

@@ -2,6 +2,7 @@
 
 #include <cassert>
 #include <cmath>
+#include <limits>
 
 namespace fitbench::metrics {
 namespace {
@@ -20,6 +21,17 @@ Index argmax(const ConstMatrixRef& m, Index r) {
     }
   }
   return best;
+}
+
+// in_top_k for one row: the label's output against every output.
+bool in_top_k(const ConstMatrixRef& y_pred, Index r, int64_t label) {
+  const Index units = y_pred.cols();
+  float at = -std::numeric_limits<float>::infinity();
+  if (label >= 0 && label < units && !std::isnan(y_pred(r, label))) at = y_pred(r, label);
+  Index greater = 0;
+  for (Index c = 0; c < units; ++c)
+    if (y_pred(r, c) > at) ++greater;
+  return greater < kTopK;
 }
 
 }  // namespace
@@ -54,6 +66,28 @@ void SparseCategoricalAccuracy::accumulate(ConstMatrixRef y_pred, ConstMatrixRef
   assert(y_true.rows() == y_pred.rows() && y_true.cols() == 1);
   for (Index r = 0; r < y_pred.rows(); ++r) {
     if (y_true(r, 0) == static_cast<float>(argmax(y_pred, r))) state[0] += 1.0;
+  }
+  state[1] += static_cast<double>(y_pred.rows());
+}
+
+void TopKCategoricalAccuracy::accumulate(ConstMatrixRef y_pred, ConstMatrixRef y_true,
+                                         double* state) const {
+  assert(y_true.rows() == y_pred.rows());
+  for (Index r = 0; r < y_pred.rows(); ++r)
+    if (in_top_k(y_pred, r, argmax(y_true, r))) state[0] += 1.0;
+  state[1] += static_cast<double>(y_pred.rows());
+}
+
+void SparseTopKCategoricalAccuracy::accumulate(ConstMatrixRef y_pred, ConstMatrixRef y_true,
+                                               double* state) const {
+  assert(y_true.rows() == y_pred.rows() && y_true.cols() == 1);
+  for (Index r = 0; r < y_pred.rows(); ++r) {
+    const float label = y_true(r, 0);
+    // int32 truncation; a label no int32 holds is no class.
+    const int64_t index = std::isfinite(label) && std::fabs(label) < 2147483648.0f
+                              ? static_cast<int64_t>(label)
+                              : int64_t{-1};
+    if (in_top_k(y_pred, r, index)) state[0] += 1.0;
   }
   state[1] += static_cast<double>(y_pred.rows());
 }

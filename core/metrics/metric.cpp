@@ -75,6 +75,10 @@ std::unique_ptr<Metric> make_metric(const std::string& name, const LossSpec& los
   if (n == "categorical_accuracy") return std::make_unique<metrics::CategoricalAccuracy>(key);
   if (n == "sparse_categorical_accuracy")
     return std::make_unique<metrics::SparseCategoricalAccuracy>(key);
+  if (n == "top_k_categorical_accuracy")
+    return std::make_unique<metrics::TopKCategoricalAccuracy>(key);
+  if (n == "sparse_top_k_categorical_accuracy")
+    return std::make_unique<metrics::SparseTopKCategoricalAccuracy>(key);
   if (n == "mean_squared_error") return std::make_unique<metrics::MeanSquaredError>(key);
   if (n == "mean_absolute_error") return std::make_unique<metrics::MeanAbsoluteError>(key);
   if (n == "precision") return std::make_unique<metrics::Precision>(key);

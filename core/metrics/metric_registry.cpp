@@ -10,7 +10,7 @@ constexpr std::array<std::string_view, 1> kAcc{"acc"};
 constexpr std::array<std::string_view, 2> kMse{"mse", "MSE"};
 constexpr std::array<std::string_view, 2> kMae{"mae", "MAE"};
 
-constexpr std::array<MetricInfo, 8> kMetrics{{
+constexpr std::array<MetricInfo, 10> kMetrics{{
     {"accuracy", "", kAcc, "accuracy",
      "Binary, sparse categorical or categorical accuracy, chosen from the loss and output width.",
      true, MetricTargets::kAny, true},
@@ -31,6 +31,20 @@ constexpr std::array<MetricInfo, 8> kMetrics{{
      {},
      "sparse_categorical_accuracy",
      "How often the largest output is the integer label's class.",
+     true,
+     MetricTargets::kSparse},
+    {"top_k_categorical_accuracy",
+     "TopKCategoricalAccuracy",
+     {},
+     "top_k_categorical_accuracy",
+     "How often the one-hot label's class is among the 5 largest outputs.",
+     true,
+     MetricTargets::kColumnPerUnit},
+    {"sparse_top_k_categorical_accuracy",
+     "SparseTopKCategoricalAccuracy",
+     {},
+     "sparse_top_k_categorical_accuracy",
+     "How often the integer label's class is among the 5 largest outputs.",
      true,
      MetricTargets::kSparse},
     {"mean_squared_error", "MeanSquaredError", kMse, "mse", "The mean of the squared errors.",

@@ -4,6 +4,7 @@
 // the empty state, and the input errors.
 #include <QTest>
 #include <initializer_list>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -182,6 +183,32 @@ class TestMetrics : public QObject {
         << "binary_crossentropy" << multi_pred << multi_true << 2.0 / 3.0;
     QTest::newRow("recall, 2 units") << "recall"
                                      << "binary_crossentropy" << multi_pred << multi_true << 1.0;
+    // Keras's in_top_k (k = 5) on 7 units: a hit when fewer than 5 outputs are greater than the
+    // label's. Row 0: 4 greater, a hit; row 1: 5 greater, a miss; row 2: ties with the label do
+    // not count (4 greater), a hit; row 3: NaN at the label is -inf (6 greater), a miss; row 4:
+    // NaNs elsewhere are never greater (1), a hit; row 5: label 9 is no class, a miss; row 6:
+    // label 2.7 is 2 (int32), a hit. 4 of 7.
+    const float nan = std::numeric_limits<float>::quiet_NaN();
+    const Matrix top_pred = mat(7, 7, {0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f, 0.7f,  //
+                                       0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f, 0.7f,  //
+                                       0.9f, 0.9f, 0.9f, 0.9f, 0.5f, 0.5f, 0.5f,  //
+                                       nan,  0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f,  //
+                                       0.1f, nan,  nan,  nan,  nan,  nan,  0.2f,  //
+                                       0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f, 0.7f,  //
+                                       0.1f, 0.2f, 0.3f, 0.4f, 0.5f, 0.6f, 0.7f});
+    const Matrix top_labels = mat(7, 1, {2, 1, 6, 0, 0, 9, 2.7f});
+    QTest::newRow("sparse_top_k_categorical_accuracy")
+        << "sparse_top_k_categorical_accuracy"
+        << "sparse_categorical_crossentropy" << top_pred << top_labels << 4.0 / 7.0;
+    QTest::newRow("SparseTopKCategoricalAccuracy")
+        << "SparseTopKCategoricalAccuracy"
+        << "sparse_categorical_crossentropy" << top_pred << top_labels << 4.0 / 7.0;
+    // One-hot labels 2, 1 and 6 on the first three rows: 2 of 3.
+    Matrix one_hot = Matrix::Zero(3, 7);
+    one_hot(0, 2) = one_hot(1, 1) = one_hot(2, 6) = 1.0f;
+    QTest::newRow("top_k_categorical_accuracy")
+        << "top_k_categorical_accuracy"
+        << "categorical_crossentropy" << Matrix(top_pred.topRows(3)) << one_hot << 2.0 / 3.0;
   }
   void explicit_metrics() {
     QFETCH(QString, identifier);
@@ -219,6 +246,11 @@ class TestMetrics : public QObject {
                                << "binary_crossentropy" << pred << truth;
     QTest::newRow("recall") << "recall"
                             << "binary_crossentropy" << pred << truth;
+    QTest::newRow("top_k_categorical_accuracy") << "top_k_categorical_accuracy"
+                                                << "categorical_crossentropy" << pred << truth;
+    QTest::newRow("sparse_top_k_categorical_accuracy")
+        << "sparse_top_k_categorical_accuracy"
+        << "sparse_categorical_crossentropy" << pred << labels;
   }
   void halves_equal_whole() {
     QFETCH(QString, identifier);
@@ -250,7 +282,7 @@ class TestMetrics : public QObject {
   void empty_state_is_zero_data() {
     QTest::addColumn<QString>("identifier");
     for (const char* name : {"accuracy", "binary_accuracy", "categorical_accuracy", "mse", "mae",
-                             "precision", "recall"})
+                             "precision", "recall", "top_k_categorical_accuracy"})
       QTest::newRow(name) << name;
   }
   void empty_state_is_zero() {
@@ -279,6 +311,10 @@ class TestMetrics : public QObject {
                                                 << "sparse_categorical_crossentropy" << 3;
     QTest::newRow("recall on class indices") << "Recall"
                                              << "sparse_categorical_crossentropy" << 3;
+    QTest::newRow("top-k on class indices") << "top_k_categorical_accuracy"
+                                            << "sparse_categorical_crossentropy" << 3;
+    QTest::newRow("sparse top-k on one-hot targets") << "sparse_top_k_categorical_accuracy"
+                                                     << "categorical_crossentropy" << 3;
   }
   void bad_metrics_throw() {
     QFETCH(QString, identifier);

@@ -315,6 +315,8 @@ void TestRegistries::metrics() {
                                            "binary_accuracy",
                                            "categorical_accuracy",
                                            "sparse_categorical_accuracy",
+                                           "top_k_categorical_accuracy",
+                                           "sparse_top_k_categorical_accuracy",
                                            "mse",
                                            "mae",
                                            "precision",
@@ -339,10 +341,12 @@ void TestRegistries::metrics() {
   QCOMPARE(find_metric("ACC"), find_metric("accuracy"));
   QVERIFY(find_metric("Mse") == nullptr);
   QVERIFY(find_metric("Accuracy") != nullptr);
-  QCOMPARE(error_of([] { make_metric("auc", LossSpec{}, 1, "m"); }),
-           std::string("m: unknown metric \"auc\"; expected accuracy, acc, binary_accuracy, "
-                       "categorical_accuracy, sparse_categorical_accuracy, mean_squared_error, "
-                       "mse, mean_absolute_error, mae, precision or recall"));
+  QCOMPARE(
+      error_of([] { make_metric("auc", LossSpec{}, 1, "m"); }),
+      std::string("m: unknown metric \"auc\"; expected accuracy, acc, binary_accuracy, "
+                  "categorical_accuracy, sparse_categorical_accuracy, top_k_categorical_accuracy, "
+                  "sparse_top_k_categorical_accuracy, mean_squared_error, "
+                  "mse, mean_absolute_error, mae, precision or recall"));
 }
 
 void TestRegistries::optimizers() {
