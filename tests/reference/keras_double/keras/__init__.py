@@ -7,6 +7,7 @@ computed. At exit the record is written as JSON to the file named by KERAS_RECOR
 """
 
 import atexit
+import hashlib
 import json
 import math
 import os
@@ -267,16 +268,28 @@ class Sequential:
             schedule = cb.arguments.get("schedule") if isinstance(cb, _Recorded) else None
             if callable(schedule):
                 schedule(0, 0.01)  # the script's function must run
-        _record("fit", x=np.asarray(x, dtype="float32").tolist(), x_dtype=str(np.asarray(x).dtype),
-                y=np.asarray(y, dtype="float32").tolist(), y_dtype=str(np.asarray(y).dtype),
+        _record("fit", x=_array(x), x_dtype=str(np.asarray(x).dtype),
+                y=_array(y), y_dtype=str(np.asarray(y).dtype),
                 batch_size=batch_size, epochs=epochs, verbose=verbose, callbacks=callbacks or [],
                 validation_split=validation_split, shuffle=shuffle, initial_epoch=initial_epoch,
                 validation_data=None if validation_data is None else
-                [np.asarray(v, dtype="float32").tolist() for v in validation_data])
+                [_array(v) for v in validation_data])
         history = {"loss": [0.5] * (epochs - initial_epoch)}
         for name in self.metric_names:
             history[name] = [0.5] * (epochs - initial_epoch)
         return History(history)
+
+
+# Arrays up to this many elements are recorded as lists; larger ones (Fashion-MNIST's 47 million
+# pixels) by their shape and the SHA-256 of their float32 bytes in C order.
+_LIST_LIMIT = 1_000_000
+
+
+def _array(a):
+    a = np.ascontiguousarray(np.asarray(a, dtype="float32"))
+    if a.size <= _LIST_LIMIT:
+        return a.tolist()
+    return {"shape": list(a.shape), "sha256": hashlib.sha256(a.tobytes()).hexdigest()}
 
 
 @atexit.register
