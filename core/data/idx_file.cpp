@@ -52,25 +52,32 @@ std::vector<uint8_t> gunzip_if_gzip(std::span<const uint8_t> bytes, const std::s
   if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
     throw InputError(place, "cannot be inflated: zlib could not start");
   std::vector<uint8_t> out;
+  // gzip's trailer ends with the inflated size modulo 2^32: room for it at once.
+  const size_t n = bytes.size();
+  if (n >= 18) {
+    const uint32_t isize = uint32_t{bytes[n - 4]} | uint32_t{bytes[n - 3]} << 8 |
+                           uint32_t{bytes[n - 2]} << 16 | uint32_t{bytes[n - 1]} << 24;
+    out.reserve(static_cast<size_t>(std::min<int64_t>(isize, max_bytes)));
+  }
   uint8_t block[1 << 16];
   z.next_in = const_cast<Bytef*>(bytes.data());
   size_t left = bytes.size();
-  int ret = Z_OK;
   std::string problem;
-  while (ret != Z_STREAM_END) {
-    if (z.avail_in == 0) {
-      if (left == 0) {
-        problem = "the gzip stream ends early, after " + std::to_string(bytes.size()) +
-                  " bytes (a truncated download?)";
-        break;
-      }
+  while (true) {
+    if (z.avail_in == 0 && left > 0) {
       const uInt take = static_cast<uInt>(std::min<size_t>(left, 1u << 30));
       z.avail_in = take;
       left -= take;
     }
     z.next_out = block;
     z.avail_out = sizeof block;
-    ret = inflate(&z, Z_NO_FLUSH);
+    const int ret = inflate(&z, Z_NO_FLUSH);
+    if (ret == Z_BUF_ERROR) {
+      // No progress with room to write: every byte was read and the stream has not ended.
+      problem = "the gzip stream ends early, after " + std::to_string(bytes.size()) +
+                " bytes (a truncated download?)";
+      break;
+    }
     if (ret != Z_OK && ret != Z_STREAM_END) {
       problem = std::string("is not a valid gzip stream (zlib: ") +
                 (z.msg ? z.msg : "error " + std::to_string(ret)) + ")";
@@ -83,14 +90,16 @@ std::vector<uint8_t> gunzip_if_gzip(std::span<const uint8_t> bytes, const std::s
       break;
     }
     out.insert(out.end(), block, block + produced);
+    if (ret == Z_STREAM_END) break;
   }
   const size_t unused = z.avail_in + left;
   inflateEnd(&z);
   if (!problem.empty()) throw InputError(place, problem);
   if (unused != 0)
-    throw InputError(place, std::to_string(unused) +
-                                " bytes follow the end of the gzip stream; a gzip file of "
-                                "fitbench's data sets holds one stream");
+    throw InputError(place, counted(static_cast<long long>(unused), "byte") +
+                                (unused == 1 ? " follows" : " follow") +
+                                " the end of the gzip stream; a gzip file of fitbench's data "
+                                "sets holds one stream");
   return out;
 }
 

@@ -3,6 +3,7 @@
 // real files of Debian's dataset-fashion-mnist package against what NumPy reads from them.
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -67,6 +68,13 @@ class TestFashionMnist : public QObject {
              a.values);
   }
 
+  // A small stream that inflates to many of the reader's 64 KiB output blocks.
+  void inflatesPastOneBlock() {
+    const Bytes out = gunzip_if_gzip(gzip(Bytes(300000, 7)), "f.gz");
+    QCOMPARE(out.size(), size_t{300000});
+    QVERIFY(std::all_of(out.begin(), out.end(), [](uint8_t b) { return b == 7; }));
+  }
+
   void idxErrors_data() {
     QTest::addColumn<QByteArray>("bytes");
     QTest::addColumn<QString>("message");
@@ -120,7 +128,7 @@ class TestFashionMnist : public QObject {
     trailing.push_back(0);
     e = error_of([&] { gunzip_if_gzip(trailing, "f.gz"); });
     QVERIFY(e);
-    QCOMPARE(QString(e->what()), QString("f.gz: 1 bytes follow the end of the gzip stream; a gzip "
+    QCOMPARE(QString(e->what()), QString("f.gz: 1 byte follows the end of the gzip stream; a gzip "
                                          "file of fitbench's data sets holds one stream"));
     // A bomb: more than the limit once inflated.
     e = error_of([&] { gunzip_if_gzip(gzip(Bytes(200000, 0)), "f.gz", 100000); });
