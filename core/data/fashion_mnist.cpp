@@ -71,6 +71,9 @@ const std::vector<std::string>& fashion_mnist_classes() {
 }
 
 Dataset load_fashion_mnist(const DataSpec& spec) {
+  if (spec.subset < 0)
+    throw InputError("data.subset", "must be 0 (every image) or a positive number of images, got " +
+                                        std::to_string(spec.subset));
   const std::filesystem::path dir = spec.dataset_dir.empty() ? kFashionMnistDir : spec.dataset_dir;
   std::error_code ec;
   if (!std::filesystem::is_directory(dir, ec)) {

@@ -194,6 +194,13 @@ class TestFashionMnist : public QObject {
                             "/train-images-idx3-ubyte.gz: cannot be opened: it is a directory, "
                             "not an IDX file");
     DataSpec s = f.spec();
+    s.subset = -1;  // a spec made in code, not read from a file
+    auto e0 = error_of([&] { load_dataset(s, {}); });
+    QVERIFY(e0);
+    QCOMPARE(
+        QString(e0->what()),
+        QString("data.subset: must be 0 (every image) or a positive number of images, got -1"));
+    s.subset = 0;
     s.dataset_dir = dir + "/nowhere";
     const auto e = error_of([&] { load_dataset(s, {}); });
     QVERIFY(e);

@@ -265,7 +265,8 @@ QGroupBox* DataPanel::buildDatasetGroup() {
   m_datasetGroup = new QGroupBox(tr("Fashion-MNIST"));
   m_subset = new QSpinBox;
   m_subset->setObjectName("subset");
-  m_subset->setRange(0, 60000);
+  // 0 is "all"; more than there are is all of them too, as x_train[:n] is.
+  m_subset->setRange(0, std::numeric_limits<int>::max());
   m_subset->setSingleStep(1000);
   m_subset->setGroupSeparatorShown(true);
   m_subset->setSpecialValueText(tr("all 60,000"));
@@ -628,11 +629,9 @@ void DataPanel::showErrors() {
   m_previewGroup->setTitle(m_loaded && !m_loadError.isEmpty()
                                ? tr("Preview: the last data that loaded")
                                : tr("Preview"));
-  const QHash<QString, QWidget*> fields = {{"data.samples", m_samples},
-                                           {"data.noise", m_noise},
-                                           {"data.seed", m_seed},
-                                           {"data.features", m_features},
-                                           {"data.classes", m_classes}};
+  const QHash<QString, QWidget*> fields = {
+      {"data.samples", m_samples},   {"data.noise", m_noise},     {"data.seed", m_seed},
+      {"data.features", m_features}, {"data.classes", m_classes}, {"data.subset", m_subset}};
   if (QWidget* field = fields.value(m_loadPlace)) field->setToolTip(m_loadError);
   m_splitError->setText(m_splitErrorText);
   m_splitError->setVisible(!m_splitErrorText.isEmpty());
