@@ -199,7 +199,7 @@ void TestCli::fashion_mnist() {
   r = cli({"run", file, "--devices", "2", "--history", h2});
   QVERIFY2(r.code == 0, qPrintable(r.err));
   const QJsonObject two = QJsonDocument::fromJson(readFile(h2)).object()["history"].toObject();
-  for (const QString& key : {"loss", "accuracy", "val_loss", "val_accuracy"})
+  for (const QString key : {"loss", "accuracy", "val_loss", "val_accuracy"})
     for (int e = 0; e < 2; ++e) {
       const double a = one[key].toArray()[e].toDouble(), b = two[key].toArray()[e].toDouble();
       QVERIFY2(std::abs(a - b) <= 1e-5 * std::abs(a),
