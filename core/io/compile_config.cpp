@@ -11,6 +11,7 @@
 #include "core/io/json_reader.h"
 #include "core/io/keras_json.h"
 #include "core/losses/loss_registry.h"
+#include "core/metrics/metric_registry.h"
 #include "core/optimizers/optimizer_registry.h"
 
 namespace fitbench {
@@ -229,7 +230,8 @@ std::pair<std::string, std::string> parse_metric(const Json& v, const std::strin
   // Arguments that fitbench's metrics take only at Keras's defaults.
   ObjectReader r(*config, key_path(path, "config"),
                  {"name", "dtype", "threshold", "thresholds", "top_k", "class_id", "from_logits",
-                  "ignore_class", "k", "from_sorted_ids"});
+                  "ignore_class", "k", "from_sorted_ids", "num_thresholds", "curve",
+                  "summation_method", "multi_label", "num_labels", "label_weights"});
   std::string name;
   if (const Json* n = r.get_non_null("name")) name = json_io::to_string(*n, r.path_of("name"));
   if (class_name == "Accuracy")
@@ -246,6 +248,12 @@ std::pair<std::string, std::string> parse_metric(const Json& v, const std::strin
   r.only("ignore_class", {});
   r.only("k", {5});
   r.only("from_sorted_ids", {false});
+  r.only("num_thresholds", {200});
+  r.only("curve", {"ROC"});
+  r.only("summation_method", {"interpolation"});
+  r.only("multi_label", {false});
+  r.only("num_labels", {});
+  r.only("label_weights", {});
   std::string identifier = to_snake_case(class_name);
   if (name == identifier) name.clear();
   if (name.find('/') != std::string::npos || has_control_character(name))
@@ -408,7 +416,10 @@ Json compile_to_ordered_json(const CompileOptions& options) {
     }
     Json metric = Json::object();
     metric["module"] = "keras.metrics";
-    metric["class_name"] = to_class_name(options.metrics[i]);
+    const MetricInfo* info = find_metric(options.metrics[i]);
+    metric["class_name"] = info != nullptr && !info->class_name.empty()
+                               ? std::string(info->class_name)
+                               : to_class_name(options.metrics[i]);
     metric["config"] = {{"name", options.metric_name(i)}};
     doc["metrics"].push_back(std::move(metric));
   }

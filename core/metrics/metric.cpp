@@ -23,7 +23,7 @@ bool is_lower_case(std::string_view s) {
   return true;
 }
 
-// "accuracy, acc, binary_accuracy, ..., precision or recall": every name and lower-case alias.
+// "accuracy, acc, binary_accuracy, ..., recall or auc": every name and lower-case alias.
 std::string metric_choices() {
   std::vector<std::string_view> names;
   for (const MetricInfo& m : metric_classes()) {
@@ -82,7 +82,9 @@ std::unique_ptr<Metric> make_metric(const std::string& name, const LossSpec& los
   if (n == "mean_squared_error") return std::make_unique<metrics::MeanSquaredError>(key);
   if (n == "mean_absolute_error") return std::make_unique<metrics::MeanAbsoluteError>(key);
   if (n == "precision") return std::make_unique<metrics::Precision>(key);
-  return std::make_unique<metrics::Recall>(key);
+  if (n == "recall") return std::make_unique<metrics::Recall>(key);
+  assert(n == "auc");
+  return std::make_unique<metrics::Auc>(key);
 }
 
 std::optional<bool> metric_improves_upward(const std::string& name) {

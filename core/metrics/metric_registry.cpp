@@ -10,7 +10,7 @@ constexpr std::array<std::string_view, 1> kAcc{"acc"};
 constexpr std::array<std::string_view, 2> kMse{"mse", "MSE"};
 constexpr std::array<std::string_view, 2> kMae{"mae", "MAE"};
 
-constexpr std::array<MetricInfo, 10> kMetrics{{
+constexpr std::array<MetricInfo, 11> kMetrics{{
     {"accuracy", "", kAcc, "accuracy",
      "Binary, sparse categorical or categorical accuracy, chosen from the loss and output width.",
      true, MetricTargets::kAny, true},
@@ -63,6 +63,13 @@ constexpr std::array<MetricInfo, 10> kMetrics{{
      {},
      "recall",
      "Of the labels 1, the fraction whose output is above 0.5.",
+     true,
+     MetricTargets::kColumnPerUnit},
+    {"auc",
+     "AUC",
+     {},
+     "auc",
+     "Area under the ROC curve: how well the outputs rank labels 1 above labels 0.",
      true,
      MetricTargets::kColumnPerUnit},
 }};

@@ -54,6 +54,7 @@ class TestDataParallel : public QObject {
   void equals_one_device_data();
   void equals_one_device();
   void shards();
+  void confusion_metrics_equal_one_device();
   void replicas_stay_identical();
   void deterministic();
   void device_error_propagates();
@@ -110,6 +111,37 @@ void TestDataParallel::shards() {
   size.resize(8);
   DataParallelExecutor::shard_rows(1, 8, off, size);
   QCOMPARE(size, (std::vector<Index>{1, 0, 0, 0, 0, 0, 0, 0}));
+}
+
+// precision, recall and auc keep counts (auc 200 buckets of each label), not means: a device's
+// counts add to the others', so 3 devices log what one device logs, in fit() and evaluate().
+void TestDataParallel::confusion_metrics_equal_one_device() {
+  const auto run = [](int devices) {
+    set_random_seed(11);
+    Matrix x, y;
+    fixtures::make_binary_data(61, 4, x, y);
+    Sequential m(fixtures::binary_mlp(4, {6}));
+    CompileOptions c;
+    c.optimizer = opt("SGD", 0.1);
+    c.loss.name = "binary_crossentropy";
+    c.metrics = {"auc", "precision", "recall"};
+    m.compile(c);
+    if (devices > 0) use_data_parallel(m, devices);
+    Run r;
+    r.history = m.fit(x, y, FitOptions{.epochs = 3, .batch_size = 10, .verbose = 0});
+    r.weights = m.get_weights();
+    r.evaluated = m.evaluate(x, y, 7);
+    return r;
+  };
+  const Run one = run(0);
+  const Run many = run(3);
+  const double diff = max_rel_diff(many, one);
+  QVERIFY2(diff < 1e-5, qPrintable(QString("max relative difference %1").arg(diff)));
+  // A separable set: the area grows as the model learns, and stays an area.
+  const std::vector<double>& auc = one.history.history.at("auc");
+  QVERIFY2(auc.back() > auc.front() + 0.1 && auc.back() <= 1.0,
+           qPrintable(QString("%1 -> %2").arg(auc.front()).arg(auc.back())));
+  QVERIFY(one.evaluated.count("auc") == 1);
 }
 
 void TestDataParallel::replicas_stay_identical() {

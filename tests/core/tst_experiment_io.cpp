@@ -636,6 +636,12 @@ void TestExperimentIo::keras_forms_data() {
       R"([{"class_name": "Precision", "config": {"name": "p"}},
           {"class_name": "Recall", "config": {"name": "recall_1"}}, "mae"])",
       "metrics", "precision=p recall=recall_1 mae");
+  row("AUC object as Keras writes it", "/compile/metrics",
+      R"([{"module": "keras.metrics", "class_name": "AUC", "config": {"name": "area",
+           "dtype": "float32", "num_thresholds": 200, "curve": "ROC",
+           "summation_method": "interpolation", "multi_label": false, "num_labels": null,
+           "label_weights": null, "from_logits": false}, "registered_name": null}])",
+      "metrics", "auc=area");
   row("verbose auto", "/fit/verbose", R"("auto")", "fit", "verbose=1 batch=8");
   row("batch_size null", "/fit/batch_size", "null", "fit", "verbose=1 batch=32");
   row("EarlyStopping without patience", "/fit/callbacks/0/config",
@@ -856,6 +862,10 @@ void TestExperimentIo::errors_data() {
       "keras.metrics.Accuracy (predictions exactly equal to the labels) is not supported by "
       "fitbench; use \"accuracy\", which Keras resolves to binary, categorical or sparse "
       "categorical accuracy from the shapes");
+  row("/compile/metrics", R"([{"class_name": "AUC", "config": {"curve": "PR"}}])",
+      "compile.metrics[0].config.curve", "\"PR\" is not supported by fitbench (only \"ROC\" is)");
+  row("/compile/metrics", R"([{"class_name": "AUC", "config": {"num_thresholds": 50}}])",
+      "compile.metrics[0].config.num_thresholds", "50 is not supported by fitbench (only 200 is)");
   row("/compile/loss", R"("hinge")", "compile.loss",
       "\"hinge\" is not supported by fitbench; expected one of: binary_crossentropy, "
       "categorical_crossentropy, sparse_categorical_crossentropy, mean_squared_error, "

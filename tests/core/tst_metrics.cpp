@@ -209,6 +209,34 @@ class TestMetrics : public QObject {
     QTest::newRow("top_k_categorical_accuracy")
         << "top_k_categorical_accuracy"
         << "categorical_crossentropy" << Matrix(top_pred.topRows(3)) << one_hot << 2.0 / 3.0;
+    // AUC, 200 thresholds: outputs 0, 0.5, 0.3, 0.9 fall in buckets 0, 99, 59, 179. The ROC
+    // curve's points are (1, 1) at threshold 0, (0.5, 1) to bucket 59, (0.5, 0.5) to 99,
+    // (0, 0.5) to 179 and (0, 0): area 0.5 * 1 + 0.5 * 0.5 = 0.75 (Keras's docstring example,
+    // where 3 thresholds give the same).
+    const Matrix auc_pred = mat(4, 1, {0.0f, 0.5f, 0.3f, 0.9f});
+    const Matrix auc_true = mat(4, 1, {0, 0, 1, 1});
+    QTest::newRow("auc") << "auc"
+                         << "binary_crossentropy" << auc_pred << auc_true << 0.75;
+    QTest::newRow("AUC") << "AUC"
+                         << "binary_crossentropy" << auc_pred << auc_true << 0.75;
+    // A tie in one bucket is a straight line: (1, 1) to (0, 0), area 0.5.
+    QTest::newRow("auc, tie") << "auc"
+                              << "binary_crossentropy" << mat(2, 1, {0.5f, 0.5f})
+                              << mat(2, 1, {1, 0}) << 0.5;
+    // Outputs are clipped to [0, 1] and a NaN falls in bucket 0: -0.5 and NaN (labels 0, 1) are
+    // below every positive threshold, 1.5 and 0.7 (labels 1, 0) in buckets 198 and 139. Points:
+    // (1, 1); (0.5, 0.5) to 139; (0, 0.5) to 198; (0, 0). Area 0.5 * 0.75 + 0.5 * 0.5 = 0.625.
+    QTest::newRow("auc, clipped and NaN")
+        << "auc"
+        << "binary_crossentropy" << mat(4, 1, {-0.5f, nan, 1.5f, 0.7f}) << mat(4, 1, {0, 1, 1, 0})
+        << 0.625;
+    // Every element counts, as with multi_label=False: two rows of three units are six outputs
+    // 0.9, 0.2, 0.1 | 0.3, 0.6, 0.2 with labels 1, 0, 0 | 0, 1, 0. Both positives (0.9, 0.6) rank
+    // above every negative (0.3 at most): area 1.
+    QTest::newRow("auc, 3 units") << "auc"
+                                  << "categorical_crossentropy"
+                                  << mat(2, 3, {0.9f, 0.2f, 0.1f, 0.3f, 0.6f, 0.2f})
+                                  << mat(2, 3, {1, 0, 0, 0, 1, 0}) << 1.0;
   }
   void explicit_metrics() {
     QFETCH(QString, identifier);
@@ -251,6 +279,8 @@ class TestMetrics : public QObject {
     QTest::newRow("sparse_top_k_categorical_accuracy")
         << "sparse_top_k_categorical_accuracy"
         << "sparse_categorical_crossentropy" << pred << labels;
+    QTest::newRow("auc") << "auc"
+                         << "binary_crossentropy" << pred << truth;
   }
   void halves_equal_whole() {
     QFETCH(QString, identifier);
@@ -282,7 +312,7 @@ class TestMetrics : public QObject {
   void empty_state_is_zero_data() {
     QTest::addColumn<QString>("identifier");
     for (const char* name : {"accuracy", "binary_accuracy", "categorical_accuracy", "mse", "mae",
-                             "precision", "recall", "top_k_categorical_accuracy"})
+                             "precision", "recall", "top_k_categorical_accuracy", "auc"})
       QTest::newRow(name) << name;
   }
   void empty_state_is_zero() {
@@ -315,6 +345,8 @@ class TestMetrics : public QObject {
                                             << "sparse_categorical_crossentropy" << 3;
     QTest::newRow("sparse top-k on one-hot targets") << "sparse_top_k_categorical_accuracy"
                                                      << "categorical_crossentropy" << 3;
+    QTest::newRow("auc on class indices") << "auc"
+                                          << "sparse_categorical_crossentropy" << 3;
   }
   void bad_metrics_throw() {
     QFETCH(QString, identifier);

@@ -320,7 +320,8 @@ void TestRegistries::metrics() {
                                            "mse",
                                            "mae",
                                            "precision",
-                                           "recall"};
+                                           "recall",
+                                           "auc"};
   QCOMPARE(names_of(metric_classes(), [](const MetricInfo& m) { return m.listed; }), listed);
   for (const MetricInfo& m : metric_classes()) {
     std::vector<std::string> ids = {std::string(m.name)};
@@ -337,16 +338,28 @@ void TestRegistries::metrics() {
       QVERIFY(make_metric(id, spec.compile.loss, sparse ? 3 : 1, "m") != nullptr);
       QCOMPARE(metric_improves_upward(id), std::optional<bool>(m.improves_upward));
     }
+    // A metric object with its own name is written back under Keras's class name ("AUC").
+    const std::string class_name =
+        m.class_name.empty() ? std::string("BinaryAccuracy") : std::string(m.class_name);
+    const bool sparse = m.targets == MetricTargets::kSparse;
+    const ExperimentSpec named = parse_with(
+        Json::array({dense(sparse ? 3 : 1)}),
+        compile_with(
+            "sgd", sparse ? "sparse_categorical_crossentropy" : "binary_crossentropy",
+            Json::array({Json{{"class_name", class_name}, {"config", Json{{"name", "named"}}}}})));
+    const Json written = compile_to_ordered_json(named.compile)["metrics"][0];
+    QCOMPARE(written["class_name"].get<std::string>(), class_name);
+    QCOMPARE(written["config"]["name"].get<std::string>(), std::string("named"));
   }
   QCOMPARE(find_metric("ACC"), find_metric("accuracy"));
   QVERIFY(find_metric("Mse") == nullptr);
   QVERIFY(find_metric("Accuracy") != nullptr);
   QCOMPARE(
-      error_of([] { make_metric("auc", LossSpec{}, 1, "m"); }),
-      std::string("m: unknown metric \"auc\"; expected accuracy, acc, binary_accuracy, "
+      error_of([] { make_metric("roc", LossSpec{}, 1, "m"); }),
+      std::string("m: unknown metric \"roc\"; expected accuracy, acc, binary_accuracy, "
                   "categorical_accuracy, sparse_categorical_accuracy, top_k_categorical_accuracy, "
                   "sparse_top_k_categorical_accuracy, mean_squared_error, "
-                  "mse, mean_absolute_error, mae, precision or recall"));
+                  "mse, mean_absolute_error, mae, precision, recall or auc"));
 }
 
 void TestRegistries::optimizers() {

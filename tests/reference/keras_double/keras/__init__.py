@@ -127,6 +127,10 @@ metrics = _module("metrics", {
     "SparseCategoricalAccuracy": ["name", "dtype"], "Precision": _CONFUSION,
     "Recall": _CONFUSION, "MeanSquaredError": ["name", "dtype"],
     "MeanAbsoluteError": ["name", "dtype"],
+    "TopKCategoricalAccuracy": ["k", "name", "dtype"],
+    "SparseTopKCategoricalAccuracy": ["k", "name", "dtype", "from_sorted_ids"],
+    "AUC": ["num_thresholds", "curve", "summation_method", "name", "dtype", "thresholds",
+            "multi_label", "num_labels", "label_weights", "from_logits"],
 })
 callbacks = _module("callbacks", {
     "EarlyStopping": ["monitor", "min_delta", "patience", "verbose", "mode", "baseline",
