@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Quick start 2: installs what is missing, builds fitbench and runs the whole test suite with
-# ctest, then again under AddressSanitizer + UndefinedBehaviorSanitizer, then the threaded core
-# tests and the CLI's under ThreadSanitizer, then every fuzz target for 15 s (FITBENCH_FUZZ_SECONDS).
+# ctest, then again under AddressSanitizer (+ UndefinedBehaviorSanitizer on the engine, the readers
+# and the CLI), then the threaded core tests and the CLI's under ThreadSanitizer, then every fuzz
+# target for 10 s (FITBENCH_FUZZ_SECONDS).
 # FITBENCH_QUICK=1 skips the sanitizer and fuzz passes. With Open MPI installed (deps.sh installs
 # it) the suites include the mpi/ tests: mpirun on 2 and 4 processes, each under a timeout, as
 # root too (the tests set OMPI_ALLOW_RUN_AS_ROOT and its confirmation themselves).
@@ -58,6 +59,6 @@ if [ "${FITBENCH_QUICK:-0}" != "1" ]; then
   run_threaded_tsan
   # Every fuzz target briefly from its corpus (docs/fuzzing.md; scripts/fuzz.sh SECONDS for long
   # runs).
-  "$root/scripts/fuzz.sh" "${FITBENCH_FUZZ_SECONDS:-15}"
+  "$root/scripts/fuzz.sh" "${FITBENCH_FUZZ_SECONDS:-10}"
 fi
 echo "== fitbench: all test suites passed"
