@@ -67,6 +67,8 @@ class H5Image {
   H5Image& operator=(const H5Image&) = delete;
 
   const std::string& place() const { return place_; }
+  // Whether `path` names a group. A name that exists but whose link or object header HDF5
+  // cannot read is a damaged file, said as such rather than as a missing group.
   bool has_group(const std::string& path) const {
     // Each step must exist before the next is asked for.
     std::string sofar;
@@ -74,13 +76,16 @@ class H5Image {
     while (start <= path.size()) {
       const size_t slash = path.find('/', start);
       sofar = path.substr(0, slash);
-      if (H5Lexists(file_, sofar.c_str(), H5P_DEFAULT) <= 0) return false;
+      const htri_t exists = H5Lexists(file_, sofar.c_str(), H5P_DEFAULT);
+      if (exists < 0) fail(sofar, "cannot be read (the file is damaged here)");
+      if (exists == 0) return false;
       if (slash == std::string::npos) break;
       start = slash + 1;
     }
     H5O_info_t info;
-    return H5Oget_info_by_name2(file_, path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) >= 0 &&
-           info.type == H5O_TYPE_GROUP;
+    if (H5Oget_info_by_name2(file_, path.c_str(), &info, H5O_INFO_BASIC, H5P_DEFAULT) < 0)
+      fail(path, "cannot be read (the file is damaged here: its object header is unreadable)");
+    return info.type == H5O_TYPE_GROUP;
   }
   // The number of members of a group ("0", "1", ... in a vars group).
   size_t members(const std::string& group) const {

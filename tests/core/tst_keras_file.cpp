@@ -400,6 +400,28 @@ class TestKerasFile : public QObject {
     }
   }
 
+  // An object header that declares a size HDF5 would allocate 4 GiB for (a fuzz finding): the
+  // group it belongs to is said to be damaged, not missing.
+  void damagedObjectHeaderIsSaid() {
+    const QString file = QStringLiteral(FITBENCH_SOURCE_DIR
+                                        "/tests/data/keras_damaged/oom_object_header_1.weights.h5");
+    ModelSpec xor_model;
+    xor_model.name = "xor";
+    xor_model.layers = {fixtures::input(2), fixtures::dense(8, "tanh"),
+                        fixtures::dense(1, "sigmoid")};
+    Sequential like(xor_model);
+    like.build(2);
+    try {
+      read_weights_file(file.toStdString(), like.model_file());
+      QFAIL("a file with a damaged object header was read");
+    } catch (const InputError& e) {
+      QVERIFY2(std::string(e.what()).find("oom_object_header_1.weights.h5: layers/dense/vars: "
+                                          "cannot be read (the file is damaged here") !=
+                   std::string::npos,
+               e.what());
+    }
+  }
+
   void refusesDamagedWeightsFile() {
     const ModelFile like = read_model_file(variant("keras_demo.keras"));
     try {
