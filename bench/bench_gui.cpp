@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "bench/bench_util.h"
+#include "core/io/experiment.h"
 #include "core/run/run.h"
 #include "core/run/run_plan.h"
 #include "ui/window/main_window.h"
@@ -126,18 +127,11 @@ ExperimentSpec workload(const char* which) {
     spec.fit.epochs = 20000;
     spec.fit.batch_size = 16;
   } else if (std::string(which) == "images") {
-    // Keras's first image tutorial (resources/examples/fashion_mnist_mlp.json): the 60,000
-    // Fashion-MNIST images, validated on the 10,000 test images each epoch, 784 -> 128 -> 10,
-    // batch 32, 2 epochs of 1,875 steps.
-    spec.data.dataset = "fashion_mnist";
-    spec.data.validation_test = true;
-    spec.model.layers = {input_layer(784), dense_layer(128, "relu"), dense_layer(10, "softmax")};
-    spec.compile.optimizer.class_name = "Adam";
-    spec.compile.optimizer.learning_rate = 0.001;
-    spec.compile.loss.name = "sparse_categorical_crossentropy";
-    spec.compile.metrics = {"accuracy"};
+    // Keras's first image tutorial as the gallery has it (resources/examples/
+    // fashion_mnist_mlp.json): the 60,000 Fashion-MNIST images, validated on the 10,000 test
+    // images each epoch, 2 of its epochs of 1,875 steps.
+    spec = read_experiment(FITBENCH_SOURCE_DIR "/resources/examples/fashion_mnist_mlp.json");
     spec.fit.epochs = 2;
-    spec.fit.batch_size = 32;
     return spec;
   } else {
     // A Playground-sized MLP on the spiral: 2 -> 64 -> 64 -> 1, 2000 samples, batch 32.
