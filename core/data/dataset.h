@@ -27,8 +27,12 @@ struct Dataset {
   Matrix validation_x, validation_y;
   // What reading the data passed over, as sentences ("data.csv: skipped 3 blank lines ...").
   std::vector<std::string> notes;
+  // One sample's shape when it has more than one axis ((28, 28) for Fashion-MNIST); each row of
+  // x holds its values in row-major order. Empty: (features,).
+  Shape sample_shape;
 
   Index size() const { return x.rows(); }
+  Shape shape_of_sample() const { return sample_shape.empty() ? Shape{x.cols()} : sample_shape; }
   bool has_validation_data() const { return validation_x.rows() > 0; }
 };
 
@@ -41,8 +45,8 @@ Dataset generate_dataset(const DataSpec& spec);
 // non-numeric cell or a short row, and the column for a missing target/feature.
 Dataset read_csv_dataset(const DataSpec& spec, const std::filesystem::path& base_dir);
 
-// Fashion-MNIST (spec.dataset == "fashion_mnist"): each 28 x 28 image as 784 features in
-// row-major order (what x.reshape(-1, 784) gives in NumPy), the class index 0-9 as the target,
+// Fashion-MNIST (spec.dataset == "fashion_mnist"): each 28 x 28 image (sample_shape (28, 28)) as a
+// row of 784 values in row-major order, the class index 0-9 as the target,
 // the test images as validation data when spec.validation_test. Throws InputError("data.dataset",
 // ...) naming the package to install when its folder is missing, InputError(<file>, ...) for a
 // damaged file or one whose shape is not Fashion-MNIST's.
@@ -51,6 +55,8 @@ Dataset load_fashion_mnist(const DataSpec& spec);
 const std::vector<std::string>& fashion_mnist_classes();
 // Where Debian's dataset-fashion-mnist package puts the files.
 inline constexpr const char* kFashionMnistDir = "/usr/share/datasets/fashion-mnist";
+// Its images are kFashionMnistSide x kFashionMnistSide pixels.
+inline constexpr int64_t kFashionMnistSide = 28;
 
 // generate_dataset, read_csv_dataset or load_fashion_mnist, as the spec says.
 Dataset load_dataset(const DataSpec& spec, const std::filesystem::path& base_dir);

@@ -1,5 +1,5 @@
 // Fashion-MNIST from its four IDX files (core/data/idx_file.h), as
-// keras.datasets.fashion_mnist.load_data() returns it, flattened to 784 features per image.
+// keras.datasets.fashion_mnist.load_data() returns it: each 28 x 28 image a row of 784 values.
 
 #include <filesystem>
 
@@ -10,7 +10,7 @@
 namespace fitbench {
 namespace {
 
-constexpr int64_t kSide = 28;
+constexpr int64_t kSide = kFashionMnistSide;
 constexpr int64_t kClasses = 10;
 
 struct Part {
@@ -93,6 +93,7 @@ Dataset load_fashion_mnist(const DataSpec& spec) {
   for (int64_t j = 0; j < kSide * kSide; ++j)
     data.feature_names.push_back("pixel" + std::to_string(j));
   data.target_names.push_back("label");
+  data.sample_shape = {kSide, kSide};
   if (spec.validation_test) {
     Part test = read_part(dir, "t10k", 0, spec.scale);
     data.validation_x = std::move(test.x);

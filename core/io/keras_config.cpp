@@ -41,7 +41,11 @@ Json with_registered_name(Json o) {
 
 Json dtype_policy() { return keras_object("keras", "DTypePolicy", {{"name", "float32"}}); }
 
-Json batch_shape(int64_t features) { return Json::array({nullptr, features}); }
+Json batch_shape(const Shape& sample) {
+  Json out = Json::array({nullptr});
+  for (int64_t d : sample) out.push_back(d);
+  return out;
+}
 
 Json initializer_json(const InitializerSpec& spec) {
   Json o = with_registered_name(initializer_to_json(spec));
@@ -55,7 +59,7 @@ Json initializer_json(const InitializerSpec& spec) {
   return o;
 }
 
-Json layer_json(const LayerSpec& l, int64_t input_units) {
+Json layer_json(const LayerSpec& l, const Shape& input_shape) {
   Json config = Json::object();
   config["name"] = l.name;
   config["trainable"] = l.trainable;
@@ -77,9 +81,17 @@ Json layer_json(const LayerSpec& l, int64_t input_units) {
     config["rate"] = l.rate;
     config["seed"] = l.seed ? Json(*l.seed) : Json(nullptr);
     config["noise_shape"] = nullptr;
+  } else if (l.class_name == "Flatten") {
+    config["data_format"] = "channels_last";
+  } else if (l.class_name == "Reshape") {
+    Json target = Json::array();
+    for (int64_t d : l.target_shape) target.push_back(d);
+    config["target_shape"] = std::move(target);
   }
   Json o = keras_object("keras.layers", l.class_name, std::move(config));
-  o["build_config"] = {{"input_shape", batch_shape(input_units)}};
+  // Keras records the shape a layer was built with; Reshape is built when it is made (its
+  // __init__ sets built), so it has no build_config.
+  if (l.class_name != "Reshape") o["build_config"] = {{"input_shape", batch_shape(input_shape)}};
   return o;
 }
 
@@ -93,7 +105,7 @@ Json normalization_json(const std::string& name, int64_t features) {
   config["mean"] = nullptr;  // adapted: mean and variance are the layer's weights
   config["variance"] = nullptr;
   Json o = keras_object("keras.layers", "Normalization", std::move(config));
-  o["build_config"] = {{"input_shape", batch_shape(features)}};
+  o["build_config"] = {{"input_shape", batch_shape({features})}};
   return o;
 }
 
@@ -141,14 +153,17 @@ Json compile_json(const CompileOptions& options) {
   return c;
 }
 
-int64_t input_units_of(const ModelSpec& spec) {
+// The sample shape of the model's InputLayer.
+const Shape& input_shape_of(const ModelSpec& spec) {
   if (spec.layers.empty() || spec.layers.front().class_name != "InputLayer" ||
-      spec.layers.front().shape.size() != 1)
+      spec.layers.front().shape.empty())
     throw InputError("config",
                      "the model has no input shape (an InputLayer with batch_shape "
                      "[null, features]), so Keras could not build it");
-  return spec.layers.front().shape.front();
+  return spec.layers.front().shape;
 }
+
+int64_t input_units_of(const ModelSpec& spec) { return shape_size(input_shape_of(spec)); }
 
 bool standardizes(const ModelFile& model) { return model.data && !model.data->mean.empty(); }
 
@@ -177,7 +192,7 @@ int64_t keras_input_units(const ModelSpec& config) { return input_units_of(confi
 
 std::vector<KerasLayerVars> keras_layer_vars(const ModelSpec& config) {
   Network net(config);
-  net.build(input_units_of(config));
+  net.build(input_shape_of(config));
   std::vector<KerasLayerVars> out;
   std::map<std::string, int> repeats;
   for (size_t l = 0; l < net.layers().size(); ++l) {
@@ -194,12 +209,18 @@ std::vector<KerasLayerVars> keras_layer_vars(const ModelSpec& config) {
 }
 
 Json keras_model_json(const ModelFile& model) {
-  const int64_t features = input_units_of(model.config);
+  const Shape& sample = input_shape_of(model.config);
+  const int64_t features = shape_size(sample);
   Network net(model.config);
-  net.build(features);
+  net.build(sample);
+  if (standardizes(model) && sample.size() != 1)
+    throw InputError("config", "standardized inputs of shape " + batch_shape_text(sample) +
+                                   " have no Keras Normalization layer in fitbench's .keras "
+                                   "files yet (only one axis of features); scale the data "
+                                   "instead");
   Json layers = Json::array();
   Json input = Json::object();
-  input["batch_shape"] = batch_shape(features);
+  input["batch_shape"] = batch_shape(sample);
   input["dtype"] = "float32";
   input["sparse"] = false;
   input["ragged"] = false;
@@ -208,19 +229,17 @@ Json keras_model_json(const ModelFile& model) {
   input["optional"] = false;
   layers.push_back(keras_object("keras.layers", "InputLayer", std::move(input)));
   if (standardizes(model)) layers.push_back(normalization_json(normalization_name(net), features));
-  int64_t units = features;
-  for (size_t l = 0; l < net.layers().size(); ++l) {
-    layers.push_back(layer_json(net.layers()[l]->spec(), units));
-    units = net.layer_units(l);
-  }
+  for (size_t l = 0; l < net.layers().size(); ++l)
+    layers.push_back(
+        layer_json(net.layers()[l]->spec(), l == 0 ? net.input_shape() : net.layer_shape(l - 1)));
   Json config = Json::object();
   config["name"] = net.name();
   config["trainable"] = true;
   config["dtype"] = dtype_policy();
   config["layers"] = std::move(layers);
-  config["build_input_shape"] = batch_shape(features);
+  config["build_input_shape"] = batch_shape(sample);
   Json doc = keras_object("keras", "Sequential", std::move(config));
-  doc["build_config"] = {{"input_shape", batch_shape(features)}};
+  doc["build_config"] = {{"input_shape", batch_shape(sample)}};
   doc["compile_config"] = model.compile ? compile_json(*model.compile) : Json(nullptr);
   return doc;
 }

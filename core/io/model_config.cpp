@@ -140,6 +140,10 @@ ParsedLayer parse_layer(const Json& v, const std::string& path) {
                              "lora_rank", "lora_alpha", "quantization_config"});
   } else if (class_name == "Activation") {
     keys.insert(keys.end(), {"activation", "activity_regularizer"});
+  } else if (class_name == "Flatten") {
+    keys.insert(keys.end(), {"data_format", "activity_regularizer"});
+  } else if (class_name == "Reshape") {
+    keys.insert(keys.end(), {"target_shape", "activity_regularizer"});
   } else {
     keys.insert(keys.end(), {"rate", "seed", "noise_shape", "activity_regularizer"});
   }
@@ -178,6 +182,19 @@ ParsedLayer parse_layer(const Json& v, const std::string& path) {
   } else if (class_name == "Activation") {
     layer.activation =
         parse_activation(r.require("activation", "the activation's name"), r.path_of("activation"));
+  } else if (class_name == "Flatten") {
+    // channels_first would move the channel axis last before flattening; fitbench's images are
+    // channels_last, as Keras's default.
+    r.only("data_format", {"channels_last"});
+  } else if (class_name == "Reshape") {
+    const Json& target = r.require("target_shape", "the shape of one sample after the layer");
+    const std::string tpath = r.path_of("target_shape");
+    if (!target.is_array() || target.empty() || target.size() > 8)
+      fail_expected(tpath, "a list of one to eight dimensions such as [7, 112] or [-1, 28]",
+                    target);
+    for (size_t i = 0; i < target.size(); ++i)
+      layer.target_shape.push_back(json_io::to_int(target[i], index_path(tpath, i),
+                                                   "a positive integer or -1 (inferred)", -1));
   } else {
     layer.rate =
         json_io::to_number(r.require("rate", "the fraction of inputs to drop"), r.path_of("rate"),
@@ -323,6 +340,12 @@ Json model_config_to_ordered_json(const ModelSpec& spec) {
       } else if (layer.class_name == "Dropout") {
         config["rate"] = layer.rate;
         config["seed"] = layer.seed ? Json(*layer.seed) : Json(nullptr);
+      } else if (layer.class_name == "Flatten") {
+        config["data_format"] = "channels_last";
+      } else if (layer.class_name == "Reshape") {
+        Json target = Json::array();
+        for (int64_t d : layer.target_shape) target.push_back(d);
+        config["target_shape"] = std::move(target);
       }
     }
     Json entry = Json::object();

@@ -1,6 +1,16 @@
 #include "core/nn/activation_layer.h"
 
+#include "core/base/error.h"
+
 namespace fitbench {
+
+Shape ActivationLayer::output_shape(const Shape& in, const std::string& place) const {
+  if (activation_ == Activation::kSoftmax && in.size() != 1)
+    throw InputError(place, "a softmax here would receive " + batch_shape_text(in) +
+                                ", and Keras's softmax runs over the last axis alone; fitbench's "
+                                "runs over one axis of features, so add a Flatten layer before it");
+  return in;
+}
 
 ActivationLayer::ActivationLayer(LayerSpec spec)
     : Layer(std::move(spec)), activation_(parse_activation(this->spec().activation, "")) {}

@@ -12,6 +12,9 @@ class ActivationLayer : public Layer {
  public:
   explicit ActivationLayer(LayerSpec spec);
 
+  // The input's shape; a softmax needs one axis (Keras's runs over the last axis alone).
+  Shape output_shape(const Shape& in, const std::string& place) const override;
+
   void forward(std::span<const Matrix* const> params, ConstMatrixRef x, MatrixRef y,
                MatrixRef cache, const ForwardContext& ctx) const override;
   void backward(std::span<const Matrix* const> params, ConstMatrixRef x, ConstMatrixRef y,

@@ -1,6 +1,21 @@
 #include "core/nn/dense.h"
 
+#include "core/base/error.h"
+
 namespace fitbench {
+
+Shape Dense::output_shape(const Shape& in, const std::string& place) const {
+  if (in.size() != 1) {
+    Shape keras(in.begin(), in.end() - 1);
+    keras.push_back(spec().units);
+    throw InputError(place, "this Dense layer receives " + batch_shape_text(in) +
+                                ": fitbench's Dense takes one axis of features, so add a Flatten "
+                                "layer before it (Keras would apply it to the last axis alone and "
+                                "output " +
+                                batch_shape_text(keras) + ")");
+  }
+  return {spec().units};
+}
 
 Dense::Dense(LayerSpec spec)
     : Layer(std::move(spec)), activation_(parse_activation(this->spec().activation, "")) {}

@@ -13,6 +13,9 @@ class Dense : public Layer {
 
   Activation activation() const { return activation_; }
   int64_t output_units(int64_t) const override { return spec().units; }
+  // One axis of features in, (units) out. Keras would apply a Dense to the last axis of a
+  // longer shape; fitbench refuses and asks for a Flatten first.
+  Shape output_shape(const Shape& in, const std::string& place) const override;
   std::vector<VariableDef> variable_defs(int64_t input_units) const override;
   int64_t cache_units(int64_t) const override;
   void forward(std::span<const Matrix* const> params, ConstMatrixRef x, MatrixRef y,

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <numeric>
 #include <span>
 #include <string>
 #include <vector>
@@ -12,6 +13,18 @@
 #include "core/nn/layer_spec.h"
 
 namespace fitbench {
+
+// A sample's shape as Keras prints a batch of them: "(None, 28, 28)".
+inline std::string batch_shape_text(const Shape& shape) {
+  std::string out = "(None";
+  for (int64_t d : shape) out += ", " + std::to_string(d);
+  return out + ")";
+}
+
+// The number of values in one sample of `shape` (1 for a scalar).
+inline int64_t shape_size(const Shape& shape) {
+  return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
+}
 
 // What a layer needs to know about the current call.
 struct ForwardContext {
@@ -38,7 +51,12 @@ class Layer {
   const std::string& name() const { return spec_.name; }
   const std::string& class_name() const { return spec_.class_name; }
 
+  // Layers compute on rows of flat values: a sample of shape (28, 28) is a row of 784 values in
+  // row-major (C) order, as NumPy stores it, so a shape is metadata and Flatten or Reshape moves
+  // no value. output_units maps the input row's width to the output row's; output_shape maps the
+  // sample shape, and throws InputError at `place` when the layer cannot take `in`.
   virtual int64_t output_units(int64_t input_units) const { return input_units; }
+  virtual Shape output_shape(const Shape& in, const std::string& /*place*/) const { return in; }
   virtual std::vector<VariableDef> variable_defs(int64_t /*input_units*/) const { return {}; }
   // Columns of the per-call cache this layer keeps between forward and backward (0: none).
   virtual int64_t cache_units(int64_t /*input_units*/) const { return 0; }

@@ -71,7 +71,15 @@ constexpr std::array<FieldInfo, 2> kDropoutFields{{
      .optional = true},
 }};
 
-constexpr std::array<LayerInfo, 4> kLayers{{
+// keras/src/layers/reshaping/{flatten,reshape}.py.
+constexpr std::array<FieldInfo, 1> kReshapeFields{{
+    {.key = "target_shape",
+     .type = FieldType::kShape,
+     .description = "The shape of one sample after the layer; one dimension may be -1 (inferred).",
+     .start = "[-1]"},
+}};
+
+constexpr std::array<LayerInfo, 6> kLayers{{
     {kInputLayer, "input_layer", "The model's input: its shape comes from the data.", kInputFields,
      true},
     {"Dense", "dense", "Fully connected: activation(inputs @ kernel + bias).", kDenseFields, false,
@@ -79,6 +87,9 @@ constexpr std::array<LayerInfo, 4> kLayers{{
     {"Activation", "activation", "Applies an activation function to its input.", kActivationFields},
     {"Dropout", "dropout", "Sets a random fraction of its inputs to zero while training.",
      kDropoutFields},
+    {"Flatten", "flatten", "Makes each sample one axis of values, e.g. (28, 28) into (784).", {}},
+    {"Reshape", "reshape", "Gives each sample another shape with the same number of values.",
+     kReshapeFields},
 }};
 
 }  // namespace
@@ -105,6 +116,15 @@ LayerSpec new_layer(const LayerInfo& info) {
     if (f.key == "units") layer.units = std::stoll(start);
     if (f.key == "activation") layer.activation = start;
     if (f.key == "rate") layer.rate = std::stod(start);
+    if (f.key == "target_shape") {
+      // A JSON list of integers, "[-1]" or "[7, 112]".
+      size_t at = start.find_first_of("-0123456789");
+      while (at != std::string::npos) {
+        size_t end = 0;
+        layer.target_shape.push_back(std::stoll(start.substr(at), &end));
+        at = start.find_first_of("-0123456789", at + end);
+      }
+    }
   }
   return layer;
 }

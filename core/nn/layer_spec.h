@@ -30,12 +30,14 @@ struct RegularizerSpec {
 };
 
 struct LayerSpec {
-  std::string class_name;  // "InputLayer", "Dense", "Activation", "Dropout"
+  std::string class_name;  // "InputLayer", "Dense", "Activation", "Dropout", "Flatten", "Reshape"
   std::string name;        // empty: Keras's automatic name (dense, dense_1, ...)
   bool trainable = true;
 
-  // InputLayer: the shape without the batch dimension, e.g. {4}.
+  // InputLayer: the shape without the batch dimension, e.g. {4} or {28, 28}.
   std::vector<int64_t> shape;
+  // Reshape: the output shape without the batch dimension; one entry may be -1 (inferred).
+  std::vector<int64_t> target_shape;
 
   // Dense
   int64_t units = 0;

@@ -1,5 +1,6 @@
 #include "core/nn/network.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -9,6 +10,7 @@
 #include "core/nn/dropout.h"
 #include "core/nn/initializers.h"
 #include "core/nn/layer_registry.h"
+#include "core/nn/reshaping.h"
 
 namespace fitbench {
 namespace {
@@ -21,6 +23,36 @@ std::string snake_name(const std::string& class_name) {
 
 }  // namespace
 
+std::unique_ptr<Layer> make_layer(const LayerSpec& l, const std::string& place) {
+  if (l.class_name == "Dense") {
+    if (l.units < 1)
+      throw InputError(place + ".config.units",
+                       "must be a positive integer, got " + std::to_string(l.units));
+    parse_activation(l.activation, place + ".config.activation");
+    validate_initializer(l.kernel_initializer, place + ".config.kernel_initializer");
+    validate_initializer(l.bias_initializer, place + ".config.bias_initializer");
+    return std::make_unique<Dense>(l);
+  }
+  if (l.class_name == "Dropout") {
+    if (!(l.rate >= 0.0 && l.rate < 1.0))
+      throw InputError(place + ".config.rate", "must be in [0, 1)");
+    return std::make_unique<Dropout>(l);
+  }
+  if (l.class_name == "Activation") {
+    parse_activation(l.activation, place + ".config.activation");
+    return std::make_unique<ActivationLayer>(l);
+  }
+  if (l.class_name == "Flatten") return std::make_unique<Flatten>(l);
+  if (l.class_name == "Reshape") {
+    check_target_shape(l.target_shape, place);
+    return std::make_unique<Reshape>(l);
+  }
+  throw InputError(place + ".class_name",
+                   "layer \"" + l.class_name +
+                       "\" is not supported; fitbench has InputLayer, Dense, Activation, Dropout, "
+                       "Flatten and Reshape");
+}
+
 Network::Network(const ModelSpec& spec) : name_(spec.name.empty() ? "sequential" : spec.name) {
   std::set<std::string> used;
   for (const auto& l : spec.layers)
@@ -31,10 +63,18 @@ Network::Network(const ModelSpec& spec) : name_(spec.name.empty() ? "sequential"
     const std::string place = spec.layer_place(i);
     if (l.class_name == "InputLayer") {
       if (i != 0) throw InputError(place, "an InputLayer may only be the first layer");
-      if (l.shape.size() != 1 || l.shape[0] < 1)
+      if (l.shape.empty() || l.shape.size() > 8 ||
+          std::any_of(l.shape.begin(), l.shape.end(), [](int64_t d) { return d < 1; }))
         throw InputError(place + ".config.batch_shape",
-                         "must describe one positive feature dimension, e.g. [null, 4]");
-      declared_input_ = l.shape[0];
+                         "must describe one to eight positive dimensions after the batch's, e.g. "
+                         "[null, 4] or [null, 28, 28]");
+      double values = 1.0;
+      for (int64_t d : l.shape) values *= static_cast<double>(d);
+      if (values > static_cast<double>(kMaxModelFloats))
+        throw InputError(place + ".config.batch_shape", "describes samples of more than " +
+                                                            std::to_string(kMaxModelFloats) +
+                                                            " values, over fitbench's limit");
+      declared_shape_ = l.shape;
       continue;
     }
     if (l.name.empty()) {
@@ -51,30 +91,8 @@ Network::Network(const ModelSpec& spec) : name_(spec.name.empty() ? "sequential"
         }
       }
     }
-    if (l.class_name == "Dense") {
-      if (l.units < 1)
-        throw InputError(place + ".config.units",
-                         "must be a positive integer, got " + std::to_string(l.units));
-      parse_activation(l.activation, place + ".config.activation");
-      validate_initializer(l.kernel_initializer, place + ".config.kernel_initializer");
-      validate_initializer(l.bias_initializer, place + ".config.bias_initializer");
-      layers_.push_back(std::make_unique<Dense>(l));
-      layer_places_.push_back(place);
-    } else if (l.class_name == "Dropout") {
-      if (!(l.rate >= 0.0 && l.rate < 1.0))
-        throw InputError(place + ".config.rate", "must be in [0, 1)");
-      layers_.push_back(std::make_unique<Dropout>(l));
-      layer_places_.push_back(place);
-    } else if (l.class_name == "Activation") {
-      parse_activation(l.activation, place + ".config.activation");
-      layers_.push_back(std::make_unique<ActivationLayer>(l));
-      layer_places_.push_back(place);
-    } else {
-      throw InputError(place + ".class_name",
-                       "layer \"" + l.class_name +
-                           "\" is not supported; fitbench has InputLayer, Dense, Activation and "
-                           "Dropout");
-    }
+    layers_.push_back(make_layer(l, place));
+    layer_places_.push_back(place);
   }
 }
 
@@ -101,25 +119,44 @@ int64_t Network::workspace_floats_per_row() const {
   return floats;
 }
 
-void Network::build(int64_t input_units) { build_checked(input_units, true); }
+void Network::build(int64_t input_units) { build_checked({input_units}, true); }
 
-void Network::build_shapes(int64_t input_units) { build_checked(input_units, false); }
+void Network::build(const Shape& input_shape) { build_checked(input_shape, true); }
 
-void Network::build_checked(int64_t input_units, bool limit) {
-  if (declared_input_ && *declared_input_ != input_units)
-    throw InputError("model", "the model's input has " + counted(*declared_input_, "feature") +
-                                  " but the data has " + std::to_string(input_units));
-  if (input_units < 1) throw InputError("model", "the input needs at least one feature");
+void Network::build_shapes(int64_t input_units) { build_checked({input_units}, false); }
+
+void Network::build_checked(const Shape& given, bool limit) {
+  if (given.empty() || std::any_of(given.begin(), given.end(), [](int64_t d) { return d < 1; }))
+    throw InputError("model", "the input needs at least one feature");
+  const int64_t input_units = shape_size(given);
+  if (declared_shape_ && shape_size(*declared_shape_) != input_units) {
+    const int64_t declared = shape_size(*declared_shape_);
+    throw InputError(
+        "model",
+        declared_shape_->size() == 1 && given.size() == 1
+            ? "the model's input has " + counted(declared, "feature") + " but the data has " +
+                  std::to_string(input_units)
+            : "the model's input has shape " + batch_shape_text(*declared_shape_) + ", " +
+                  counted(declared, "value") +
+                  " per sample, but the data's "
+                  "samples have " +
+                  std::to_string(input_units) +
+                  (given.size() == 1 ? std::string() : " (shape " + batch_shape_text(given) + ")"));
+  }
   input_units_ = input_units;
+  input_shape_ = declared_shape_ ? *declared_shape_ : given;
   units_.clear();
+  shapes_.clear();
   variables_.clear();
   first_var_.assign(1, 0);
   int64_t in = input_units;
+  Shape shape = input_shape_;
   double floats = 0.0;  // in double: 10^12 units times 10^12 inputs must not wrap around
   for (size_t l = 0; l < layers_.size(); ++l) {
     const Layer& layer = *layers_[l];
     if (limit && layer.output_units(in) > kMaxModelFloats)
       too_large(l, static_cast<double>(layer.output_units(in)), true);
+    shape = layer.output_shape(shape, layer_places_[l]);
     for (const auto& def : layer.variable_defs(in)) {
       double n = 1.0;
       for (int64_t d : def.shape) n *= static_cast<double>(d);
@@ -133,6 +170,7 @@ void Network::build_checked(int64_t input_units, bool limit) {
     first_var_.push_back(variables_.size());
     in = layer.output_units(in);
     units_.push_back(in);
+    shapes_.push_back(shape);
   }
 }
 

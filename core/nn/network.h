@@ -34,6 +34,10 @@ struct NetworkVariable {
   int layer = 0;
 };
 
+// The layer `spec` describes (not an InputLayer). Throws InputError at `place` (the layer's place
+// in the file, "model.config.layers[1]") for an unknown class or an impossible field.
+std::unique_ptr<Layer> make_layer(const LayerSpec& spec, const std::string& place);
+
 class Network {
  public:
   // Validates the spec and names unnamed layers as Keras does (dense, dense_1, ...). Throws
@@ -42,12 +46,20 @@ class Network {
 
   const std::string& name() const { return name_; }
   const std::vector<std::unique_ptr<Layer>>& layers() const { return layers_; }
-  // The input width an InputLayer declares, if any.
-  std::optional<int64_t> declared_input_units() const { return declared_input_; }
+  // The sample shape an InputLayer declares, if any, and its number of values.
+  const std::optional<Shape>& declared_input_shape() const { return declared_shape_; }
+  std::optional<int64_t> declared_input_units() const {
+    return declared_shape_ ? std::optional<int64_t>(shape_size(*declared_shape_)) : std::nullopt;
+  }
 
-  // Fixes the input width and so every shape. Throws InputError if it contradicts the InputLayer,
-  // or at a layer's units when the model passes kMaxModelFloats.
+  // Fixes the input's sample shape and so every shape. `input_units` is a flat row of that many
+  // values; `input_shape` a sample's shape (the data's, e.g. (28, 28) for an image). A declared
+  // InputLayer shape wins when it holds as many values as the data's samples (the rows are
+  // row-major, so 784 values fill (28, 28)). Throws InputError if the counts differ, at a layer
+  // that cannot take its input's shape, or at a layer's units when the model passes
+  // kMaxModelFloats.
   void build(int64_t input_units);
+  void build(const Shape& input_shape);
   // build() without the size limit, for plans that allocate nothing (the capacity plan): a model
   // too large for this machine still has shapes to plan for a target.
   void build_shapes(int64_t input_units);
@@ -55,6 +67,9 @@ class Network {
   int64_t input_units() const { return input_units_; }
   int64_t output_units() const { return units_.empty() ? input_units_ : units_.back(); }
   int64_t layer_units(size_t layer) const { return units_[layer]; }
+  // A sample's shape at the input and after each layer (no batch axis).
+  const Shape& input_shape() const { return input_shape_; }
+  const Shape& layer_shape(size_t layer) const { return shapes_[layer]; }
   const std::vector<NetworkVariable>& variables() const { return variables_; }
   // Index of layer l's first variable and how many it has.
   size_t first_variable(size_t layer) const { return first_var_[layer]; }
@@ -85,15 +100,17 @@ class Network {
 
  private:
   std::string name_;
-  std::optional<int64_t> declared_input_;
+  std::optional<Shape> declared_shape_;
   std::vector<std::string>
       layer_places_;  // each layer's place in the file (ModelSpec::layer_place)
   // Throws InputError at the layer's units: `floats` units (units), or variables in all.
   [[noreturn]] void too_large(size_t layer, double floats, bool units) const;
-  void build_checked(int64_t input_units, bool limit);
+  void build_checked(const Shape& input_shape, bool limit);
   std::vector<std::unique_ptr<Layer>> layers_;
   int64_t input_units_ = 0;
+  Shape input_shape_;
   std::vector<int64_t> units_;
+  std::vector<Shape> shapes_;
   std::vector<NetworkVariable> variables_;
   std::vector<size_t> first_var_;
 };

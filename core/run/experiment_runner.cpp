@@ -86,7 +86,7 @@ PreparedRun prepare_run(const ExperimentSpec& spec,
   if (data_loaded) data_loaded(run.data);
   run.model = std::make_unique<Sequential>(spec.model);
   run.model->data_info = std::move(data);
-  if (!run.model->built()) run.model->build(run.data.x.cols());
+  if (!run.model->built()) run.model->build(run.data.shape_of_sample());
   // A model that declares its input (an InputLayer) meets the data here, before any training.
   if (run.data.x.cols() != run.model->network().input_units())
     throw InputError(
@@ -94,8 +94,25 @@ PreparedRun prepare_run(const ExperimentSpec& spec,
         "the data has " + counted(run.data.x.cols(), "feature column") + " but the model expects " +
             std::to_string(run.model->network().input_units()) +
             (spec.data.dataset.empty() ? std::string()
-                                       : " (the images come flattened, 28 x 28 = 784 features "
-                                         "each: give the model an InputLayer of shape [784])"));
+                                       : " (the images are 28 x 28 = 784 values each: give the "
+                                         "model an InputLayer of shape [28, 28] and a Flatten "
+                                         "layer, or of shape [784])"));
+  // Images go in as they are, or flat (a row of all their values, as x.reshape(-1, 784)).
+  const Shape& model_shape = run.model->network().input_shape();
+  if (!run.data.sample_shape.empty() && model_shape.size() > 1 &&
+      model_shape != run.data.sample_shape)
+    throw InputError("data",
+                     "the data's samples have shape " + batch_shape_text(run.data.sample_shape) +
+                         " but the model's input has shape " + batch_shape_text(model_shape) +
+                         "; give the InputLayer the data's shape, or one axis of all " +
+                         std::to_string(run.data.x.cols()) + " values");
+  if (const Network& net = run.model->network(); !net.layers().empty()) {
+    const Shape& out = net.layer_shape(net.layers().size() - 1);
+    if (out.size() > 1)
+      throw InputError("model", "the model's output has shape " + batch_shape_text(out) +
+                                    ", and fitbench's losses and metrics take one axis of "
+                                    "outputs; end the model with a Dense layer, or a Flatten");
+  }
   run.model->compile(spec.compile);
   check_sparse_labels(run.data, run.model->network().output_units(), spec.compile.loss.name);
   if (!spec.initial_weights.empty()) load_initial_weights(spec, run);

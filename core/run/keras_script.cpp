@@ -127,6 +127,9 @@ std::string layer_code(const LayerSpec& l, const std::string& name) {
   if (l.class_name == "Activation") {
     return call("keras.layers.Activation", {py_str(l.activation), frozen, named});
   }
+  if (l.class_name == "Flatten") return call("keras.layers.Flatten", {frozen, named});
+  if (l.class_name == "Reshape")
+    return call("keras.layers.Reshape", {py_int_tuple(l.target_shape), frozen, named});
   // Dropout (the model was built, so no other class reaches here).
   return call("keras.layers.Dropout",
               {py_float(l.rate),
@@ -139,11 +142,10 @@ std::string model_code(const RunPlan& plan) {
   const Network& network = plan.model->network();
   std::string out = "model = keras.Sequential(\n    [\n";
   std::string input_name;
-  std::vector<int64_t> shape = {network.input_units()};
-  if (!spec.layers.empty() && spec.layers[0].class_name == "InputLayer") {
+  // The declared shape, else the data's (the model was built on it).
+  const std::vector<int64_t>& shape = network.input_shape();
+  if (!spec.layers.empty() && spec.layers[0].class_name == "InputLayer")
     input_name = spec.layers[0].name;
-    shape = spec.layers[0].shape;
-  }
   out += "        " +
          call("keras.Input", {kw("shape", py_int_tuple(shape)),
                               input_name.empty() ? "" : kw("name", py_str(input_name))}) +

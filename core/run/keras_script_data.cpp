@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 
+#include "core/nn/layer.h"
 #include "core/run/keras_script_parts.h"
 
 namespace fitbench::keras_script_parts {
@@ -316,20 +317,21 @@ std::string dataset_section(const DataSpec& d, std::vector<std::string>& imports
   const std::string folder = d.dataset_dir.empty() ? kFashionMnistDir : d.dataset_dir;
   std::string out =
       "# The data: Fashion-MNIST from the IDX files fitbench read, the arrays\n"
-      "# keras.datasets.fashion_mnist.load_data() returns, each 28 x 28 image flattened to 784\n"
-      "# features" +
-      std::string(d.scale ? " and scaled to [0, 1] in float32" : " (not scaled: 0 to 255)") + ".\n";
+      "# keras.datasets.fashion_mnist.load_data() returns (28 x 28 images)" +
+      std::string(d.scale ? ", scaled to [0, 1] in float32"
+                          : ", in float32 (not scaled: 0 to 255)") +
+      ".\n";
   out += kIdxReader;
   const std::string take = d.subset > 0 ? "[:" + py_int(d.subset) + "]" : "";
   const std::string scale = d.scale ? " / 255.0" : "";
   out += "\n\nfolder = " + py_str(folder) + "\n";
-  out += "x = read_idx(folder + \"/train-images-idx3-ubyte.gz\")" + take +
-         ".reshape(-1, 784).astype(\"float32\")" + scale + "\n";
+  out += "x = read_idx(folder + \"/train-images-idx3-ubyte.gz\")" + take + ".astype(\"float32\")" +
+         scale + "\n";
   out += "y = read_idx(folder + \"/train-labels-idx1-ubyte.gz\")" + take + "\n";
   if (d.validation_test) {
     out +=
         "x_test = read_idx(folder + \"/t10k-images-idx3-ubyte.gz\")"
-        ".reshape(-1, 784).astype(\"float32\")" +
+        ".astype(\"float32\")" +
         scale + "\n";
     out += "y_test = read_idx(folder + \"/t10k-labels-idx1-ubyte.gz\")\n";
   }
@@ -364,6 +366,20 @@ std::string data_section(const RunPlan& plan, std::vector<std::string>& imports)
                     : d.csv.empty()    ? generator_section(d, imports)
                                        : csv_section(d, imports);
   if (d.standardize) out += standardize_section(plan, imports);
+  // Samples go in the model's input shape: fitbench fills it from each sample's values in
+  // row-major order, which is NumPy's reshape.
+  const Shape data_shape = d.dataset.empty() ? Shape{plan.model->network().input_units()}
+                                             : Shape{kFashionMnistSide, kFashionMnistSide};
+  const Shape& model_shape = plan.model->network().input_shape();
+  if (model_shape != data_shape) {
+    Shape batch = {-1};
+    batch.insert(batch.end(), model_shape.begin(), model_shape.end());
+    const std::string to = py_int_tuple(batch);
+    out += "\n# The model's input has shape " + batch_shape_text(model_shape) +
+           ": each sample's values in that shape, row by row.\n";
+    out += "x = x.reshape(" + to + ")\n";
+    if (d.validation_test) out += "x_test = x_test.reshape(" + to + ")\n";
+  }
   return out;
 }
 

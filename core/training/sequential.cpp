@@ -66,8 +66,10 @@ Sequential::Sequential(const ModelSpec& spec) : spec_(spec), network_(spec) {
 
 Sequential::~Sequential() = default;
 
-void Sequential::build(int64_t input_units) {
-  network_.build(input_units);
+void Sequential::build(int64_t input_units) { build(Shape{input_units}); }
+
+void Sequential::build(const Shape& input_shape) {
+  network_.build(input_shape);
   // Keras draws a default seed (make_default_seed) for each unseeded random initializer when a
   // layer is constructed (Dense: kernel, then bias, used or not) and one for each Dropout's seed
   // generator, in layer order; the initial weights come from JAX's generator keyed by them.

@@ -56,6 +56,8 @@ class Sequential {
   // Creates the variables for `input_units` features and initializes them, drawing seeds from
   // the global sequence (set_random_seed). Called by fit() on first use when not built.
   void build(int64_t input_units);
+  // The same for samples of `input_shape` (the data's, e.g. (28, 28)); see Network::build.
+  void build(const Shape& input_shape);
   bool built() const { return network_.built(); }
 
   void compile(const CompileOptions& options);

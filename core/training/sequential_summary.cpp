@@ -13,7 +13,8 @@ std::string Sequential::summary() const {
     row.name = layer.name();
     row.class_name = layer.class_name();
     if (built()) {
-      row.output_shape = {std::nullopt, network_.layer_units(l)};
+      row.output_shape = {std::nullopt};
+      for (int64_t d : network_.layer_shape(l)) row.output_shape.push_back(d);
       for (size_t v = 0; v < network_.variable_count(l); ++v)
         row.params += variables_[network_.first_variable(l) + v].size();
     } else {

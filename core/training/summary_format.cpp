@@ -222,6 +222,9 @@ std::vector<int> column_widths(int line_length) {
 }
 
 std::string format_shape(const std::vector<std::optional<int64_t>>& shape) {
+  // No shape (an unbuilt layer, or one after a layer that cannot take its input): Keras's "?"
+  // (keras/src/utils/summary_utils.py format_layer_shape).
+  if (shape.empty()) return "?";
   std::string s = "(";
   for (size_t i = 0; i < shape.size(); ++i) {
     if (i > 0) s += ", ";

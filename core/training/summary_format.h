@@ -12,10 +12,11 @@ namespace fitbench {
 
 // One layer's line in the table.
 struct SummaryRow {
-  std::string name;                                  // the layer's name, e.g. "dense_1"
-  std::string class_name;                            // e.g. "Dense"
-  std::vector<std::optional<int64_t>> output_shape;  // nullopt prints as None: {nullopt, 1}
-  int64_t params = 0;                                // the layer's count_params()
+  std::string name;        // the layer's name, e.g. "dense_1"
+  std::string class_name;  // e.g. "Dense"
+  // nullopt prints as None: {nullopt, 1}; empty prints Keras's "?" (not built).
+  std::vector<std::optional<int64_t>> output_shape;
+  int64_t params = 0;  // the layer's count_params()
 };
 
 // Keras's line_length when stdout is not a terminal (a pipe, a notebook): min(88, 80 - 4).

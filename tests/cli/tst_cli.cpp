@@ -173,8 +173,9 @@ void TestCli::history_and_model_files() {
 }
 
 // Fashion-MNIST from Debian's package: an MLP learns it in two epochs on 3,000 images, validated
-// on the 10,000 test images, alike on one device and on two DataParallel devices; a model whose
-// input is not 784 features is told how the images come.
+// on the 10,000 test images, alike on one device and on two DataParallel devices, and alike with
+// the images flat (an input of 784) or as they come, (28, 28), through Flatten; a model whose
+// input does not fit the images is told how they come.
 void TestCli::fashion_mnist() {
   if (!QFileInfo::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"))
     QSKIP("dataset-fashion-mnist is not installed (scripts/deps.sh installs it)");
@@ -182,14 +183,20 @@ void TestCli::fashion_mnist() {
   const QByteArray experiment = R"({"seed": 1,
     "data": {"dataset": "fashion_mnist", "subset": 3000, "validation_data": "test"},
     "model": {"class_name": "Sequential", "config": {"name": "fm", "layers": [
-      {"class_name": "InputLayer", "config": {"batch_shape": [null, INPUT]}},
+      {"class_name": "InputLayer", "config": {"batch_shape": [null, INPUT]}},FLATTEN
       {"class_name": "Dense", "config": {"units": 64, "activation": "relu"}},
       {"class_name": "Dense", "config": {"units": 10, "activation": "softmax"}}]}},
     "compile": {"optimizer": "adam", "loss": "sparse_categorical_crossentropy",
                 "metrics": ["accuracy"]},
     "fit": {"epochs": 2, "batch_size": 64, "verbose": 2}})";
   const QString file = dir.filePath("fm.json");
-  write(file, QByteArray(experiment).replace("INPUT", "784"));
+  const auto variant = [&](const char* input, bool flatten) {
+    write(file,
+          QByteArray(experiment)
+              .replace("INPUT", input)
+              .replace("FLATTEN", flatten ? R"({"class_name": "Flatten", "config": {}},)" : ""));
+  };
+  variant("784", false);
   const QString h1 = dir.filePath("h1.json"), h2 = dir.filePath("h2.json");
   Result r = cli({"run", file, "--history", h1});
   QVERIFY2(r.code == 0, qPrintable(r.err));
@@ -205,12 +212,31 @@ void TestCli::fashion_mnist() {
       QVERIFY2(std::abs(a - b) <= 1e-5 * std::abs(a),
                qPrintable(key + ": " + QString::number(a) + " vs " + QString::number(b)));
     }
-  write(file, QByteArray(experiment).replace("INPUT", "4"));
+  variant("28, 28", true);
+  const QString h3 = dir.filePath("h3.json");
+  r = cli({"run", file, "--history", h3});
+  QVERIFY2(r.code == 0, qPrintable(r.err));
+  QCOMPARE(QJsonDocument::fromJson(readFile(h3)).object()["history"].toObject(), one);
+  variant("4", false);
   r = cli({"run", file});
   QCOMPARE(r.code, 2);
   QVERIFY2(r.err.contains("fm.json: data: the data has 784 feature columns but the model expects "
-                          "4 (the images come flattened, 28 x 28 = 784 features each: give the "
-                          "model an InputLayer of shape [784])"),
+                          "4 (the images are 28 x 28 = 784 values each: give the model an "
+                          "InputLayer of shape [28, 28] and a Flatten layer, or of shape [784])"),
+           qPrintable(r.err));
+  variant("28, 28", false);
+  r = cli({"run", file});
+  QCOMPARE(r.code, 2);
+  QVERIFY2(r.err.contains("fm.json: model.config.layers[1]: this Dense layer receives (None, 28, "
+                          "28): fitbench's Dense takes one axis of features, so add a Flatten "
+                          "layer before it"),
+           qPrintable(r.err));
+  variant("14, 56", true);
+  r = cli({"run", file});
+  QCOMPARE(r.code, 2);
+  QVERIFY2(r.err.contains("fm.json: data: the data's samples have shape (None, 28, 28) but the "
+                          "model's input has shape (None, 14, 56); give the InputLayer the data's "
+                          "shape, or one axis of all 784 values"),
            qPrintable(r.err));
 }
 

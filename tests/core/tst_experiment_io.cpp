@@ -140,6 +140,7 @@ void compare_model(const ModelSpec& a, const ModelSpec& b) {
     QCOMPARE(x.activation, y.activation);
     QCOMPARE(x.rate, y.rate);
     QCOMPARE(x.seed, y.seed);
+    QCOMPARE(x.target_shape, y.target_shape);
   }
 }
 
@@ -423,8 +424,19 @@ ExperimentSpec make_spec(int which) {
       return simple_spec("SGD");
     case 2:
       return simple_spec("RMSprop");
-    case 3:
-      return simple_spec("Adagrad");
+    case 3: {
+      // An image-shaped input, Reshape and Flatten (the blobs' 3 features as (1, 3)).
+      ExperimentSpec s = simple_spec("Adagrad");
+      s.model.layers.front().shape = {1, 3};
+      LayerSpec reshape;
+      reshape.class_name = "Reshape";
+      reshape.name = "to_columns";
+      reshape.target_shape = {-1, 1};
+      LayerSpec flatten;
+      flatten.class_name = "Flatten";
+      s.model.layers.insert(s.model.layers.begin() + 1, {reshape, flatten});
+      return s;
+    }
     default:
       return simple_spec("Adam");
   }
@@ -495,7 +507,7 @@ void TestExperimentIo::round_trip_through_json_data() {
   QTest::newRow("csv, ModelParallel, AdamW, every callback") << 0;
   QTest::newRow("SGD, huber") << 1;
   QTest::newRow("RMSprop, sparse from logits") << 2;
-  QTest::newRow("Adagrad, mae") << 3;
+  QTest::newRow("Adagrad, mae, Reshape and Flatten") << 3;
   QTest::newRow("Adam with its default learning rate") << 4;
 }
 
@@ -739,7 +751,20 @@ void TestExperimentIo::errors_data() {
   row("/model/config/layers/-", R"({"class_name": "Conv2D", "config": {"filters": 8}})",
       "model.config.layers[3].class_name",
       "\"Conv2D\" is not supported by fitbench; expected one of: InputLayer, Dense, Activation, "
-      "Dropout");
+      "Dropout, Flatten, Reshape");
+  row("/model/config/layers/-",
+      R"({"class_name": "Flatten", "config": {"data_format": "channels_first"}})",
+      "model.config.layers[3].config.data_format",
+      "\"channels_first\" is not supported by fitbench (only \"channels_last\" is)");
+  row("/model/config/layers/-", R"({"class_name": "Reshape", "config": {"target_shape": 7}})",
+      "model.config.layers[3].config.target_shape",
+      "must be a list of one to eight dimensions such as [7, 112] or [-1, 28], got 7");
+  row("/model/config/layers/-", R"({"class_name": "Reshape", "config": {"target_shape": [7, -2]}})",
+      "model.config.layers[3].config.target_shape[1]",
+      "must be a positive integer or -1 (inferred), got -2");
+  row("/model/config/layers/-", R"({"class_name": "Reshape", "config": {}})",
+      "model.config.layers[3].config.target_shape",
+      "is required (the shape of one sample after the layer)");
   row("/model/config/layers/1/config/units", R"("four")", "model.config.layers[1].config.units",
       "must be a positive integer, got \"four\"");
   row("/model/config/layers/2/config/units", "-3", "model.config.layers[2].config.units",

@@ -76,6 +76,17 @@ QString run_python(const QStringList& args) {
   return out;
 }
 
+// `m` as a CSV file under `header`, 9 significant digits (float32 exactly).
+void write_csv(const Matrix& m, const char* header, const std::string& file) {
+  std::ofstream out(file);
+  out.precision(9);
+  out << header << "\n";
+  for (Index r = 0; r < m.rows(); ++r) {
+    for (Index c = 0; c < m.cols(); ++c) out << (c ? "," : "") << m(r, c);
+    out << "\n";
+  }
+}
+
 std::string refusal(const std::string& file) {
   try {
     read_model_file(file);
@@ -136,20 +147,8 @@ class TestKerasFile : public QObject {
     for (Index j = 0; j < raw.cols(); ++j)
       standardized.col(j) = (raw.col(j).array() - static_cast<float>(data.mean[j])) /
                             static_cast<float>(data.stddev[j]);
-    const Matrix predicted = m.predict(standardized);
-    std::ofstream xs(path("x.csv")), ps(path("p.csv"));
-    xs << "a,b,c,d\n";
-    ps << "p0,p1,p2\n";
-    xs.precision(9);
-    ps.precision(9);
-    for (Index r = 0; r < raw.rows(); ++r) {
-      for (Index c = 0; c < 4; ++c) xs << (c ? "," : "") << raw(r, c);
-      for (Index c = 0; c < 3; ++c) ps << (c ? "," : "") << predicted(r, c);
-      xs << "\n";
-      ps << "\n";
-    }
-    xs.close();
-    ps.close();
+    write_csv(raw, "a,b,c,d", path("x.csv"));
+    write_csv(m.predict(standardized), "p0,p1,p2", path("p.csv"));
     const QString out =
         run_python({FITBENCH_SOURCE_DIR "/tests/reference/keras_file_check.py",
                     QString::fromStdString(path("m.keras")), QString::fromStdString(path("m.json")),
@@ -171,6 +170,70 @@ class TestKerasFile : public QObject {
          "print('same' if walk(a) == walk(b) else 'differ')\n",
          QString::fromStdString(path("m.keras")), QString::fromStdString(path("m.weights.h5"))});
     QCOMPARE(same, QString("same"));
+  }
+
+  // A model on samples of shape (2, 2) through Reshape and Flatten: the .keras config as Keras
+  // writes those layers (Flatten's data_format, Reshape's target_shape and no build_config, the
+  // shape each layer was built with), empty weight groups for them, Keras's forward pass from
+  // the file equal to fitbench's predictions, and the shapes read back.
+  void reshapingLayersAsKerasWritesThem() {
+    set_random_seed(6);
+    Matrix x, y;
+    fixtures::make_data(x, y, 4, 3);
+    ModelSpec spec;
+    LayerSpec input = fixtures::input(4);
+    input.shape = {2, 2};
+    LayerSpec reshape;
+    reshape.class_name = "Reshape";
+    reshape.target_shape = {-1, 1};
+    LayerSpec flatten;
+    flatten.class_name = "Flatten";
+    spec.layers = {input, reshape, flatten, fixtures::dense(5, "tanh"),
+                   fixtures::dense(3, "softmax")};
+    Sequential m(spec);
+    fixtures::compile(m, optimizer("Adam"));
+    m.fit(x, y, two_epochs());
+    write_model_file(m.model_file(), path("s.keras"));
+    write_model_file(m.model_file(), path("s.json"));
+    const Matrix predicted = m.predict(x);
+    write_csv(x, "a,b,c,d", path("sx.csv"));
+    write_csv(predicted, "p0,p1,p2", path("sp.csv"));
+    QCOMPARE(
+        run_python({FITBENCH_SOURCE_DIR "/tests/reference/keras_file_check.py",
+                    QString::fromStdString(path("s.keras")), QString::fromStdString(path("s.json")),
+                    "--data", QString::fromStdString(path("sx.csv")), "--predictions",
+                    QString::fromStdString(path("sp.csv"))}),
+        QString("ok"));
+    const QString layers =
+        run_python({"-c",
+                    "import json, sys, zipfile\n"
+                    "c = json.loads(zipfile.ZipFile(sys.argv[1]).read('config.json'))\n"
+                    "for l in c['config']['layers']:\n"
+                    "    print(l['class_name'], json.dumps(l['config'].get('batch_shape', "
+                    "l['config'].get('target_shape', l['config'].get('data_format')))), "
+                    "json.dumps(l.get('build_config')))\n",
+                    QString::fromStdString(path("s.keras"))});
+    QCOMPARE(layers, QString("InputLayer [null, 2, 2] null\n"
+                             "Reshape [-1, 1] null\n"
+                             "Flatten \"channels_last\" {\"input_shape\": [null, 4, 1]}\n"
+                             "Dense null {\"input_shape\": [null, 4]}\n"
+                             "Dense null {\"input_shape\": [null, 5]}"));
+    const ModelFile back = read_model_file(path("s.keras"));
+    QCOMPARE(back.config.layers.front().shape, Shape({2, 2}));
+    QCOMPARE(back.config.layers[1].class_name, std::string("Reshape"));
+    QCOMPARE(back.config.layers[1].target_shape, Shape({-1, 1}));
+    QCOMPARE(back.config.layers[2].class_name, std::string("Flatten"));
+    Sequential again(back.config);
+    again.set_weights(back.weights, "s.keras");
+    QCOMPARE(again.predict(x), predicted);
+    const QStringList summary = QString::fromStdString(again.summary()).split('\n');
+    const auto row = [&](const QString& layer) {
+      for (const QString& line : summary)
+        if (line.contains(layer)) return line.simplified();
+      return QString();
+    };
+    QCOMPARE(row("(Reshape)"), QString("│ reshape (Reshape) │ (None, 4, 1) │ 0 │"));
+    QCOMPARE(row("(Flatten)"), QString("│ flatten (Flatten) │ (None, 4) │ 0 │"));
   }
 
   // Read back: the config, compile options, weights (bit for bit), statistics (through float32,

@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "core/io/experiment.h"
@@ -81,10 +82,15 @@ QString matrix_difference(const json& values, const Matrix& m) {
   if (!values.is_array() || static_cast<Index>(values.size()) != m.rows())
     return QString("rows: %1, fitbench %2").arg(values.size()).arg(m.rows());
   for (Index i = 0; i < m.rows(); ++i) {
-    const json& cell = values[static_cast<size_t>(i)];
-    const json row = cell.is_array() ? cell : json::array({cell});
+    // A sample of any shape, its values in row-major order (an image's rows one after another).
+    json row = json::array();
+    const std::function<void(const json&)> add = [&](const json& v) {
+      if (!v.is_array()) return row.push_back(v);
+      for (const json& e : v) add(e);
+    };
+    add(values[static_cast<size_t>(i)]);
     if (static_cast<Index>(row.size()) != m.cols())
-      return QString("row %1 has %2 columns, fitbench %3").arg(i).arg(row.size()).arg(m.cols());
+      return QString("row %1 has %2 values, fitbench %3").arg(i).arg(row.size()).arg(m.cols());
     for (Index j = 0; j < m.cols(); ++j) {
       const float v = static_cast<float>(row[static_cast<size_t>(j)].get<double>());
       if (v != m(i, j))
@@ -138,7 +144,8 @@ void check_record(const RunPlan& plan, const ScriptRun& run) {
 
   const json model = call_of(run.record, "Sequential");
   QCOMPARE(model.at("name").get<std::string>(), plan.model->network().name());
-  QCOMPARE(model.at("input")[0].at("shape")[0].get<int64_t>(), plan.model->network().input_units());
+  QCOMPARE(model.at("input")[0].at("shape").get<std::vector<int64_t>>(),
+           plan.model->network().input_shape());
   const auto& layers = plan.model->network().layers();
   QCOMPARE(model.at("layers").size(), layers.size());
   size_t k = 0;
@@ -152,6 +159,8 @@ void check_record(const RunPlan& plan, const ScriptRun& run) {
     if (l.class_name == "Dense" || l.class_name == "Activation")
       QCOMPARE(args.value("activation", std::string("linear")), l.activation);
     if (l.class_name == "Dropout") QCOMPARE(args.at("rate").get<double>(), l.rate);
+    if (l.class_name == "Reshape")
+      QCOMPARE(args.at("target_shape").get<std::vector<int64_t>>(), l.target_shape);
   }
 
   const json compile = call_of(run.record, "compile");
@@ -297,6 +306,10 @@ class TestKerasScript : public QObject {
     QCOMPARE(plan.data.validation_x.rows(), Index{4});
     const std::string script = keras_script(plan);
     QVERIFY(script.find("validation_data=(x_test, y_test)") != std::string::npos);
+    // The model takes flat rows: the script lays each image out as 784 values.
+    QVERIFY2(script.find("x = x.reshape((-1, 784))\nx_test = x_test.reshape((-1, 784))\n") !=
+                 std::string::npos,
+             script.c_str());
     const ScriptRun run = run_script(dir_, script);
     QVERIFY2(run.code == 0, qPrintable(run.err + "\n" + QString::fromStdString(script)));
     check_record(plan, run);
@@ -307,6 +320,25 @@ class TestKerasScript : public QObject {
     QVERIFY2(vx.isEmpty(), qPrintable("validation x" + vx));
     const QString vy = matrix_difference(validation[1], plan.data.validation_y);
     QVERIFY2(vy.isEmpty(), qPrintable("validation y" + vy));
+
+    // The images as they come, (28, 28), through Flatten: no reshape, the same values.
+    writeFile("fm2.json", R"({"seed": 3,
+      "data": {"dataset": "fashion_mnist", "path": "fm", "subset": 5, "validation_data": "test"},
+      "model": {"class_name": "Sequential", "config": {"name": "fm", "layers": [
+        {"class_name": "InputLayer", "config": {"batch_shape": [null, 28, 28]}},
+        {"class_name": "Flatten", "config": {}},
+        {"class_name": "Dense", "config": {"name": "out", "units": 10, "activation": "softmax"}}]}},
+      "compile": {"optimizer": "adam", "loss": "sparse_categorical_crossentropy"},
+      "fit": {"epochs": 1, "batch_size": 2}})");
+    const RunPlan images = plan_for(dir_.filePath("fm2.json").toStdString());
+    const std::string image_script = keras_script(images);
+    QVERIFY2(image_script.find("x = x.reshape(") == std::string::npos, image_script.c_str());
+    QVERIFY(image_script.find("keras.Input(shape=(28, 28))") != std::string::npos);
+    QVERIFY(image_script.find("keras.layers.Flatten(name=\"flatten\")") != std::string::npos);
+    const ScriptRun image_run = run_script(dir_, image_script);
+    QVERIFY2(image_run.code == 0, qPrintable(image_run.err));
+    check_record(images, image_run);
+    check_data(images, image_run);
   }
 
   // On several devices: DataParallel gets every device, the flag JAX reads says how many.

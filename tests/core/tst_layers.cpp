@@ -2,11 +2,18 @@
 // backward, plus the regularization gradient and dropout's mask behaviour.
 #include <QTest>
 
+#include "core/base/error.h"
+#include "core/distribution/executors/distribution.h"
+#include "core/distribution/executors/model_parallel_executor.h"
 #include "core/nn/activations.h"
 #include "core/nn/network.h"
 #include "core/python/random.h"
+#include "tests/core/fixtures.h"
 
 using namespace fitbench;
+
+Q_DECLARE_METATYPE(std::vector<fitbench::LayerSpec>)
+Q_DECLARE_METATYPE(fitbench::Shape)
 
 namespace {
 
@@ -53,6 +60,18 @@ struct Fixture {
     return static_cast<double>(net.output(ws, input.rows()).cwiseProduct(r).sum());
   }
 
+  // dL/d(element i of variable v) by central differences of step eps, in float32 weights.
+  double numeric(size_t v, Index i, double eps) {
+    float& w = values[v].data()[i];
+    const float saved = w;
+    w = saved + static_cast<float>(eps);
+    const double up = loss(x);
+    w = saved - static_cast<float>(eps);
+    const double down = loss(x);
+    w = saved;
+    return (up - down) / (2 * eps);
+  }
+
   // Analytic gradients of loss w.r.t. every variable and the input.
   std::vector<Matrix> grads(Matrix& dx) {
     std::vector<Matrix> g;
@@ -68,6 +87,37 @@ struct Fixture {
     return g;
   }
 };
+
+LayerSpec shaped_input(const Shape& shape) {
+  LayerSpec l;
+  l.class_name = "InputLayer";
+  l.shape = shape;
+  return l;
+}
+LayerSpec flatten() {
+  LayerSpec l;
+  l.class_name = "Flatten";
+  return l;
+}
+LayerSpec reshape(const Shape& target) {
+  LayerSpec l;
+  l.class_name = "Reshape";
+  l.target_shape = target;
+  return l;
+}
+
+// The sentence building `layers` on samples of `shape` throws, "" if none.
+std::string build_error(const std::vector<LayerSpec>& layers, const Shape& shape) {
+  try {
+    ModelSpec spec;
+    spec.layers = layers;
+    Network net(spec);
+    net.build(shape);
+  } catch (const InputError& e) {
+    return e.what();
+  }
+  return {};
+}
 
 // Relative error with an absolute floor (float32 central differences).
 bool close(double analytic, double numeric, double tol) {
@@ -86,6 +136,11 @@ class TestLayers : public QObject {
   void dropout_mask();
   void automatic_names();
   void activation_values();
+  void reshaping_shapes();
+  void reshaping_refusals_data();
+  void reshaping_refusals();
+  void reshaping_gradients();
+  void flatten_trains_as_flat_input();
 };
 
 void TestLayers::dense_gradients_data() {
@@ -107,14 +162,7 @@ void TestLayers::dense_gradients() {
   int checked = 0;
   for (size_t v = 0; v < f.values.size(); ++v) {
     for (Index i = 0; i < f.values[v].size(); ++i) {
-      float& w = f.values[v].data()[i];
-      const float saved = w;
-      w = saved + static_cast<float>(eps);
-      const double up = f.loss(f.x);
-      w = saved - static_cast<float>(eps);
-      const double down = f.loss(f.x);
-      w = saved;
-      const double numeric = (up - down) / (2 * eps);
+      const double numeric = f.numeric(v, i, eps);
       const double analytic = g[v].data()[i];
       if (!close(analytic, numeric, 2e-2))
         QFAIL(qPrintable(QString("%1 variable %2 element %3: analytic %4 numeric %5")
@@ -144,17 +192,9 @@ void TestLayers::activation_layer_gradient() {
   const auto g = f.grads(dx);
   const double eps = 1e-2;
   for (size_t v = 0; v < f.values.size(); ++v)
-    for (Index i = 0; i < f.values[v].size(); ++i) {
-      float& w = f.values[v].data()[i];
-      const float saved = w;
-      w = saved + static_cast<float>(eps);
-      const double up = f.loss(f.x);
-      w = saved - static_cast<float>(eps);
-      const double down = f.loss(f.x);
-      w = saved;
-      QVERIFY2(close(g[v].data()[i], (up - down) / (2 * eps), 2e-2),
+    for (Index i = 0; i < f.values[v].size(); ++i)
+      QVERIFY2(close(g[v].data()[i], f.numeric(v, i, eps), 2e-2),
                qPrintable(QString("variable %1 element %2").arg(v).arg(i)));
-    }
 }
 
 void TestLayers::regularization_gradient() {
@@ -251,6 +291,153 @@ void TestLayers::activation_values() {
   const double s = std::exp(-1.0) + std::exp(0.5) + std::exp(2.0);
   check(Activation::kSoftmax, {std::exp(-1.0) / s, std::exp(0.5) / s, std::exp(2.0) / s});
   check(Activation::kElu, {std::exp(-1.0) - 1, 0.5, 2.0});
+}
+
+void TestLayers::reshaping_shapes() {
+  // keras.Sequential([Input((28, 28)), Reshape((-1, 7)), Reshape((7, 112)), Flatten(),
+  // Dense(5)]): (None, 112, 7), (None, 7, 112), (None, 784), (None, 5).
+  ModelSpec spec;
+  spec.layers = {shaped_input({28, 28}), reshape({-1, 7}), reshape({7, 112}), flatten(),
+                 dense(5, "relu")};
+  Network net(spec);
+  QCOMPARE(net.declared_input_units(), std::optional<int64_t>(784));
+  net.build(784);  // a row of 784 values fills (28, 28)
+  QCOMPARE(net.input_shape(), Shape({28, 28}));
+  QCOMPARE(net.layer_shape(0), Shape({112, 7}));
+  QCOMPARE(net.layer_shape(1), Shape({7, 112}));
+  QCOMPARE(net.layer_shape(2), Shape({784}));
+  QCOMPARE(net.layer_shape(3), Shape({5}));
+  QCOMPARE(net.layer_units(1), int64_t{784});
+  QCOMPARE(net.variables()[0].shape, Shape({784, 5}));
+  QCOMPARE(net.layers()[0]->name(), std::string("reshape"));
+  QCOMPARE(net.layers()[1]->name(), std::string("reshape_1"));
+  QCOMPARE(net.layers()[2]->name(), std::string("flatten"));
+  // Without an InputLayer the data's sample shape is the input's.
+  ModelSpec bare;
+  bare.layers = {flatten(), dense(3, "linear")};
+  Network b(bare);
+  b.build(Shape{4, 5});
+  QCOMPARE(b.input_shape(), Shape({4, 5}));
+  QCOMPARE(b.layer_shape(0), Shape({20}));
+  QCOMPARE(b.variables()[0].shape, Shape({20, 3}));
+}
+
+void TestLayers::reshaping_refusals_data() {
+  QTest::addColumn<std::vector<LayerSpec>>("layers");
+  QTest::addColumn<Shape>("shape");
+  QTest::addColumn<QString>("error");
+  const LayerSpec in = shaped_input({28, 28});
+  LayerSpec softmax;
+  softmax.class_name = "Activation";
+  softmax.activation = "softmax";
+  QTest::newRow("dense on an image")
+      << std::vector<LayerSpec>{in, dense(5, "relu")} << Shape{784}
+      << "model.config.layers[1]: this Dense layer receives (None, 28, 28): fitbench's Dense "
+         "takes one axis of features, so add a Flatten layer before it (Keras would apply it to "
+         "the last axis alone and output (None, 28, 5))";
+  QTest::newRow("softmax on an image")
+      << std::vector<LayerSpec>{in, softmax} << Shape{784}
+      << "model.config.layers[1]: a softmax here would receive (None, 28, 28), and Keras's "
+         "softmax runs over the last axis alone; fitbench's runs over one axis of features, so "
+         "add a Flatten layer before it";
+  QTest::newRow("reshape to fewer values")
+      << std::vector<LayerSpec>{in, reshape({5, 5})} << Shape{784}
+      << "model.config.layers[1].config.target_shape: (None, 5, 5) holds 25 values but the layer "
+         "receives (None, 28, 28), 784 values; a reshape keeps the number of values";
+  QTest::newRow("reshape, -1 not whole")
+      << std::vector<LayerSpec>{in, reshape({-1, 5})} << Shape{784}
+      << "model.config.layers[1].config.target_shape: cannot hold the 784 values of (None, 28, "
+         "28): they are not a multiple of 5";
+  QTest::newRow("reshape, two -1")
+      << std::vector<LayerSpec>{in, reshape({-1, -1})} << Shape{784}
+      << "model.config.layers[1].config.target_shape: may hold one -1 (a dimension to infer), "
+         "not two";
+  QTest::newRow("reshape, a 0")
+      << std::vector<LayerSpec>{in, reshape({0, 4})} << Shape{784}
+      << "model.config.layers[1].config.target_shape: must hold positive dimensions and at most "
+         "one -1, got 0";
+  QTest::newRow("reshape, no dimension")
+      << std::vector<LayerSpec>{in, reshape({})} << Shape{784}
+      << "model.config.layers[1].config.target_shape: must hold one to eight dimensions, e.g. "
+         "[7, 112] or [-1, 28]";
+  QTest::newRow("image of another size")
+      << std::vector<LayerSpec>{in, flatten()} << Shape{10, 10}
+      << "model: the model's input has shape (None, 28, 28), 784 values per sample, but the "
+         "data's samples have 100 (shape (None, 10, 10))";
+  QTest::newRow("input shape with a 0")
+      << std::vector<LayerSpec>{shaped_input({28, 0}), flatten()} << Shape{784}
+      << "model.config.layers[0].config.batch_shape: must describe one to eight positive "
+         "dimensions after the batch's, e.g. [null, 4] or [null, 28, 28]";
+}
+
+void TestLayers::reshaping_refusals() {
+  QFETCH(std::vector<LayerSpec>, layers);
+  QFETCH(Shape, shape);
+  QFETCH(QString, error);
+  QCOMPARE(QString::fromStdString(build_error(layers, shape)), error);
+}
+
+void TestLayers::reshaping_gradients() {
+  // Input((2, 3)) -> Reshape((3, 2)) -> Flatten -> Dense(4, tanh) -> Dense(2): the gradient
+  // passes the reshaping layers unchanged, and every output equals the flat model's
+  // Input((6,)) -> Dense(4, tanh) -> Dense(2) with the same weights, bit for bit.
+  ModelSpec shaped;
+  shaped.layers = {shaped_input({2, 3}), reshape({3, 2}), flatten(), dense(4, "tanh"),
+                   dense(2, "linear")};
+  ModelSpec flat;
+  flat.layers = {dense(4, "tanh"), dense(2, "linear")};
+  Fixture f(shaped, 6, 5, 9);
+  Fixture g(flat, 6, 5, 9);
+  QCOMPARE(f.values.size(), g.values.size());
+  for (size_t v = 0; v < f.values.size(); ++v) QCOMPARE(f.values[v], g.values[v]);
+  QCOMPARE(f.loss(f.x), g.loss(g.x));
+  Matrix dx;
+  const auto grads = f.grads(dx);
+  const auto flat_grads = g.grads(dx);
+  const double eps = 1e-2;
+  int checked = 0;
+  for (size_t v = 0; v < f.values.size(); ++v) {
+    QCOMPARE(grads[v], flat_grads[v]);
+    for (Index i = 0; i < f.values[v].size(); ++i) {
+      QVERIFY2(close(grads[v].data()[i], f.numeric(v, i, eps), 2e-2),
+               qPrintable(QString("variable %1 element %2").arg(v).arg(i)));
+      ++checked;
+    }
+  }
+  QCOMPARE(checked, 6 * 4 + 4 + 4 * 2 + 2);
+}
+
+void TestLayers::flatten_trains_as_flat_input() {
+  // The trajectory of Input((2, 3)) -> Flatten -> Dense -> Dense is the flat model's, which the
+  // trajectory tests check against the NumPy reference: on one device, DataParallel on 3 and
+  // ModelParallel on a 1 x 2 mesh (Flatten runs whole on each device of the row).
+  ModelSpec shaped;
+  shaped.layers = {shaped_input({2, 3}), flatten(), dense(8, "relu"), dense(3, "softmax")};
+  ModelSpec flat;
+  flat.layers = {fixtures::input(6), dense(8, "relu"), dense(3, "softmax")};
+  const FitOptions fit{.epochs = 3, .batch_size = 10, .shuffle = true, .verbose = 0};
+  const OptimizerSpec adam = fixtures::optimizer("Adam", 0.01);
+  DistributionSpec mp;
+  mp.class_name = "ModelParallel";
+  mp.mesh_shape = {1, 2};
+  mp.axis_names = {"batch", "model"};
+  mp.layout_map = {{"dense/kernel", {"", "model"}}, {"dense/bias", {"model"}}};
+  const std::vector<std::pair<QString, std::function<void(Sequential&)>>> setups = {
+      {"one device", nullptr},
+      {"DataParallel 3", [](Sequential& m) { use_data_parallel(m, 3); }},
+      {"ModelParallel 1x2", [&](Sequential& m) { use_model_parallel(m, mp, 2, {}); }}};
+  for (const auto& [name, distribute] : setups) {
+    fixtures::Run a, b;
+    try {
+      a = fixtures::train(shaped, 6, 3, adam, distribute, fit, 1, true);
+      b = fixtures::train(flat, 6, 3, adam, distribute, fit, 1, true);
+    } catch (const InputError& e) {
+      QFAIL(qPrintable(name + ": " + e.what()));
+    }
+    QVERIFY2(fixtures::max_rel_diff(a, b) == 0.0, qPrintable(name));
+    QVERIFY2(a.history.history.at("loss").back() < a.history.history.at("loss").front(),
+             qPrintable(name));
+  }
 }
 
 QTEST_GUILESS_MAIN(TestLayers)

@@ -111,14 +111,15 @@ class TestRegistries : public QObject {
 
 void TestRegistries::layerClasses() {
   // Keras's class names fitbench reads, as the reader listed them before the registry.
-  const std::vector<std::string> expected = {"InputLayer", "Dense", "Activation", "Dropout"};
+  const std::vector<std::string> expected = {"InputLayer", "Dense",   "Activation",
+                                             "Dropout",    "Flatten", "Reshape"};
   QCOMPARE(names_of(layer_classes(), [](const LayerInfo& l) { return l.class_name; }), expected);
   const std::string message = error_of([] {
     parse_with(Json::array({{{"class_name", "Conv2D"}, {"config", Json::object()}}}),
                compile_with("sgd", "mse"));
   });
-  QVERIFY2(message.find("; expected one of: InputLayer, Dense, Activation, Dropout") !=
-               std::string::npos,
+  QVERIFY2(message.find("; expected one of: InputLayer, Dense, Activation, Dropout, Flatten, "
+                        "Reshape") != std::string::npos,
            message.c_str());
   QCOMPARE(find_layer_class("InputLayer")->input, true);
   QCOMPARE(find_layer_class("Dense")->auto_name, std::string_view("dense"));
@@ -176,6 +177,8 @@ void TestRegistries::newLayers() {
   QCOMPARE(d.activation, std::string("relu"));
   QCOMPARE(new_layer(*find_layer_class("Dropout")).rate, 0.2);
   QCOMPARE(new_layer(*find_layer_class("Activation")).activation, std::string("relu"));
+  QCOMPARE(new_layer(*find_layer_class("Reshape")).target_shape, std::vector<int64_t>({-1}));
+  QCOMPARE(new_layer(*find_layer_class("Flatten")).class_name, std::string("Flatten"));
 }
 
 void TestRegistries::activations() {

@@ -239,6 +239,17 @@ class TestSummaryFormat : public QObject {
     QCOMPARE(format_summary("empty", {}, 0, 0, std::nullopt), expected);
   }
 
+  void unknown_shape_prints_a_question_mark() {
+    // Keras's format_layer_shape: "?" for a layer that was not built (and fitbench's window
+    // for one after a layer that cannot take its input).
+    const std::string s =
+        format_summary("sequential", {{"dense", "Dense", {}, 0}}, 0, 0, std::nullopt);
+    QVERIFY2(
+        s.find("│ dense (Dense)                   │ ?                      │             0 │") !=
+            std::string::npos,
+        s.c_str());
+  }
+
   void thousands_data() {
     QTest::addColumn<qint64>("n");
     QTest::addColumn<QString>("expected");

@@ -85,11 +85,31 @@ def check_config(cfg):
     expect(layers[0]["class_name"] == "InputLayer", "first layer is not an InputLayer")
     expect(list(layers[0]["config"]) == ["batch_shape", "dtype", "sparse", "ragged", "name",
                                          "optional"], f"InputLayer keys {list(layers[0]['config'])}")
+    shape = layers[0]["config"]["batch_shape"]
     for layer in layers[1:]:
-        expect(list(layer) == ["module", "class_name", "config", "registered_name",
-                               "build_config"], f"layer keys {list(layer)}")
-        if layer["class_name"] == "Dense":
+        cls = layer["class_name"]
+        # Reshape is built when it is made (its __init__ sets built): no build_config.
+        keys = ["module", "class_name", "config", "registered_name"]
+        if cls != "Reshape":
+            keys.append("build_config")
+            expect(layer["build_config"] == {"input_shape": shape},
+                   f"{cls} build_config {layer['build_config']}, input {shape}")
+        expect(list(layer) == keys, f"layer keys {list(layer)}")
+        if cls == "Dense":
             expect(list(layer["config"]) == DENSE_KEYS, f"Dense keys {list(layer['config'])}")
+            shape = [None, layer["config"]["units"]]
+        elif cls == "Flatten":
+            expect(list(layer["config"]) == ["name", "trainable", "dtype", "data_format"],
+                   f"Flatten keys {list(layer['config'])}")
+            shape = [None, int(np.prod(shape[1:]))]
+        elif cls == "Reshape":
+            expect(list(layer["config"]) == ["name", "trainable", "dtype", "target_shape"],
+                   f"Reshape keys {list(layer['config'])}")
+            target = list(layer["config"]["target_shape"])
+            if -1 in target:
+                known = int(np.prod([d for d in target if d != -1]))
+                target[target.index(-1)] = int(np.prod(shape[1:])) // known
+            shape = [None] + target
     compile_config = cfg["compile_config"]
     if compile_config is not None:
         expect(list(compile_config) == ["optimizer", "loss", "loss_weights", "metrics",
@@ -163,7 +183,7 @@ ACTIVATIONS = {
 
 def keras_predict(h5, layers, x):
     """The forward pass as Keras runs it, in float32, from the config and the weights."""
-    x = x.astype(np.float32)
+    x = x.astype(np.float32).reshape((len(x),) + tuple(layers[0]["config"]["batch_shape"][1:]))
     for layer, group in groups(layers):
         cls = layer["class_name"]
         vars_ = h5[f"layers/{group}/vars"]
@@ -178,6 +198,10 @@ def keras_predict(h5, layers, x):
             x = ACTIVATIONS[cfg["activation"]](x)
         elif cls == "Activation":
             x = ACTIVATIONS[cfg["activation"]](x)
+        elif cls == "Flatten":
+            x = x.reshape(len(x), -1)
+        elif cls == "Reshape":
+            x = x.reshape((len(x),) + tuple(cfg["target_shape"]))
         x = x.astype(np.float32)
     return x
 

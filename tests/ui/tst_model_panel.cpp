@@ -270,7 +270,7 @@ class TestModelPanel : public QObject {
       if (!issue.error) warnings << issue.text;
     QCOMPARE(warnings.value(0),
              QStringLiteral("Input: the file's InputLayer has batch_shape [null, 3], but the data "
-                            "has 4 feature columns; the window trains on the data's width and "
+                            "has 4 feature columns; the window trains on the data's shape and "
                             "saves batch_shape [null, 4] (fitbench-cli refuses the file until "
                             "then)."));
     QCOMPARE(panel.spec().layers.front().shape, (std::vector<int64_t>{4}));
@@ -281,6 +281,76 @@ class TestModelPanel : public QObject {
     panel.setSpec(model({input(3), dense(2, "softmax")}));
     for (const ModelIssue& issue : panel.issues())
       QVERIFY2(!issue.text.startsWith(QStringLiteral("Input:")), qPrintable(issue.text));
+  }
+
+  // Images: the input takes the data's (28, 28); a Dense on it is refused with the engine's
+  // sentence until a Flatten (added and moved with the panel's own actions) comes first; a
+  // Reshape's target shape is typed into its field, and every shape reaches the summary as
+  // core's Sequential prints it.
+  void imagesThroughFlattenAndReshape() {
+    ModelPanel panel;
+    panel.setSpec(model({input(784), dense(10, "softmax")}));
+    panel.setInputShape({28, 28});
+    QCOMPARE(panel.layerList()->item(0)->text(), QString::fromUtf8("Input (784 features)"));
+    QVERIFY2(panel.errorText().isEmpty(), qPrintable(panel.errorText()));  // flat rows: valid
+    panel.setSpec(model({dense(10, "softmax")}));
+    QCOMPARE(panel.layerList()->item(0)->text(), QString::fromUtf8("Input (28 × 28)"));
+    QVERIFY2(panel.errorText().startsWith(
+                 "Layer 1 (dense): this Dense layer receives (None, 28, 28): fitbench's Dense "
+                 "takes one axis of features, so add a Flatten layer before it"),
+             qPrintable(panel.errorText()));
+    QVERIFY(panel.summaryText().contains(QStringLiteral("│ ?")));
+    panel.selectLayer(-1);
+    panel.addLayer(QStringLiteral("Flatten"));
+    panel.moveSelectedLayer(-1);
+    QCOMPARE(classNames(panel.spec()), QStringList({"Flatten", "Dense"}));
+    QVERIFY2(panel.errorText().isEmpty(), qPrintable(panel.errorText()));
+    panel.selectLayer(0);
+    panel.addLayer(QStringLiteral("Reshape"));
+    QCOMPARE(classNames(panel.spec()), QStringList({"Flatten", "Reshape", "Dense"}));
+    QCOMPARE(panel.spec().layers[1].target_shape, (std::vector<int64_t>{-1}));
+    auto* target = panel.layerEditor()->findChild<QLineEdit*>(QStringLiteral("target_shape"));
+    QVERIFY(target && target->isVisibleTo(&panel));
+    QCOMPARE(target->text(), QStringLiteral("-1"));
+    target->selectAll();
+    QTest::keyClicks(target, QStringLiteral("7, 112"));
+    QCOMPARE(panel.spec().layers[1].target_shape, (std::vector<int64_t>{7, 112}));
+    QCOMPARE(panel.layerList()->item(2)->text(), QStringLiteral("Reshape(7, 112)"));
+    QVERIFY2(
+        panel.errorText().startsWith("Layer 3 (dense): this Dense layer receives (None, 7, 112)"),
+        qPrintable(panel.errorText()));
+    target->selectAll();
+    QTest::keyClicks(target, QStringLiteral("5, 5"));
+    QCOMPARE(panel.errorText(),
+             QStringLiteral("Layer 2 (reshape): target_shape (None, 5, 5) holds 25 values but the "
+                            "layer receives (None, 784), 784 values; a reshape keeps the number "
+                            "of values"));
+    QVERIFY(target->toolTip().contains(QStringLiteral("holds 25 values")));
+    target->selectAll();
+    QTest::keyClicks(target, QStringLiteral("-1, 16"));
+    QVERIFY2(
+        panel.errorText().startsWith("Layer 3 (dense): this Dense layer receives (None, 49, 16)"),
+        qPrintable(panel.errorText()));
+    target->selectAll();
+    QTest::keyClicks(target, QStringLiteral("784"));
+    QVERIFY2(panel.errorText().isEmpty(), qPrintable(panel.errorText()));
+    // A model whose output has two axes is refused: the losses take one.
+    panel.selectLayer(2);
+    panel.addLayer(QStringLiteral("Reshape"));
+    target->selectAll();
+    QTest::keyClicks(target, QStringLiteral("2, 5"));
+    QCOMPARE(panel.errorText(),
+             QStringLiteral("Layer 4 (reshape_1): the model's output has shape (None, 2, 5), and "
+                            "fitbench's losses take one axis of outputs; end the model with a "
+                            "Dense layer, or a Flatten."));
+    panel.removeSelectedLayer();
+    QVERIFY2(panel.errorText().isEmpty(), qPrintable(panel.errorText()));
+    // The table is core's.
+    ModelSpec spec = panel.spec();
+    Sequential reference(spec);
+    reference.build(Shape{28, 28});
+    QCOMPARE(panel.summaryText(), QString::fromStdString(reference.summary()));
+    QVERIFY(panel.summaryText().contains(QStringLiteral("(None, 784)")));
   }
 
   void summaryWaitsForTheData() {

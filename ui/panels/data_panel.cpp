@@ -204,8 +204,8 @@ void DataPanel::buildGeneratorList() {
   auto* fashion = new QListWidgetItem(QIcon(imagesIcon(kIcon)), tr("Fashion-MNIST"));
   fashion->setToolTip(
       tr("70,000 grayscale 28 x 28 images of clothing in 10 classes (keras.datasets."
-         "fashion_mnist), from Debian's dataset-fashion-mnist package; each image is 784 "
-         "features."));
+         "fashion_mnist), from Debian's dataset-fashion-mnist package; each sample is a 28 x 28 "
+         "image (784 values: add a Flatten before the first Dense)."));
   fashion->setData(Qt::UserRole, QStringLiteral("fashion_mnist"));
   m_generators->addItem(fashion);
   m_generators->installEventFilter(this);
@@ -670,6 +670,10 @@ QString DataPanel::errorText() const {
 }
 
 int DataPanel::featureCount() const { return m_loaded ? static_cast<int>(m_data.x.cols()) : 0; }
+
+std::vector<int64_t> DataPanel::sampleShape() const {
+  return m_loaded ? m_data.shape_of_sample() : std::vector<int64_t>{};
+}
 
 int64_t DataPanel::sampleCount() const {
   return m_loaded ? static_cast<int64_t>(m_data.x.rows()) : 0;

@@ -60,6 +60,8 @@ class DataPanel : public QWidget {
   // sets, `classes` for blobs, 0 for plane and sine. CSV: the column count of one-hot targets, or
   // max + 1 (at least 2) for one integer target column with values 0 to 19.
   int featureCount() const;
+  // One sample's shape ((28, 28) for an image, (features) for rows); empty until data loads.
+  std::vector<int64_t> sampleShape() const;
   // The rows of the data as read (0 when not loaded): a CSV file's count is known only here.
   int64_t sampleCount() const;
   int classCount() const { return m_classCount; }

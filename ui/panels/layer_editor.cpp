@@ -7,6 +7,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QRegularExpression>
 #include <QSpinBox>
 #include <QToolButton>
 #include <QVBoxLayout>
@@ -106,8 +107,9 @@ LayerEditor::LayerEditor(QWidget* parent) : QWidget(parent) {
   layout->addWidget(m_biasInit.box);
   buildRegularizerBox();
   layout->addWidget(m_regularizerBox);
-  for (const QString& field : {QStringLiteral("name"), QStringLiteral("units"),
-                               QStringLiteral("activation"), QStringLiteral("rate")}) {
+  for (const QString& field :
+       {QStringLiteral("name"), QStringLiteral("units"), QStringLiteral("activation"),
+        QStringLiteral("rate"), QStringLiteral("target_shape")}) {
     m_defaultTips.insert(field, fieldWidget(field)->toolTip());
   }
   addRangeRows(this);  // a hidden sentence row under each field with a range
@@ -159,6 +161,15 @@ void LayerEditor::buildLayerBox() {
   m_layerForm->addRow(tr("Rate"), m_rate);
   m_rateIssue = makeIssueLabel(m_layerBox);
   m_layerForm->addRow(QString(), m_rateIssue);
+  m_targetShape = new QLineEdit(m_layerBox);
+  m_targetShape->setObjectName(QStringLiteral("target_shape"));
+  m_targetShape->setPlaceholderText(tr("e.g. 7, 112"));
+  m_targetShape->setToolTip(
+      tr("The shape of one sample after the layer, its dimensions separated by commas; one may "
+         "be -1, inferred from the number of values."));
+  m_layerForm->addRow(tr("Target shape"), m_targetShape);
+  m_targetShapeIssue = makeIssueLabel(m_layerBox);
+  m_layerForm->addRow(QString(), m_targetShapeIssue);
   QWidget* seedRow = makeSeedRow(m_layerBox, &m_seedSet, &m_seed);
   m_seedSet->setObjectName(QStringLiteral("seed_set"));
   m_seed->setObjectName(QStringLiteral("seed"));
@@ -256,6 +267,22 @@ void LayerEditor::connectSignals() {
     m_layer.rate = v;
     edited();
   });
+  connect(m_targetShape, &QLineEdit::textEdited, this, [this](const QString& text) {
+    // "7, 112" (commas or spaces between); text that is not whole numbers leaves no shape, which
+    // the model checks say with what target_shape takes.
+    m_layer.target_shape.clear();
+    for (const QString& part :
+         text.split(QRegularExpression(QStringLiteral("[,\\s]+")), Qt::SkipEmptyParts)) {
+      bool ok = false;
+      const qlonglong d = part.toLongLong(&ok);
+      if (!ok) {
+        m_layer.target_shape.clear();
+        break;
+      }
+      m_layer.target_shape.push_back(d);
+    }
+    edited();
+  });
   connect(m_seedSet, &QCheckBox::toggled, this, [this](bool on) {
     m_seed->setEnabled(on);
     m_layer.seed = on ? std::optional<uint64_t>(m_seed->value()) : std::nullopt;
@@ -342,6 +369,9 @@ void LayerEditor::setLayer(const LayerSpec& layer, const QString& autoName) {
   m_useBias->setChecked(layer.use_bias);
   m_trainable->setChecked(layer.trainable);
   m_rate->setValue(layer.rate);
+  QStringList dims;
+  for (int64_t d : layer.target_shape) dims << QString::number(d);
+  m_targetShape->setText(dims.join(QStringLiteral(", ")));
   m_seedSet->setChecked(layer.seed.has_value());
   m_seed->setValue(static_cast<int>(std::min<uint64_t>(layer.seed.value_or(0), kMaxSeed)));
   m_seed->setEnabled(layer.seed.has_value());
@@ -377,6 +407,7 @@ void LayerEditor::updateVisibility() {
   m_layerForm->setRowVisible(m_useBias, has("use_bias"));
   m_layerForm->setRowVisible(m_trainable, has("trainable"));
   m_layerForm->setRowVisible(m_rate, has("rate"));
+  m_layerForm->setRowVisible(m_targetShape, has("target_shape"));
   m_layerForm->setRowVisible(m_seed->parentWidget(), has("seed"));
   const bool kernelInit = has("kernel_initializer");
   const bool biasInit = has("bias_initializer") && m_layer.use_bias;
@@ -411,10 +442,12 @@ void LayerEditor::updateVisibility() {
   initializerRows(m_kernelInit, m_layer.kernel_initializer);
   initializerRows(m_biasInit, m_layer.bias_initializer);
   // An issue label shows only while it has text and its field is shown.
-  for (QLabel* label : {m_nameIssue, m_unitsIssue, m_activationIssue, m_rateIssue}) {
+  for (QLabel* label :
+       {m_nameIssue, m_unitsIssue, m_activationIssue, m_rateIssue, m_targetShapeIssue}) {
     bool fieldShown = m_hasLayer;
     if (label == m_unitsIssue) fieldShown = has("units");
     if (label == m_rateIssue) fieldShown = has("rate");
+    if (label == m_targetShapeIssue) fieldShown = has("target_shape");
     if (label == m_activationIssue) fieldShown = has("activation");
     m_layerForm->setRowVisible(label, fieldShown && !label->text().isEmpty());
   }
@@ -423,6 +456,7 @@ void LayerEditor::updateVisibility() {
 QLabel* LayerEditor::issueLabelFor(const QString& field) const {
   if (field == QLatin1String("units")) return m_unitsIssue;
   if (field == QLatin1String("rate")) return m_rateIssue;
+  if (field == QLatin1String("target_shape")) return m_targetShapeIssue;
   if (field == QLatin1String("activation")) return m_activationIssue;
   if (field == QLatin1String("name")) return m_nameIssue;
   return nullptr;
@@ -431,6 +465,7 @@ QLabel* LayerEditor::issueLabelFor(const QString& field) const {
 QWidget* LayerEditor::fieldWidget(const QString& field) const {
   if (field == QLatin1String("units")) return m_units;
   if (field == QLatin1String("rate")) return m_rate;
+  if (field == QLatin1String("target_shape")) return m_targetShape;
   if (field == QLatin1String("activation")) return m_activation;
   if (field == QLatin1String("name")) return m_name;
   return nullptr;
@@ -456,6 +491,7 @@ void LayerEditor::setIssues(const QVector<LayerIssue>& issues) {
 
 void LayerEditor::setReadOnly(bool readOnly) {
   m_name->setReadOnly(readOnly);
+  m_targetShape->setReadOnly(readOnly);
   for (QAbstractSpinBox* spin : findChildren<QAbstractSpinBox*>()) spin->setReadOnly(readOnly);
   for (QComboBox* combo : findChildren<QComboBox*>()) combo->setEnabled(!readOnly);
   for (QCheckBox* check : findChildren<QCheckBox*>()) check->setEnabled(!readOnly);

@@ -95,6 +95,8 @@ class LayerEditor : public QWidget {
   QCheckBox* m_trainable = nullptr;
   NumberSpinBox* m_rate = nullptr;
   QLabel* m_rateIssue = nullptr;
+  QLineEdit* m_targetShape = nullptr;  // Reshape: "7, 112"
+  QLabel* m_targetShapeIssue = nullptr;
   QCheckBox* m_seedSet = nullptr;
   QSpinBox* m_seed = nullptr;
   QLabel* m_nameIssue = nullptr;

@@ -3,9 +3,11 @@
 
 #include <QObject>
 
+#include "core/base/error.h"
 #include "core/losses/loss_registry.h"
 #include "core/nn/activations.h"
 #include "core/nn/layer_registry.h"
+#include "core/nn/network.h"
 
 namespace fitbench {
 namespace {
@@ -102,6 +104,39 @@ QVector<ModelIssue> validateModel(const std::vector<LayerSpec>& layers, const QS
           !denseAfter);
     }
   }
+  // Shapes through the layers (Flatten, Reshape; a Dense or softmax needs one axis), as the
+  // engine's Network computes them and with its sentences. A layer with a field error above
+  // stops the walk: its output is unknown.
+  Shape shape = !ctx.inputShape.empty() ? Shape(ctx.inputShape.begin(), ctx.inputShape.end())
+                : ctx.inputUnits > 0    ? Shape{ctx.inputUnits}
+                                        : Shape{};
+  for (int i = 0; i < static_cast<int>(layers.size()) && !shape.empty(); ++i) {
+    if (std::any_of(issues.begin(), issues.end(),
+                    [i](const ModelIssue& issue) { return issue.layer == i && issue.error; }))
+      break;
+    const LayerSpec& l = layers[i];
+    try {
+      shape = make_layer(l, "")->output_shape(shape, "");
+    } catch (const InputError& e) {
+      const QString field = l.class_name == "Reshape" ? QStringLiteral("target_shape")
+                            : l.class_name == "Dense" ? QStringLiteral("units")
+                                                      : QStringLiteral("activation");
+      QString message = QString::fromStdString(e.message());
+      if (!e.place().empty() && e.place() != "." && e.place().rfind(".config.", 0) == 0)
+        message = QString::fromStdString(e.place().substr(8)) + QLatin1Char(' ') + message;
+      add(i, field, QObject::tr("%1: %2").arg(label(i), message), true);
+      break;
+    }
+  }
+  const bool fieldErrors = std::any_of(issues.begin(), issues.end(),
+                                       [](const ModelIssue& issue) { return issue.error; });
+  if (shape.size() > 1 && !layers.empty() && !fieldErrors)
+    add(static_cast<int>(layers.size()) - 1, QString(),
+        QObject::tr("%1: the model's output has shape %2, and fitbench's losses take one axis of "
+                    "outputs; end the model with a Dense layer, or a Flatten.")
+            .arg(label(static_cast<int>(layers.size()) - 1),
+                 QString::fromStdString(batch_shape_text(shape))),
+        true);
   if (lastDense < 0) {
     add(-1, QString(),
         QObject::tr("Add at least one Dense layer: without one the model has no weights to "

@@ -26,6 +26,8 @@ struct ModelIssue {
 // What validateModel looks at besides the layers.
 struct ModelContext {
   int inputUnits = 0;  // 0: unknown
+  // One sample's shape at the input ((28, 28) for an image); empty: (inputUnits).
+  std::vector<int64_t> inputShape;
   bool hasTargets = false;
   int targetColumns = 0;
   int classes = 0;

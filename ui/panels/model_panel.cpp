@@ -18,9 +18,11 @@
 #include <map>
 #include <set>
 
+#include "core/base/error.h"
 #include "core/losses/loss_registry.h"
 #include "core/nn/activations.h"
 #include "core/nn/layer_registry.h"
+#include "core/nn/network.h"
 #include "core/training/summary_format.h"
 #include "ui/common/field_range.h"
 #include "ui/common/zoom.h"
@@ -139,21 +141,34 @@ ModelSpec ModelPanel::spec() const {
   ModelSpec out = m_spec;
   if (m_input) {
     LayerSpec input = *m_input;
-    if (m_inputFeatures > 0) input.shape = {m_inputFeatures};
+    if (m_inputFeatures > 0) input.shape = inputShape();
     out.layers.insert(out.layers.begin(), input);
   }
   return out;
 }
 
 void ModelPanel::markSaved() {
-  // What was saved is the data's width: the file no longer declares another.
-  if (m_input && m_inputFeatures > 0) m_input->shape = {m_inputFeatures};
+  // What was saved is the input shape: the file no longer declares another.
+  if (m_input && m_inputFeatures > 0) m_input->shape = inputShape();
   refresh();
 }
 
 void ModelPanel::setInputFeatures(int features) {
-  m_inputFeatures = std::max(features, 0);
+  setInputShape(features > 0 ? std::vector<int64_t>{features} : std::vector<int64_t>{});
+}
+
+void ModelPanel::setInputShape(const std::vector<int64_t>& shape) {
+  m_inputShape = shape;
+  m_inputFeatures = shape.empty() ? 0 : static_cast<int>(shape_size(shape));
   refresh();
+}
+
+std::vector<int64_t> ModelPanel::inputShape() const {
+  if (m_inputShape.empty()) return m_input ? m_input->shape : std::vector<int64_t>{};
+  if (m_input && !m_input->shape.empty() && shape_size(m_input->shape) == m_inputFeatures &&
+      (m_input->shape.size() == 1 || m_input->shape == m_inputShape))
+    return m_input->shape;
+  return m_inputShape;
 }
 
 void ModelPanel::setTargetInfo(int targetColumns, int classes, const LossSpec& loss) {
@@ -218,7 +233,8 @@ QStringList ModelPanel::layerNames() const {
 }
 
 QString ModelPanel::rowText(int index) const {
-  // "Dense(8, relu)", "Dropout(0.2)": the class and its leading number and activation fields.
+  // "Dense(8, relu)", "Dropout(0.2)", "Reshape(7, 112)": the class and its leading number,
+  // activation and shape fields.
   const LayerSpec& l = m_spec.layers[index];
   QStringList args;
   if (const LayerInfo* info = find_layer_class(l.class_name)) {
@@ -226,6 +242,8 @@ QString ModelPanel::rowText(int index) const {
       if (f.key == "units") args << QString::number(l.units);
       if (f.key == "rate") args << number(l.rate);
       if (f.key == "activation") args << QString::fromStdString(l.activation);
+      if (f.key == "target_shape")
+        for (int64_t d : l.target_shape) args << QString::number(d);
     }
   }
   QString text = QString::fromStdString(l.class_name);
@@ -242,7 +260,9 @@ void ModelPanel::rebuildList(int selectIndex) {
   auto* input = new QListWidgetItem(m_list);
   input->setFlags(Qt::ItemIsEnabled);
   input->setForeground(palette().brush(QPalette::Disabled, QPalette::Text));
-  input->setToolTip(tr("The input layer's shape comes from the data's feature columns."));
+  input->setToolTip(
+      tr("The input layer's shape comes from the data: its feature columns, or "
+         "an image's height and width."));
   for (int i = 0; i < static_cast<int>(m_spec.layers.size()); ++i) {
     auto* item = new QListWidgetItem(m_list);
     item->setData(Qt::UserRole, i);
@@ -359,28 +379,42 @@ void ModelPanel::refresh() {
   if (m_rebuilding || m_list->count() != static_cast<int>(m_spec.layers.size()) + 1) return;
   const QStringList names = layerNames();
   m_issues = validateModel(m_spec.layers, names,
-                           {inputUnits(), m_hasTargetInfo, m_targetColumns, m_classes, m_loss});
-  // The window's input follows the data; a file that declares another width is run (and saved)
+                           {.inputUnits = inputUnits(),
+                            .inputShape = inputShape(),
+                            .hasTargets = m_hasTargetInfo,
+                            .targetColumns = m_targetColumns,
+                            .classes = m_classes,
+                            .loss = m_loss});
+  // The window's input follows the data; a file that declares another shape is run (and saved)
   // with the data's, which is said, since fitbench-cli refuses the file as it is.
-  if (m_input && !m_input->shape.empty() && m_inputFeatures > 0 &&
-      m_input->shape != std::vector<int64_t>{m_inputFeatures}) {
-    QStringList dims{QStringLiteral("null")};
-    for (int64_t d : m_input->shape) dims << QString::number(d);
+  if (m_input && !m_input->shape.empty() && m_inputFeatures > 0 && m_input->shape != inputShape()) {
+    const auto batchShape = [](const std::vector<int64_t>& shape) {
+      QStringList dims{QStringLiteral("null")};
+      for (int64_t d : shape) dims << QString::number(d);
+      return QStringLiteral("[%1]").arg(dims.join(QStringLiteral(", ")));
+    };
+    const QString data =
+        m_inputShape.size() > 1
+            ? tr("samples of shape %1").arg(QString::fromStdString(batch_shape_text(m_inputShape)))
+            : (m_inputFeatures == 1 ? tr("1 feature column")
+                                    : tr("%1 feature columns").arg(m_inputFeatures));
     const QString text =
-        tr("Input: the file's InputLayer has batch_shape [%1], but the data has %2; the window "
-           "trains on the data's width and saves batch_shape [null, %3] (fitbench-cli refuses "
-           "the file until then).")
-            .arg(dims.join(QStringLiteral(", ")),
-                 m_inputFeatures == 1 ? tr("1 feature column")
-                                      : tr("%1 feature columns").arg(m_inputFeatures))
-            .arg(m_inputFeatures);
+        tr("Input: the file's InputLayer has batch_shape %1, but the data has %2; the window "
+           "trains on the data's shape and saves batch_shape %3 (fitbench-cli refuses the file "
+           "until then).")
+            .arg(batchShape(m_input->shape), data, batchShape(inputShape()));
     m_issues.push_front({-1, QString(), text, text, false});
   }
 
   const int features = inputUnits();
-  m_list->item(0)->setText(features == 1  ? tr("Input (1 feature)")
-                           : features > 1 ? tr("Input (%1 features)").arg(features)
-                                          : tr("Input (features from the data)"));
+  const std::vector<int64_t> shape = inputShape();
+  QStringList dims;
+  for (int64_t d : shape) dims << QString::number(d);
+  m_list->item(0)->setText(shape.size() > 1
+                               ? tr("Input (%1)").arg(dims.join(QString::fromUtf8(" × ")))
+                           : features == 1 ? tr("Input (1 feature)")
+                           : features > 1  ? tr("Input (%1 features)").arg(features)
+                                           : tr("Input (features from the data)"));
   // Rows without a message get a blank icon so that every row's text starts at the same place.
   QPixmap blankPixmap(m_list->iconSize());
   blankPixmap.fill(Qt::transparent);
@@ -448,7 +482,10 @@ void ModelPanel::updateSummary() {
   std::vector<SummaryRow> rows;
   int64_t trainable = 0;
   int64_t nonTrainable = 0;
+  // Shapes as the engine computes them; after a layer that cannot take its input (said in the
+  // issues above), Keras's "?".
   int64_t width = in;
+  std::vector<int64_t> shape = inputShape();
   for (int i = 0; i < static_cast<int>(m_spec.layers.size()); ++i) {
     const LayerSpec& l = m_spec.layers[i];
     SummaryRow row;
@@ -459,7 +496,18 @@ void ModelPanel::updateSummary() {
       width = l.units;
       (l.trainable ? trainable : nonTrainable) += row.params;
     }
-    row.output_shape = {std::nullopt, width};
+    if (!shape.empty()) {
+      try {
+        shape = make_layer(l, "")->output_shape(shape, "");
+        width = shape_size(shape);
+      } catch (const InputError&) {
+        shape.clear();
+      }
+    }
+    if (!shape.empty()) {
+      row.output_shape = {std::nullopt};
+      for (int64_t d : shape) row.output_shape.push_back(d);
+    }
     rows.push_back(std::move(row));
   }
   const int lineLength = m_summaryWidth > 0 ? m_summaryWidth : kSummaryLineLength;

@@ -28,13 +28,18 @@ class ModelPanel : public QWidget {
 
   // Shows `spec` and selects its first layer; emits nothing.
   void setSpec(const ModelSpec& spec);
-  // The edited spec. A leading InputLayer is kept when the spec had one, with its shape set to
-  // the data's feature count once setInputFeatures has given one.
+  // The edited spec. A leading InputLayer is kept when the spec had one, with the input shape
+  // (inputShape()) once the data has given one.
   ModelSpec spec() const;
-  // The experiment was saved with spec(): the InputLayer it wrote has the data's width.
+  // The experiment was saved with spec(): the InputLayer it wrote has the input shape.
   void markSaved();
   // The data's feature count (0: not known yet); shown in the Input row and used for the summary.
   void setInputFeatures(int features);
+  // The data's sample shape ((28, 28) for an image, (features) for rows; empty: not known yet).
+  void setInputShape(const std::vector<int64_t>& shape);
+  // The shape the model's input takes: the file's InputLayer's when it holds the data's values
+  // as they are or flat (784 for a 28 x 28 image), else the data's.
+  std::vector<int64_t> inputShape() const;
   // The data's target columns and classes (0: not known / not a classification set) and the
   // loss, for the last-layer checks.
   void setTargetInfo(int targetColumns, int classes, const LossSpec& loss);
@@ -83,6 +88,7 @@ class ModelPanel : public QWidget {
   std::optional<LayerSpec> m_input;  // the spec's leading InputLayer, if any
   ModelSpec m_spec;                  // without the InputLayer
   int m_inputFeatures = 0;
+  std::vector<int64_t> m_inputShape;  // the data's sample shape
   bool m_hasTargetInfo = false;
   int m_targetColumns = 0;
   int m_classes = 0;

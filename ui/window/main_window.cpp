@@ -364,7 +364,7 @@ void MainWindow::onPanelChanged() {
 void MainWindow::updateContext() {
   // The model's input follows the data first, so that the spec below (and the views it sets up)
   // has the data's width, not the previous experiment's.
-  m_modelPanel->setInputFeatures(m_dataPanel->featureCount());
+  m_modelPanel->setInputShape(m_dataPanel->sampleShape());
   ExperimentSpec spec = currentSpec();
   // Generators give one target column (a label or a value); a CSV file its target columns.
   const int targetColumns =

@@ -81,6 +81,8 @@ layers = _module("layers", {
               "quantization_config"],
     "Activation": ["activation"],
     "Dropout": ["rate", "noise_shape", "seed"],
+    "Flatten": ["data_format"],
+    "Reshape": ["target_shape"],
 }, _LAYER_EXTRA)
 _OPTIMIZER_COMMON = ["weight_decay", "clipnorm", "clipvalue", "global_clipnorm", "use_ema",
                      "ema_momentum", "ema_overwrite_frequency", "loss_scale_factor",
