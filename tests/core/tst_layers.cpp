@@ -320,6 +320,12 @@ void TestLayers::reshaping_shapes() {
   QCOMPARE(b.input_shape(), Shape({4, 5}));
   QCOMPARE(b.layer_shape(0), Shape({20}));
   QCOMPARE(b.variables()[0].shape, Shape({20, 3}));
+  // A shape no memory could hold (read from a file, before any check) does not wrap around.
+  QCOMPARE(shape_size({int64_t{1} << 40, int64_t{1} << 40}), std::numeric_limits<int64_t>::max());
+  QCOMPARE(QString::fromStdString(
+               build_error({shaped_input({int64_t{1} << 40, int64_t{1} << 40}), flatten()}, {1})),
+           QString("model.config.layers[0].config.batch_shape: describes samples of more than "
+                   "268435456 values, over fitbench's limit"));
 }
 
 void TestLayers::reshaping_refusals_data() {
