@@ -319,6 +319,13 @@ SweepPlan plan_sweep(const ExperimentSpec& base, const PlanContext& context) {
       problems.attempt([&] {
         SweepParameter p = parse_parameter(path, it.value());
         if (path == kStrategyPath) {
+          // Names, so a Choice or a Fixed: an Int or Float draws numbers, and a Boolean true or
+          // false, which no strategy is called.
+          if (p.class_name != "Choice" && p.class_name != "Fixed")
+            json_io::fail(parameter_place(path), "takes strategy names (a Choice or a Fixed of " +
+                                                     strategy_option_names() + "), not " +
+                                                     (p.class_name == "Int" ? "an " : "a ") +
+                                                     p.class_name);
           for (const Json& v : p.grid_values().empty() ? p.values : p.grid_values())
             if (!v.is_string() || !find_strategy_by_option(v.get<std::string>()))
               json_io::fail(

@@ -229,6 +229,29 @@ class TestSweep : public QObject {
     QVERIFY(message("[0]").find("is not a path") == 0);
   }
 
+  // The strategy takes names: an Int, Float or Boolean over it is refused with a sentence (a
+  // fuzz finding: an Int drew numbers and the trial threw a JSON type error).
+  void strategyParameterTakesNames() {
+    for (
+        const char* parameter :
+        {R"({"class_name": "Int", "config": {"min_value": 1, "max_value": 64, "sampling": "log"}})",
+         R"({"class_name": "Float", "config": {"min_value": 0.5, "max_value": 2}})",
+         R"({"class_name": "Boolean"})"}) {
+      Json sweep = Json::parse(R"({"method": "random", "max_trials": 3, "seed": 1})");
+      sweep["parameters"]["distribution.strategy"] = Json::parse(parameter);
+      try {
+        plan_sweep(xor_with(sweep), PlanContext{});
+        QFAIL(parameter);
+      } catch (const PlanError& e) {
+        const auto texts = problem_texts(e);
+        QVERIFY2(any_contains(texts,
+                              "sweep.parameters[\"distribution.strategy\"]: takes strategy "
+                              "names (a Choice or a Fixed of "),
+                 parameter);
+      }
+    }
+  }
+
   // Every problem of a bad section at once, each placed in the file.
   void badSectionsSaidTogether() {
     Json sweep = Json::parse(R"({"method": "grid", "max_trial": 3, "executions_per_trial": 0,
