@@ -34,7 +34,7 @@ done
 
 echo "== fitbench: building the fuzz targets with Clang in $build"
 CC=clang CXX=clang++ cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DFITBENCH_FUZZ=ON -DFITBENCH_NATIVE=OFF >/dev/null
+  -DFITBENCH_FUZZ=ON -DFITBENCH_NATIVE=OFF -DFITBENCH_UNITY=ON >/dev/null
 cmake --build "$build" -j"${FITBENCH_FUZZ_JOBS:-2}" --target $(printf 'fuzz_%s ' "${targets[@]}")
 
 findings="$build/fuzz-findings"

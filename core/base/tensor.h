@@ -5,6 +5,7 @@
 
 #include <Eigen/Core>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 namespace fitbench {
@@ -17,5 +18,17 @@ using Index = Eigen::Index;
 // A Keras-style shape without the batch dimension's None, e.g. {4, 1} for a kernel or {1} for a
 // bias.
 using Shape = std::vector<int64_t>;
+
+// The number of values in one sample of `shape` (1 for a scalar), saturating at INT64_MAX for
+// a shape read from a file that no memory could hold.
+inline int64_t shape_size(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    if (__builtin_mul_overflow(n, d, &n)) return std::numeric_limits<int64_t>::max();
+  return n;
+}
+
+// The bytes of one float32 value, for memory and traffic counts.
+inline constexpr int64_t kFloatBytes = sizeof(float);
 
 }  // namespace fitbench

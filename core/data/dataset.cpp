@@ -9,15 +9,10 @@
 #include <limits>
 
 #include "core/base/error.h"
+#include "core/base/text.h"
 
 namespace fitbench {
 namespace {
-
-std::string format_number(double value) {
-  char buf[32];
-  const auto result = std::to_chars(buf, buf + sizeof buf, value);
-  return std::string(buf, result.ptr);
-}
 
 Dataset take_rows(const Dataset& data, Index start, Index count) {
   Dataset part;

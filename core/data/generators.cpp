@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "core/base/error.h"
+#include "core/base/text.h"
 #include "core/data/dataset.h"
 #include "core/python/numpy_generator.h"
 #include "core/python/numpy_random.h"
@@ -53,12 +54,6 @@ namespace {
 constexpr double kPi = std::numbers::pi;
 constexpr int64_t kMaxSamples = 10'000'000;
 constexpr int64_t kMaxValues = 100'000'000;  // samples * features: 400 MB of floats
-
-std::string format_number(double value) {
-  char buf[32];
-  const auto result = std::to_chars(buf, buf + sizeof buf, value);
-  return std::string(buf, result.ptr);
-}
 
 Dataset make_dataset(Index samples, Index features, const char* target_name) {
   Dataset data;

@@ -4,6 +4,7 @@
 // stateless helpers, safe to use from any thread on distinct documents.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
@@ -16,6 +17,9 @@
 namespace fitbench::json_io {
 
 using Json = nlohmann::ordered_json;
+
+// A finite number as itself, NaN and the infinities as null (JSON has no spelling for them).
+inline Json number_or_null(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
 
 // "a.b" from ("a", "b"); "b" from ("", "b"); a key with a control character in JSON's
 // escapes and brackets: a["x\u0000y"].

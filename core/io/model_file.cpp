@@ -32,12 +32,6 @@ namespace {
 constexpr const char* kFormat = "fitbench-model";
 constexpr int64_t kVersion = 1;
 
-int64_t element_count(const Shape& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
-
 std::string shape_text(const Shape& shape) {
   std::string out = "[";
   for (size_t i = 0; i < shape.size(); ++i) out += (i ? ", " : "") + std::to_string(shape[i]);
@@ -324,11 +318,11 @@ void write_model_file(const ModelFile& model, const std::filesystem::path& file,
   for (size_t w = 0; w < model.weights.size(); ++w) {
     const NamedWeight& weight = model.weights[w];
     const std::string place = index_path("weights", w);
-    if (static_cast<int64_t>(weight.values.size()) != element_count(weight.shape)) {
+    if (static_cast<int64_t>(weight.values.size()) != shape_size(weight.shape)) {
       throw InputError(key_path(place, "values"),
                        "has " + counted(static_cast<long long>(weight.values.size()), "value") +
                            " but the shape " + shape_text(weight.shape) + " needs " +
-                           std::to_string(element_count(weight.shape)))
+                           std::to_string(shape_size(weight.shape)))
           .within(file.string());
     }
     for (size_t i = 0; i < weight.values.size(); ++i) {

@@ -7,8 +7,8 @@ namespace {
 
 // keras/src/metrics/__init__.py and keras/src/trainers/compile_utils.py get_metric.
 constexpr std::array<std::string_view, 1> kAcc{"acc"};
-constexpr std::array<std::string_view, 2> kMse{"mse", "MSE"};
-constexpr std::array<std::string_view, 2> kMae{"mae", "MAE"};
+constexpr std::array<std::string_view, 2> kMseMetric{"mse", "MSE"};
+constexpr std::array<std::string_view, 2> kMaeMetric{"mae", "MAE"};
 
 constexpr std::array<MetricInfo, 11> kMetrics{{
     {"accuracy", "", kAcc, "accuracy",
@@ -47,10 +47,10 @@ constexpr std::array<MetricInfo, 11> kMetrics{{
      "How often the integer label's class is among the 5 largest outputs.",
      true,
      MetricTargets::kSparse},
-    {"mean_squared_error", "MeanSquaredError", kMse, "mse", "The mean of the squared errors.",
+    {"mean_squared_error", "MeanSquaredError", kMseMetric, "mse", "The mean of the squared errors.",
      false},
-    {"mean_absolute_error", "MeanAbsoluteError", kMae, "mae", "The mean of the absolute errors.",
-     false},
+    {"mean_absolute_error", "MeanAbsoluteError", kMaeMetric, "mae",
+     "The mean of the absolute errors.", false},
     {"precision",
      "Precision",
      {},

@@ -21,15 +21,6 @@ inline std::string batch_shape_text(const Shape& shape) {
   return out + ")";
 }
 
-// The number of values in one sample of `shape` (1 for a scalar), saturating at INT64_MAX for
-// a shape read from a file that no memory could hold.
-inline int64_t shape_size(const Shape& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    if (__builtin_mul_overflow(n, d, &n)) return std::numeric_limits<int64_t>::max();
-  return n;
-}
-
 // What a layer needs to know about the current call.
 struct ForwardContext {
   bool training = false;

@@ -6,19 +6,14 @@
 #include <sstream>
 
 #include "core/base/error.h"
+#include "core/base/text.h"
 #include "core/optimizers/optimizer.h"
 
 namespace fitbench {
 namespace {
 
-std::string number(double x) {
-  std::ostringstream s;
-  s << x;
-  return s.str();
-}
-
 void require(bool ok, const std::string& place, const std::string& what, double got) {
-  if (!ok) throw InputError(place, "must be " + what + ", got " + number(got));
+  if (!ok) throw InputError(place, "must be " + what + ", got " + format_general(got));
 }
 
 // keras/src/optimizers/schedules/learning_rate_schedule.py ExponentialDecay:
@@ -79,7 +74,7 @@ void validate_schedule(const ScheduleSpec& s, const std::string& place) {
       require(std::isfinite(s.boundaries[i]), b, "a finite number", s.boundaries[i]);
       if (i > 0)
         require(s.boundaries[i] > s.boundaries[i - 1], b,
-                "greater than the previous boundary " + number(s.boundaries[i - 1]),
+                "greater than the previous boundary " + format_general(s.boundaries[i - 1]),
                 s.boundaries[i]);
     }
     for (size_t i = 0; i < s.values.size(); ++i)

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "core/base/error.h"
+#include "core/base/text.h"
 #include "core/optimizers/adagrad.h"
 #include "core/optimizers/adam.h"
 #include "core/optimizers/learning_rate_schedule.h"
@@ -17,16 +18,11 @@
 namespace fitbench {
 namespace {
 
-std::string number(double x) {
-  std::ostringstream s;
-  s << x;
-  return s.str();
-}
-
 // Checks `ok`; otherwise throws InputError(place.field, "must be <what>, got <value>").
 void require(bool ok, const std::string& place, const char* field, const char* what, double got) {
   if (!ok)
-    throw InputError(place + "." + field, std::string("must be ") + what + ", got " + number(got));
+    throw InputError(place + "." + field,
+                     std::string("must be ") + what + ", got " + format_general(got));
 }
 
 void require_unit_interval(double x, const std::string& place, const char* field) {

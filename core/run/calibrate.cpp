@@ -18,10 +18,10 @@
 namespace fitbench {
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using SteadyClock = std::chrono::steady_clock;
 
-double seconds_since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
+double seconds_since(SteadyClock::time_point t) {
+  return std::chrono::duration<double>(SteadyClock::now() - t).count();
 }
 
 // Repeats f until `budget` seconds have passed (at least five times): the median time of one
@@ -29,9 +29,9 @@ double seconds_since(Clock::time_point t) {
 template <class F>
 double median_time(double budget, F&& f) {
   std::vector<double> times;
-  const auto start = Clock::now();
+  const auto start = SteadyClock::now();
   while (times.size() < 5 || seconds_since(start) < budget) {
-    const auto t = Clock::now();
+    const auto t = SteadyClock::now();
     f();
     times.push_back(seconds_since(t));
   }
@@ -48,7 +48,7 @@ double all_reduce_time(int64_t elements) {
     std::thread other([&] {
       for (int i = 0; i < kCalls; ++i) collectives->all_reduce(1, std::span<float>(b));
     });
-    const auto t = Clock::now();
+    const auto t = SteadyClock::now();
     for (int i = 0; i < kCalls; ++i) collectives->all_reduce(0, std::span<float>(a));
     const double each = seconds_since(t) / kCalls;
     other.join();
@@ -60,14 +60,14 @@ double all_reduce_time(int64_t elements) {
 // Times each training step (after the first) of a fit(): the median.
 class StepClock : public Callback {
  public:
-  void on_train_batch_begin(int, const Logs&) override { begin_ = Clock::now(); }
+  void on_train_batch_begin(int, const Logs&) override { begin_ = SteadyClock::now(); }
   void on_train_batch_end(int, const Logs&) override {
     if (seen_++ > 0) times_.push_back(seconds_since(begin_));
   }
   double median_step() const { return median(times_); }
 
  private:
-  Clock::time_point begin_;
+  SteadyClock::time_point begin_;
   int seen_ = 0;
   std::vector<double> times_;
 };
@@ -147,9 +147,9 @@ Calibration calibrate(const CapacityInput& in) {
         steps[i]->run();
         ready.fetch_add(1);
         while (ready.load() < hardware) std::this_thread::yield();
-        const auto start = Clock::now();
+        const auto start = SteadyClock::now();
         while (times[i].size() < 5 || seconds_since(start) < 0.3) {
-          const auto t = Clock::now();
+          const auto t = SteadyClock::now();
           steps[i]->run();
           times[i].push_back(seconds_since(t));
         }

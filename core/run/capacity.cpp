@@ -19,8 +19,6 @@
 namespace fitbench {
 namespace {
 
-constexpr int64_t kFloat = sizeof(float);
-
 // A variable as Sequential allocates it: a bias {units} is one row.
 struct VariableMatrix {
   Index rows = 1, cols = 1;
@@ -50,7 +48,7 @@ int64_t staging_bytes(CollectiveAlgorithm algorithm, int ranks, int rank, int64_
     floats = (elements + ranks - 1) / ranks;
   else
     floats = rank == 0 ? elements : 0;
-  return 2 * std::max<int64_t>(floats, 1) * kFloat;
+  return 2 * std::max<int64_t>(floats, 1) * kFloatBytes;
 }
 
 // The most rows one step takes, training or validating: what fit() prepares its executor for.
@@ -75,20 +73,20 @@ void plan_replicas(const CapacityInput& in, const Network& net, MemoryPlan& plan
       distributed && shards_update(n, elementwise_update(in.optimizer), plan.trainable, in.options);
   for (int d = 0; d < n; ++d) {
     DeviceMemory m;
-    m.weights = plan.parameters * kFloat;
-    m.gradients = plan.parameters * kFloat;  // a Replica keeps one per variable, frozen too
+    m.weights = plan.parameters * kFloatBytes;
+    m.gradients = plan.parameters * kFloatBytes;  // a Replica keeps one per variable, frozen too
     const int64_t updated =
         plan.sharded_update ? chunk_of(plan.trainable, n, d).size : plan.trainable;
-    m.optimizer_slots = plan.slots_per_variable * updated * kFloat;
-    m.activations = rows * net.workspace_floats_per_row() * kFloat;
+    m.optimizer_slots = plan.slots_per_variable * updated * kFloatBytes;
+    m.activations = rows * net.workspace_floats_per_row() * kFloatBytes;
     if (distributed)
-      m.buffers = rows * (in.features + in.targets) * kFloat +
+      m.buffers = rows * (in.features + in.targets) * kFloatBytes +
                   staging_bytes(in.options.algorithm, n, d, plan.trainable);
     plan.devices.push_back(m);
   }
   // Device 0 computes with the model's variables; with a sharded update every device has an
   // optimizer of its own and the model's keeps the whole state.
-  if (plan.sharded_update) plan.host += plan.slots_per_variable * plan.trainable * kFloat;
+  if (plan.sharded_update) plan.host += plan.slots_per_variable * plan.trainable * kFloatBytes;
 }
 
 // ModelParallel: each device holds its slices (ModelParallelExecutor's constructor and
@@ -109,11 +107,11 @@ void plan_model_parallel(const CapacityInput& in, const Network& net,
       int64_t trainable = 0;
       for (size_t i = 0; i < vars.size(); ++i) {
         const SliceRect r = slice_rect(vars[i].rows, vars[i].cols, mp.variables[i], m, mp.model);
-        dm.weights += r.rows * r.cols * kFloat;
-        dm.gradients += r.rows * r.cols * kFloat;
+        dm.weights += r.rows * r.cols * kFloatBytes;
+        dm.gradients += r.rows * r.cols * kFloatBytes;
         if (vars[i].trainable) trainable += r.rows * r.cols;
       }
-      dm.optimizer_slots = plan.slots_per_variable * trainable * kFloat;
+      dm.optimizer_slots = plan.slots_per_variable * trainable * kFloatBytes;
       int64_t activations = 0, pieces = 0, in_units = net.input_units();
       for (size_t l = 0; l < net.layers().size(); ++l) {
         const Layer& layer = *net.layers()[l];
@@ -134,14 +132,15 @@ void plan_model_parallel(const CapacityInput& in, const Network& net,
         }
         in_units = units;
       }
-      dm.activations = activations * kFloat;
-      dm.buffers = (pieces + cap * (in.features + in.targets)) * kFloat +
+      dm.activations = activations * kFloatBytes;
+      dm.buffers = (pieces + cap * (in.features + in.targets)) * kFloatBytes +
                    staging_bytes(in.options.algorithm, mp.model, m, row_elements) +
                    staging_bytes(in.options.algorithm, mp.batch, b, trainable);
       plan.devices[static_cast<size_t>(mp.device_at(b, m))] = dm;
     }
   }
-  plan.host += plan.parameters * kFloat + plan.slots_per_variable * plan.trainable * kFloat;
+  plan.host +=
+      plan.parameters * kFloatBytes + plan.slots_per_variable * plan.trainable * kFloatBytes;
 }
 
 }  // namespace
@@ -233,8 +232,8 @@ MemoryPlan plan_memory(const CapacityInput& in) {
   // copy; the data set itself.
   const int64_t width = in.features + in.targets;
   const int64_t batch = std::min(in.batch_size, std::max<int64_t>(in.train_rows, 1));
-  plan.host += (batch + (in.samples - in.train_rows)) * width * kFloat;
-  plan.data = in.samples * width * kFloat;
+  plan.host += (batch + (in.samples - in.train_rows)) * width * kFloatBytes;
+  plan.data = in.samples * width * kFloatBytes;
   return plan;
 }
 

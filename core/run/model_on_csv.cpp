@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "core/base/error.h"
+#include "core/base/text.h"
 #include "core/data/csv_reader.h"
 #include "core/data/dataset.h"
 #include "core/python/random.h"
@@ -19,14 +20,6 @@ std::string g9(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.9g", v);
   return buf;
-}
-
-// A CSV field: quoted (quotes doubled) when it holds the delimiter, a quote or a line break.
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
 }
 
 // A value for JSON: the float's "%.9g" digits as a double (NaN and infinities become null).

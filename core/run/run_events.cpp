@@ -12,11 +12,9 @@ namespace {
 // Keys in the order written: "event" first.
 using Json = nlohmann::ordered_json;
 
-Json number(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
-
-Json logs_json(const Logs& logs) {
+Json logs_object(const Logs& logs) {
   Json o = Json::object();
-  for (const auto& [key, value] : logs) o[key] = number(value);
+  for (const auto& [key, value] : logs) o[key] = json_io::number_or_null(value);
   return o;
 }
 
@@ -109,11 +107,11 @@ void RunEventWriter::on_epoch_begin(int epoch, const Logs& /*logs*/) { epoch_ = 
 
 void RunEventWriter::on_train_batch_end(int batch, const Logs& logs) {
   write_line(line_of(
-      Json{{"event", "batch"}, {"epoch", epoch_}, {"batch", batch}, {"logs", logs_json(logs)}}));
+      Json{{"event", "batch"}, {"epoch", epoch_}, {"batch", batch}, {"logs", logs_object(logs)}}));
 }
 
 void RunEventWriter::on_epoch_end(int epoch, Logs& logs) {
-  write_line(line_of(Json{{"event", "epoch"}, {"epoch", epoch}, {"logs", logs_json(logs)}}));
+  write_line(line_of(Json{{"event", "epoch"}, {"epoch", epoch}, {"logs", logs_object(logs)}}));
 }
 
 void RunEventWriter::on_step_trace(const StepTrace& trace) {
@@ -148,7 +146,7 @@ void RunEventWriter::write_end(const RunResult& result) {
                      {"idle_percent", u.idle_percent()}});
   write_line(line_of(Json{{"event", "end"},
                           {"stop_reason", result.stop_reason},
-                          {"seconds", number(result.seconds)},
+                          {"seconds", json_io::number_or_null(result.seconds)},
                           {"epochs_run", result.history.epoch.size()},
                           {"usage", std::move(usage)}}));
 }

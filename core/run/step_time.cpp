@@ -14,8 +14,6 @@
 namespace fitbench {
 namespace {
 
-constexpr int64_t kFloat = sizeof(float);
-
 double message_seconds(int64_t bytes, const LinkModel& link) {
   return link.latency_us * 1e-6 +
          (link.gbps > 0.0 ? static_cast<double>(bytes) / (link.gbps * 1e9) : 0.0);
@@ -27,14 +25,14 @@ int64_t all_reduce_bytes(CollectiveAlgorithm algorithm, int ranks, int64_t eleme
   if (ranks <= 64) return CollectiveSchedule(algorithm, ranks, elements).total_bytes();
   // Ring: each of 2(N-1) steps moves every chunk once (E floats); naive: N-1 whole buffers in
   // and N-1 out.
-  return 2 * (ranks - 1) * elements * kFloat;
+  return 2 * (ranks - 1) * elements * kFloatBytes;
 }
 
 // Bytes on every link of an all-gather (or reduce-scatter) of `elements` floats in all.
 int64_t gather_bytes(CollectiveAlgorithm algorithm, int ranks, int64_t elements) {
   if (ranks < 2) return 0;
-  if (algorithm == CollectiveAlgorithm::kNaive) return (ranks - 1) * 2 * elements * kFloat;
-  return (ranks - 1) * elements * kFloat;
+  if (algorithm == CollectiveAlgorithm::kNaive) return (ranks - 1) * 2 * elements * kFloatBytes;
+  return (ranks - 1) * elements * kFloatBytes;
 }
 
 struct StepCollectives {
@@ -97,7 +95,7 @@ std::vector<int64_t> shard_sizes(int64_t rows, int shards) {
   return {sizes.begin(), sizes.end()};
 }
 
-int64_t step_rows(const CapacityInput& in) {
+int64_t train_step_rows(const CapacityInput& in) {
   return std::min(in.batch_size, std::max<int64_t>(in.train_rows, 1));
 }
 
@@ -158,7 +156,7 @@ StepPhases predict_step_phases(const CapacityInput& in, const Target& target) {
     }
   const double per_float = update_flops_per_float(in.optimizer);
   const std::vector<LayerFlops> layers = layer_flops(net);
-  const int64_t batch = step_rows(in);
+  const int64_t batch = train_step_rows(in);
   const CollectiveAlgorithm algorithm = in.options.algorithm;
   StepCollectives forward, backward;
   // Each device's FLOPs: forward, backward and update.
@@ -284,7 +282,7 @@ StepTime predict_step(const CapacityInput& in, const Target& target) {
       t.collectives.push_back(cost);
     }
   t.total_s = t.compute_s + t.communication_s;
-  t.samples_per_s = t.total_s > 0.0 ? static_cast<double>(step_rows(in)) / t.total_s : 0.0;
+  t.samples_per_s = t.total_s > 0.0 ? static_cast<double>(train_step_rows(in)) / t.total_s : 0.0;
   return t;
 }
 

@@ -4,8 +4,10 @@
 #include <cstdio>
 
 #include "core/base/error.h"
+#include "core/base/text.h"
 #include "core/io/history_file.h"
 #include "core/io/json_file.h"
+#include "core/io/json_reader.h"
 #include "core/python/python_repr.h"
 #include "core/run/sweep.h"
 
@@ -18,16 +20,6 @@ std::string trial_folder(int number) {
   char name[32];
   std::snprintf(name, sizeof name, "trial_%03d", number);
   return name;
-}
-
-Json number_or_null(double v) { return std::isfinite(v) ? Json(v) : Json(nullptr); }
-
-// One CSV field: quoted when it holds a separator, a quote or a line break.
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
 }
 
 std::string csv_value(const Json& v) {
@@ -53,11 +45,11 @@ nlohmann::ordered_json trials_json(const SweepPlan& plan, const std::vector<Tria
       params[plan.spec.parameters[i].path] = trial.values[i];
     row["parameters"] = std::move(params);
     row["objective"] = plan.spec.objective.name;
-    row["value"] = number_or_null(r.objective);
+    row["value"] = json_io::number_or_null(r.objective);
     if (plan.spec.executions_per_trial > 1) {
-      row["spread"] = number_or_null(r.spread);
+      row["spread"] = json_io::number_or_null(r.spread);
       Json each = Json::array();
-      for (double v : r.objectives) each.push_back(number_or_null(v));
+      for (double v : r.objectives) each.push_back(json_io::number_or_null(v));
       row["values"] = std::move(each);
     }
     row["best_epoch"] = r.best_epoch >= 0 ? Json(r.best_epoch) : Json(nullptr);
@@ -83,8 +75,8 @@ std::string trials_csv(const SweepPlan& plan, const std::vector<TrialResult>& re
     const TrialResult& r = results[t];
     out += std::to_string(r.number) + "," + status_name(r.status);
     for (const Json& v : plan.trials[t].values) out += "," + csv_value(v);
-    out += "," + csv_value(number_or_null(r.objective));
-    if (repeats) out += "," + csv_value(number_or_null(r.spread));
+    out += "," + csv_value(json_io::number_or_null(r.objective));
+    if (repeats) out += "," + csv_value(json_io::number_or_null(r.spread));
     out += "," + (r.best_epoch >= 0 ? std::to_string(r.best_epoch) : std::string()) + "," +
            std::to_string(r.epochs_run) + "," + python_repr(r.seconds) + "," + csv_field(r.error) +
            "\n";

@@ -29,7 +29,7 @@ constexpr size_t kMaxTrialProblems = 10;   // trials whose problems are listed o
 constexpr const char* kStrategyPath = "distribution.strategy";
 
 // Every problem, placed in the experiment file.
-struct Problems {
+struct SweepProblems {
   std::vector<PlanProblem> list;
   std::string source;
 
@@ -58,7 +58,7 @@ std::string parameter_place(const std::string& path) {
 
 // Keys of `value` outside `allowed`, each a problem (ObjectReader stops at the first).
 void check_keys(const Json& value, const std::string& place,
-                const std::vector<std::string>& allowed, Problems& problems) {
+                const std::vector<std::string>& allowed, SweepProblems& problems) {
   for (auto it = value.begin(); it != value.end(); ++it)
     if (std::find(allowed.begin(), allowed.end(), it.key()) == allowed.end())
       problems.add(json_io::key_path(place, it.key()),
@@ -245,7 +245,7 @@ std::string describe_values(const SweepSpec& spec, const SweepTrial& trial) {
 SweepPlan plan_sweep(const ExperimentSpec& base, const PlanContext& context) {
   SweepPlan plan;
   plan.context = context;
-  Problems problems{{}, context.source};
+  SweepProblems problems{{}, context.source};
   if (!base.sweep.is_object()) {
     problems.add("", "has no sweep section; `fitbench-cli run` trains it as it is");
     throw PlanError(problems.list);

@@ -13,6 +13,9 @@
 #define FITBENCH_ISATTY(f) _isatty(_fileno(f))
 #else
 #include <unistd.h>
+
+#include "core/base/text.h"
+
 #define FITBENCH_ISATTY(f) isatty(fileno(f))
 #endif
 
@@ -116,12 +119,6 @@ std::string format_count(int current, int target) {
   char buffer[64];
   std::snprintf(buffer, sizeof buffer, "%*d/%d", digits, current, target);
   return buffer;
-}
-
-std::string repeat(const char* piece, int times) {
-  std::string s;
-  for (int i = 0; i < times; ++i) s += piece;
-  return s;
 }
 
 // Python's len() of the UTF-8 text: code points.

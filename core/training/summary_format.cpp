@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "core/base/text.h"
 #include "core/base/unicode.h"
 
 namespace fitbench {
@@ -146,12 +147,6 @@ std::vector<std::string> wrap_cell(const std::string& text, int width, Justify j
     }
   }
   return lines;
-}
-
-std::string repeat(const char* piece, int times) {
-  std::string s;
-  for (int i = 0; i < times; ++i) s += piece;
-  return s;
 }
 
 // A horizontal rule of the HEAVY_HEAD box: left, fill, column separator, right.

@@ -21,7 +21,7 @@ namespace {
 
 constexpr int kIdRole = Qt::UserRole + 1;
 // Run, Settings, Epochs, then one column per final value (metricKeys).
-enum Column { kName = 0, kSettings = 1, kEpochs = 2, kFirstValue = 3 };
+enum RunColumn { kName = 0, kSettings = 1, kEpochs = 2, kFirstValue = 3 };
 
 // Keras's order of a history's keys: loss, the metrics, then the validation ones in the same
 // order; the rest (a learning rate a callback logs) last.
@@ -34,7 +34,7 @@ int keyRank(const std::string& key) {
 }
 
 // A small swatch of the run's color (the charts' blue for runs drawn in their faded style).
-QIcon swatch(const QColor& color) {
+QIcon runSwatch(const QColor& color) {
   QPixmap pixmap(12, 12);
   pixmap.fill(Qt::transparent);
   QPainter painter(&pixmap);
@@ -173,7 +173,7 @@ void RunsList::fill(QTreeWidgetItem* item, int id) {
   item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable | Qt::ItemIsEditable |
                  Qt::ItemIsUserCheckable);
   item->setText(kName, run->label);
-  item->setIcon(kName, swatch(run->color));
+  item->setIcon(kName, runSwatch(run->color));
   item->setCheckState(kName, run->shown ? Qt::Checked : Qt::Unchecked);
   item->setToolTip(kName, run->fromSweep ? tr("%1 (from the sweep)").arg(run->label)
                                          : tr("%1 (from Run)").arg(run->label));

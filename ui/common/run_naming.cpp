@@ -12,7 +12,7 @@ namespace {
 using Json = nlohmann::ordered_json;
 
 // A number or a string as it reads in a label: JSON's shortest form, strings unquoted.
-std::string valueText(const Json& v) {
+std::string jsonValueText(const Json& v) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
   if (v.is_null()) return "None";
@@ -64,7 +64,7 @@ class Collector {
         leaves(doc[i], base && base->is_array() && i < base->size() ? &(*base)[i] : nullptr,
                prefix + "[" + std::to_string(i) + "]", parent);
     } else {
-      add(prefix, parent + "=" + (doc.is_array() ? doc.dump() : valueText(doc)));
+      add(prefix, parent + "=" + (doc.is_array() ? doc.dump() : jsonValueText(doc)));
     }
   }
   std::vector<RunSetting> take() { return std::move(m_settings); }
@@ -77,18 +77,19 @@ void optimizerSettings(const Json& compile, const Json* base, Collector& out) {
   const Json* optimizer = member(compile, "optimizer");
   if (!optimizer) return;
   if (optimizer->is_string()) {
-    out.add("optimizer", valueText(*optimizer));
+    out.add("optimizer", jsonValueText(*optimizer));
     return;
   }
   const Json* config = member(*optimizer, "config");
   const Json* cls = member(*optimizer, "class_name");
   const Json* rate = config ? member(*config, "learning_rate") : nullptr;
-  out.add("optimizer", (cls ? valueText(*cls) : std::string("optimizer")) +
-                           (rate && rate->is_number() ? " " + valueText(*rate) : std::string()));
+  out.add("optimizer",
+          (cls ? jsonValueText(*cls) : std::string("optimizer")) +
+              (rate && rate->is_number() ? " " + jsonValueText(*rate) : std::string()));
   if (!config) return;
   if (const Json* momentum = member(*config, "momentum");
       momentum && momentum->is_number() && momentum->get<double>() != 0.0)
-    out.add("optimizer.momentum", "m" + valueText(*momentum));
+    out.add("optimizer.momentum", "m" + jsonValueText(*momentum));
   if (const Json* nesterov = member(*config, "nesterov"); nesterov && *nesterov == true)
     out.add("optimizer.nesterov", "nesterov");
   const Json* baseConfig = base ? path(*base, {"optimizer", "config"}) : nullptr;
@@ -113,31 +114,31 @@ void modelSettings(const Json& model, const Json* base, Collector& out) {
     const Json& layer = (*layers)[i];
     const Json* cls = member(layer, "class_name");
     const Json* config = member(layer, "config");
-    const std::string name = cls ? valueText(*cls) : std::string();
+    const std::string name = cls ? jsonValueText(*cls) : std::string();
     std::string part = name;
     if (name == "InputLayer") {  // its width, as the Playground writes 2-8-1
       const Json* shapeJson = config ? member(*config, "batch_shape") : nullptr;
       if (!shapeJson || !shapeJson->is_array() || shapeJson->empty()) continue;
       part.clear();
       for (size_t d = 1; d < shapeJson->size(); ++d)
-        part += (part.empty() ? "" : "x") + valueText((*shapeJson)[d]);
+        part += (part.empty() ? "" : "x") + jsonValueText((*shapeJson)[d]);
     }
     const Json* units = config ? member(*config, "units") : nullptr;
-    if (name == "Dense" && units) part = valueText(*units);
+    if (name == "Dense" && units) part = jsonValueText(*units);
     if (const Json* rate = config ? member(*config, "rate") : nullptr; name == "Dropout" && rate)
-      part = "drop" + valueText(*rate);
+      part = "drop" + jsonValueText(*rate);
     shape += (shape.empty() ? "" : "-") + part;
     if (name == "Dense" && i + 1 < count && config)
       if (const Json* activation = member(*config, "activation"))
-        if (std::find(activations.begin(), activations.end(), valueText(*activation)) ==
+        if (std::find(activations.begin(), activations.end(), jsonValueText(*activation)) ==
             activations.end())
-          activations.push_back(valueText(*activation));
+          activations.push_back(jsonValueText(*activation));
     if (config) {
       const Json* baseConfig = baseLayers && baseLayers->is_array() && i < baseLayers->size()
                                    ? member((*baseLayers)[i], "config")
                                    : nullptr;
       const std::string layerName =
-          member(*config, "name") ? valueText(*member(*config, "name")) : name;
+          member(*config, "name") ? jsonValueText(*member(*config, "name")) : name;
       for (const auto& [key, value] : config->items()) {
         if (key == "name" || key == "units" || key == "rate" || key == "batch_shape") continue;
         if (key == "activation" && i + 1 < count) continue;
@@ -157,12 +158,12 @@ void devicesSettings(const Json& doc, const Json& base, Collector& out) {
   const Json* cls = dist ? member(*dist, "class_name") : nullptr;
   std::string text;
   if (count && count->is_number_integer())
-    text = count->get<long long>() == 1 ? "1 device" : valueText(*count) + " devices";
-  if (cls) text += (text.empty() ? "" : " ") + valueText(*cls);
+    text = count->get<long long>() == 1 ? "1 device" : jsonValueText(*count) + " devices";
+  if (cls) text += (text.empty() ? "" : " ") + jsonValueText(*cls);
   if (const Json* shape = dist ? path(*dist, {"mesh", "shape"}) : nullptr;
       shape && shape->is_array()) {
     std::string dims;
-    for (const Json& d : *shape) dims += (dims.empty() ? "" : "x") + valueText(d);
+    for (const Json& d : *shape) dims += (dims.empty() ? "" : "x") + jsonValueText(d);
     text += " " + dims;
   }
   out.add("devices", text);
@@ -182,13 +183,13 @@ void devicesSettings(const Json& doc, const Json& base, Collector& out) {
 void dataSettings(const Json& data, const Json* base, Collector& out) {
   for (const auto& [key, value] : data.items()) {
     if (key == "generator" || key == "csv")
-      out.add("data." + key, valueText(value));
+      out.add("data." + key, jsonValueText(value));
     else if (key == "samples")
-      out.add("data.samples", valueText(value) + " samples");
+      out.add("data.samples", jsonValueText(value) + " samples");
     else if (key == "noise")
-      out.add("data.noise", "noise " + valueText(value));
+      out.add("data.noise", "noise " + jsonValueText(value));
     else if (key == "seed")
-      out.add("data.seed", "data seed " + valueText(value));
+      out.add("data.seed", "data seed " + jsonValueText(value));
     else
       out.leaves(value, at(base, key.c_str()), "data." + key, key);
   }
@@ -196,11 +197,11 @@ void dataSettings(const Json& data, const Json* base, Collector& out) {
 
 void fitSettings(const Json& fit, const Json* base, Collector& out) {
   if (const Json* batch = member(fit, "batch_size"))
-    out.add("fit.batch", "batch " + valueText(*batch));
+    out.add("fit.batch", "batch " + jsonValueText(*batch));
   if (const Json* epochs = member(fit, "epochs"))
-    out.add("fit.epochs", valueText(*epochs) + " epochs");
+    out.add("fit.epochs", jsonValueText(*epochs) + " epochs");
   if (const Json* split = member(fit, "validation_split"))
-    out.add("fit.validation_split", "val " + valueText(*split));
+    out.add("fit.validation_split", "val " + jsonValueText(*split));
   if (const Json* shuffle = member(fit, "shuffle"); shuffle && *shuffle == false)
     out.add("fit.shuffle", "no shuffle");
   for (const auto& [key, value] : fit.items())
@@ -246,7 +247,7 @@ std::vector<RunSetting> run_settings(const ExperimentSpec& spec) {
     const Json* baseCompile = member(base, "compile");
     optimizerSettings(*compile, baseCompile, out);
     if (const Json* loss = member(*compile, "loss"))
-      out.add("compile.loss", loss->is_string() ? valueText(*loss) : loss->dump());
+      out.add("compile.loss", loss->is_string() ? jsonValueText(*loss) : loss->dump());
     for (const auto& [key, value] : compile->items())
       if (key != "optimizer" && key != "loss" && key != "metrics")
         out.leaves(value, at(baseCompile, key.c_str()), "compile." + key, key);
@@ -256,9 +257,10 @@ std::vector<RunSetting> run_settings(const ExperimentSpec& spec) {
   if (const Json* fit = member(experiment, "fit")) fitSettings(*fit, member(base, "fit"), out);
   devicesSettings(experiment, base, out);
   if (const Json* data = member(experiment, "data")) dataSettings(*data, member(base, "data"), out);
-  if (const Json* seed = member(experiment, "seed")) out.add("seed", "seed " + valueText(*seed));
+  if (const Json* seed = member(experiment, "seed"))
+    out.add("seed", "seed " + jsonValueText(*seed));
   if (const Json* weights = member(experiment, "initial_weights"))
-    out.add("initial_weights", "from " + valueText(*weights));
+    out.add("initial_weights", "from " + jsonValueText(*weights));
   return out.take();
 }
 

@@ -7,8 +7,17 @@
 #include <QRegularExpression>
 #include <QString>
 #include <cstdint>
+#include <string_view>
 
 namespace fitbench {
+
+// UTF-8 text from the core as a QString.
+inline QString toQString(std::string_view text) {
+  return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
+}
+
+// A number with six significant digits, as a stream writes it: 0.001, 1e-07.
+inline QString sixDigits(double v) { return QString::number(v, 'g', 6); }
 
 // 273412 -> "273,412": the English grouping every panel uses (the byte counts' too).
 inline QString groupedCount(int64_t n) {

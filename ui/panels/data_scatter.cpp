@@ -22,7 +22,7 @@ namespace {
 
 using plot::Range;
 using plot::ticks;
-QString tickLabel(double v) { return plot::tickLabel(v, 4); }
+QString scatterTick(double v) { return plot::tickLabel(v, 4); }
 using plot::kClassColorCount;
 
 // The class of `row`: a rounded class index in a single target column, else the hot column.
@@ -306,7 +306,7 @@ void DataScatter::Plot::paintEvent(QPaintEvent*) {
   const std::vector<double> xTicks = ticks(rx, 5);
   const std::vector<double> yTicks = ticks(ry, 5);
   int yLabelWidth = 0;
-  for (double v : yTicks) yLabelWidth = std::max(yLabelWidth, fm.horizontalAdvance(tickLabel(v)));
+  for (double v : yTicks) yLabelWidth = std::max(yLabelWidth, fm.horizontalAdvance(scatterTick(v)));
 
   // Legend at the bottom, then the x axis's title and tick labels; the y axis's on the left.
   const QRect legend(0, height() - line - 2, width(), line);
@@ -330,11 +330,11 @@ void DataScatter::Plot::paintEvent(QPaintEvent*) {
   painter.setPen(palette().color(QPalette::Text));
   for (double v : xTicks) {
     const QRectF r(toX(v) - 40, area.bottom() + 3, 80, line);
-    painter.drawText(r, Qt::AlignHCenter | Qt::AlignTop, tickLabel(v));
+    painter.drawText(r, Qt::AlignHCenter | Qt::AlignTop, scatterTick(v));
   }
   for (double v : yTicks) {
     const QRectF r(area.left() - yLabelWidth - 4, toY(v) - line / 2.0, yLabelWidth, line);
-    painter.drawText(r, Qt::AlignRight | Qt::AlignVCenter, tickLabel(v));
+    painter.drawText(r, Qt::AlignRight | Qt::AlignVCenter, scatterTick(v));
   }
   painter.drawText(QRect(area.left(), area.bottom() + line + 3, area.width(), line),
                    Qt::AlignHCenter, columnName(xColumn));
@@ -396,8 +396,8 @@ void DataScatter::Plot::drawLegend(QPainter& painter, const QRect& area) const {
     painter.drawText(QPointF(x + 4, area.top() + fm.ascent()), range);
     x += 4 + fm.horizontalAdvance(range) + 12;
   } else if (data.y.cols() > 0) {
-    const QString lo = tickLabel(targetMin);
-    const QString hi = tickLabel(targetMax);
+    const QString lo = scatterTick(targetMin);
+    const QString hi = scatterTick(targetMax);
     painter.setPen(palette().color(QPalette::Text));
     painter.drawText(QPointF(x, area.top() + fm.ascent()), lo);
     x += fm.horizontalAdvance(lo) + 4;

@@ -8,7 +8,7 @@
 namespace fitbench {
 
 namespace {
-constexpr int kGap = 6;
+constexpr int kTileGap = 6;
 const QColor kBar(0x08, 0x77, 0xbd);
 }  // namespace
 
@@ -58,9 +58,9 @@ void ImageGallery::clear() {
 
 int ImageGallery::cellWidth() const {
   return std::max(kSide * kZoom, fontMetrics().horizontalAdvance(QStringLiteral("Ankle boot"))) +
-         kGap;
+         kTileGap;
 }
-int ImageGallery::cellHeight() const { return kSide * kZoom + fontMetrics().height() + kGap; }
+int ImageGallery::cellHeight() const { return kSide * kZoom + fontMetrics().height() + kTileGap; }
 int ImageGallery::barRow() const { return fontMetrics().height() + 2; }
 
 int ImageGallery::columns(int width) const { return std::max(1, width / cellWidth()); }
@@ -68,7 +68,7 @@ int ImageGallery::columns(int width) const { return std::max(1, width / cellWidt
 int ImageGallery::heightForWidth(int width) const {
   const int n = static_cast<int>(m_images.size());
   const int rows = n == 0 ? 0 : (n + columns(width) - 1) / columns(width);
-  return rows * cellHeight() + kGap + barRow() * (static_cast<int>(m_counts.size()) + 1);
+  return rows * cellHeight() + kTileGap + barRow() * (static_cast<int>(m_counts.size()) + 1);
 }
 
 QSize ImageGallery::sizeHint() const {
@@ -84,18 +84,18 @@ void ImageGallery::paintEvent(QPaintEvent*) {
   for (size_t i = 0; i < m_images.size(); ++i) {
     const int x = static_cast<int>(i % static_cast<size_t>(cols)) * cw;
     const int y = static_cast<int>(i / static_cast<size_t>(cols)) * ch;
-    const QRect box(x + (cw - kGap - kSide * kZoom) / 2, y, kSide * kZoom, kSide * kZoom);
+    const QRect box(x + (cw - kTileGap - kSide * kZoom) / 2, y, kSide * kZoom, kSide * kZoom);
     p.drawImage(box, m_images[i]);
     p.setPen(QColor(0xc8, 0xc8, 0xc8));
     p.drawRect(box.adjusted(0, 0, -1, -1));
     const size_t label = static_cast<size_t>(m_labels[i]);
     p.setPen(palette().color(QPalette::WindowText));
-    p.drawText(QRect(x, y + kSide * kZoom, cw - kGap, fm.height()), Qt::AlignHCenter,
+    p.drawText(QRect(x, y + kSide * kZoom, cw - kTileGap, fm.height()), Qt::AlignHCenter,
                label < m_names.size() ? m_names[label] : QString::number(m_labels[i]));
   }
   if (m_counts.empty()) return;
   const int rows = m_images.empty() ? 0 : (static_cast<int>(m_images.size()) + cols - 1) / cols;
-  int y = rows * ch + kGap;
+  int y = rows * ch + kTileGap;
   const QLocale locale;
   p.setPen(palette().color(QPalette::WindowText));
   p.drawText(QRect(0, y, width(), barRow()), Qt::AlignLeft,
@@ -103,8 +103,8 @@ void ImageGallery::paintEvent(QPaintEvent*) {
   y += barRow();
   int nameWidth = 0;
   for (const QString& n : m_names) nameWidth = std::max(nameWidth, fm.horizontalAdvance(n));
-  const int countWidth = fm.horizontalAdvance(locale.toString(qlonglong(m_rows))) + kGap;
-  const int barLeft = nameWidth + kGap;
+  const int countWidth = fm.horizontalAdvance(locale.toString(qlonglong(m_rows))) + kTileGap;
+  const int barLeft = nameWidth + kTileGap;
   const int barSpace = std::max(10, width() - barLeft - countWidth);
   const int64_t most = std::max<int64_t>(1, *std::max_element(m_counts.begin(), m_counts.end()));
   for (size_t c = 0; c < m_counts.size(); ++c, y += barRow()) {

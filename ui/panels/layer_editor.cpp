@@ -18,20 +18,21 @@
 #include "core/nn/initializer_registry.h"
 #include "core/nn/layer_registry.h"
 #include "ui/common/field_range.h"
+#include "ui/common/text_style.h"
 
 namespace fitbench {
 
 namespace {
 
 constexpr int kMaxUnits = 1 << 20;
-constexpr int kMaxSeed = std::numeric_limits<int>::max();
+constexpr int kMaxLayerSeed = std::numeric_limits<int>::max();
 
 QString errorColor(bool error) {
   return error ? QStringLiteral("#c62828") : QStringLiteral("#e65100");
 }
 
 // A label for messages under a field: wrapped, coloured by setIssues.
-QLabel* makeIssueLabel(QWidget* parent) {
+QLabel* makeFieldIssueLabel(QWidget* parent) {
   auto* label = new QLabel(parent);
   label->setWordWrap(true);
   label->setTextFormat(Qt::PlainText);
@@ -45,7 +46,7 @@ QWidget* makeSeedRow(QWidget* parent, QCheckBox** check, QSpinBox** spin) {
   layout->setContentsMargins(0, 0, 0, 0);
   *check = new QCheckBox(QObject::tr("Fixed"), row);
   *spin = new QSpinBox(row);
-  allowRange(*spin, 0, kMaxSeed);
+  allowRange(*spin, 0, kMaxLayerSeed);
   layout->addWidget(*check);
   layout->addWidget(*spin, 1);
   return row;
@@ -55,10 +56,6 @@ NumberSpinBox* makeNumber(QWidget* parent, double lo, double hi) {
   auto* spin = new NumberSpinBox(parent);
   allowRange(spin, lo, hi);
   return spin;
-}
-
-QString toQString(std::string_view text) {
-  return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
 }
 
 // Whether the initializer named `name` has the config field `key` (mean, seed, ...).
@@ -126,7 +123,7 @@ void LayerEditor::buildLayerBox() {
       tr("The layer's name in the summary and in weight paths. Empty: Keras's "
          "automatic name (dense, dense_1, ...)."));
   m_layerForm->addRow(tr("Name"), m_name);
-  m_nameIssue = makeIssueLabel(m_layerBox);
+  m_nameIssue = makeFieldIssueLabel(m_layerBox);
   m_layerForm->addRow(QString(), m_nameIssue);
   m_units = new QSpinBox(m_layerBox);
   m_units->setObjectName(QStringLiteral("units"));
@@ -134,14 +131,14 @@ void LayerEditor::buildLayerBox() {
   allowRange(m_units, std::numeric_limits<int>::min(), kMaxUnits);
   m_units->setToolTip(tr("How many outputs (neurons) the layer has."));
   m_layerForm->addRow(tr("Units"), m_units);
-  m_unitsIssue = makeIssueLabel(m_layerBox);
+  m_unitsIssue = makeFieldIssueLabel(m_layerBox);
   m_layerForm->addRow(QString(), m_unitsIssue);
   m_activation = new QComboBox(m_layerBox);
   m_activation->setObjectName(QStringLiteral("activation"));
   m_activation->addItems(activationNames());
   m_activation->setToolTip(tr("The function applied to each output; linear applies none."));
   m_layerForm->addRow(tr("Activation"), m_activation);
-  m_activationIssue = makeIssueLabel(m_layerBox);
+  m_activationIssue = makeFieldIssueLabel(m_layerBox);
   m_layerForm->addRow(QString(), m_activationIssue);
   m_useBias = new QCheckBox(tr("Use bias"), m_layerBox);
   m_useBias->setObjectName(QStringLiteral("use_bias"));
@@ -159,7 +156,7 @@ void LayerEditor::buildLayerBox() {
       tr("The fraction of inputs set to zero at each training step (the others "
          "are scaled by 1 / (1 - rate)); at least 0 and below 1."));
   m_layerForm->addRow(tr("Rate"), m_rate);
-  m_rateIssue = makeIssueLabel(m_layerBox);
+  m_rateIssue = makeFieldIssueLabel(m_layerBox);
   m_layerForm->addRow(QString(), m_rateIssue);
   m_targetShape = new QLineEdit(m_layerBox);
   m_targetShape->setObjectName(QStringLiteral("target_shape"));
@@ -168,7 +165,7 @@ void LayerEditor::buildLayerBox() {
       tr("The shape of one sample after the layer, its dimensions separated by commas; one may "
          "be -1, inferred from the number of values."));
   m_layerForm->addRow(tr("Target shape"), m_targetShape);
-  m_targetShapeIssue = makeIssueLabel(m_layerBox);
+  m_targetShapeIssue = makeFieldIssueLabel(m_layerBox);
   m_layerForm->addRow(QString(), m_targetShapeIssue);
   QWidget* seedRow = makeSeedRow(m_layerBox, &m_seedSet, &m_seed);
   m_seedSet->setObjectName(QStringLiteral("seed_set"));
@@ -351,7 +348,7 @@ void LayerEditor::fillInitializer(InitializerRows& rows, const InitializerSpec& 
   rows.minval->setValue(spec.minval);
   rows.maxval->setValue(spec.maxval);
   rows.seedSet->setChecked(spec.seed.has_value());
-  rows.seed->setValue(static_cast<int>(std::min<uint64_t>(spec.seed.value_or(0), kMaxSeed)));
+  rows.seed->setValue(static_cast<int>(std::min<uint64_t>(spec.seed.value_or(0), kMaxLayerSeed)));
   rows.seed->setEnabled(spec.seed.has_value());
 }
 
@@ -373,7 +370,7 @@ void LayerEditor::setLayer(const LayerSpec& layer, const QString& autoName) {
   for (int64_t d : layer.target_shape) dims << QString::number(d);
   m_targetShape->setText(dims.join(QStringLiteral(", ")));
   m_seedSet->setChecked(layer.seed.has_value());
-  m_seed->setValue(static_cast<int>(std::min<uint64_t>(layer.seed.value_or(0), kMaxSeed)));
+  m_seed->setValue(static_cast<int>(std::min<uint64_t>(layer.seed.value_or(0), kMaxLayerSeed)));
   m_seed->setEnabled(layer.seed.has_value());
   fillInitializer(m_kernelInit, layer.kernel_initializer);
   fillInitializer(m_biasInit, layer.bias_initializer);

@@ -8,11 +8,10 @@
 #include "core/nn/activations.h"
 #include "core/nn/layer_registry.h"
 #include "core/nn/network.h"
+#include "ui/common/text_style.h"
 
 namespace fitbench {
 namespace {
-
-QString number(double v) { return QString::number(v, 'g', 6); }
 
 // The activations named by core's enum: the identity, and softmax.
 const std::string& linearName() {
@@ -84,7 +83,7 @@ QVector<ModelIssue> validateModel(const std::vector<LayerSpec>& layers, const QS
       if (!(l.rate >= 0.0 && l.rate < 1.0)) {
         add(i, QStringLiteral("rate"),
             QObject::tr("%1: the dropout rate must be at least 0 and below 1 (got %2).")
-                .arg(label(i), number(l.rate)),
+                .arg(label(i), sixDigits(l.rate)),
             true);
       }
     }

@@ -25,6 +25,7 @@
 #include "core/nn/network.h"
 #include "core/training/summary_format.h"
 #include "ui/common/field_range.h"
+#include "ui/common/text_style.h"
 #include "ui/common/zoom.h"
 #include "ui/panels/layer_editor.h"
 
@@ -33,12 +34,6 @@ namespace fitbench {
 namespace {
 
 constexpr int kMinSummaryLine = 40;
-
-QString number(double v) { return QString::number(v, 'g', 6); }
-
-QString toQString(std::string_view text) {
-  return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
-}
 
 // Keras's automatic name prefix per class, from the layer registry (as core/nn/network.cpp).
 std::string snakeName(const std::string& className) {
@@ -240,7 +235,7 @@ QString ModelPanel::rowText(int index) const {
   if (const LayerInfo* info = find_layer_class(l.class_name)) {
     for (const FieldInfo& f : info->fields) {
       if (f.key == "units") args << QString::number(l.units);
-      if (f.key == "rate") args << number(l.rate);
+      if (f.key == "rate") args << sixDigits(l.rate);
       if (f.key == "activation") args << QString::fromStdString(l.activation);
       if (f.key == "target_shape")
         for (int64_t d : l.target_shape) args << QString::number(d);

@@ -30,10 +30,6 @@ namespace {
 // file has it, with a note); typed, any number is shown and the mesh's check judges it.
 constexpr int kMaxMeshAxis = 16;
 
-QString toQString(std::string_view text) {
-  return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
-}
-
 // The strategy the combo box shows (no distribution when it shows nothing known).
 const StrategyInfo& strategyOf(const QComboBox* combo) {
   const StrategyInfo* info = find_strategy_by_class(combo->currentData().toString().toStdString());
@@ -46,7 +42,7 @@ QString strategyTip(const StrategyInfo& info) {
   if (info.class_name == kModelParallel) return glossary::modelParallel();
   return QCoreApplication::translate("StrategyPanel", std::string(info.description).c_str());
 }
-enum Column { kKey = 0, kAxes = 1, kMatches = 2 };
+enum LayoutColumn { kKey = 0, kAxes = 1, kMatches = 2 };
 const QColor kErrorColor(0xb0, 0x00, 0x20);
 const QColor kWarningColor(0xb2, 0x6a, 0x00);
 }  // namespace

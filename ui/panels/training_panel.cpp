@@ -18,6 +18,7 @@
 #include "core/metrics/metric_registry.h"
 #include "core/training/callback_registry.h"
 #include "ui/common/field_range.h"
+#include "ui/common/text_style.h"
 #include "ui/panels/layer_editor.h"
 #include "ui/panels/training_panel_widgets.h"
 
@@ -26,10 +27,6 @@ namespace fitbench {
 using namespace training_panel;
 
 namespace {
-
-QString toQString(std::string_view text) {
-  return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
-}
 
 // The label of an optimizer field's row; a field without one here shows its Keras name.
 QString ruleFieldLabel(std::string_view key) {

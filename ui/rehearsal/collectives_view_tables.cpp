@@ -35,7 +35,7 @@ QTableWidgetItem* numberItem(const QString& text, const QVariant& value, const Q
   return item;
 }
 
-QIcon swatch(const QColor& color) {
+QIcon deviceSwatch(const QColor& color) {
   QPixmap pixmap(10, 10);
   pixmap.fill(color);
   return QIcon(pixmap);
@@ -153,7 +153,7 @@ void CollectivesView::fillMeasuredTable() {
     any = any || calls > 0;
     most = std::max(most, calls);
     const QString name = m_names.value(d, tr("device %1").arg(d));
-    auto* device = new QTableWidgetItem(swatch(plot::deviceColor(d)), name);
+    auto* device = new QTableWidgetItem(deviceSwatch(plot::deviceColor(d)), name);
     m_measured->setItem(d, kDevice, device);
     if (calls == 0) {
       for (int c = kMeasuredTime; c < kMeasuredColumns; ++c)

@@ -23,7 +23,7 @@ namespace {
 using plot::overWhite;
 using plot::Range;
 using plot::ticks;
-QString tickLabel(double v) { return plot::tickLabel(v, 3); }
+QString gridTick(double v) { return plot::tickLabel(v, 3); }
 const QColor kUndefinedCell(0xb4, 0xb4, 0xb4);  // a cell whose prediction is NaN
 
 }  // namespace
@@ -209,7 +209,7 @@ DecisionView::Plot::Geometry DecisionView::Plot::plotGeometry() const {
   g.xTicks = ticks(g.rx, 5);
   g.yTicks = ticks(g.ry, 5);
   for (double v : g.yTicks)
-    g.yLabelWidth = std::max(g.yLabelWidth, fm.horizontalAdvance(tickLabel(v)));
+    g.yLabelWidth = std::max(g.yLabelWidth, fm.horizontalAdvance(gridTick(v)));
   // The caption above; x tick labels, x title and the legend below; y title and labels left.
   const int left = line + 10 + g.yLabelWidth;
   const int top = line + 10;
@@ -284,13 +284,13 @@ void DecisionView::Plot::drawAxes(QPainter& painter, const Geometry& g) const {
   for (double v : g.xTicks) {
     painter.drawLine(QPointF(toX(v), area.bottom()), QPointF(toX(v), area.bottom() + 3));
     painter.drawText(QRectF(toX(v) - 40, area.bottom() + 4, 80, line), Qt::AlignHCenter,
-                     tickLabel(v));
+                     gridTick(v));
   }
   for (double v : g.yTicks) {
     painter.drawLine(QPointF(area.left() - 3, toY(v)), QPointF(area.left(), toY(v)));
     painter.drawText(
         QRectF(area.left() - g.yLabelWidth - 6, toY(v) - line / 2.0, g.yLabelWidth, line),
-        Qt::AlignRight | Qt::AlignVCenter, tickLabel(v));
+        Qt::AlignRight | Qt::AlignVCenter, gridTick(v));
   }
   const QStringList names = points ? points->featureNames : QStringList();
   const QString xTitle = names.value(0, QStringLiteral("x1"));
@@ -415,7 +415,7 @@ void DecisionView::Plot::drawLegend(QPainter& painter, const QRect& row) const {
     const int shown = std::min(grid.classes, 10);
     for (int k = 0; k < shown; ++k) dot(classColor(k), false, QString::number(k));
   } else if (grid.features == 2) {
-    ramp(tickLabel(targets.lo), tickLabel(targets.hi));
+    ramp(gridTick(targets.lo), gridTick(targets.hi));
   } else {
     painter.setPen(QPen(classColor(0), 2.5, Qt::SolidLine, Qt::RoundCap));
     painter.drawLine(QPointF(x, cy), QPointF(x + 16, cy));

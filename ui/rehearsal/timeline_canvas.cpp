@@ -18,11 +18,11 @@ namespace {
 constexpr std::array<SpanKind, 6> kKinds = {SpanKind::kShardCopy,  SpanKind::kForward,
                                             SpanKind::kBackward,   SpanKind::kWaiting,
                                             SpanKind::kCollective, SpanKind::kUpdate};
-constexpr int kMargin = 10;       // around the drawing
-constexpr int kTextLeft = 20;     // a lane's text, right of the device's colour bar
-constexpr int kPlotInset = 8;     // between the time area's edge and its first / last instant
-constexpr double kMaxBox = 30.0;  // a span box's height at most
-constexpr int kSwatch = 12;       // a legend swatch's side
+constexpr int kCanvasMargin = 10;  // around the drawing
+constexpr int kTextLeft = 20;      // a lane's text, right of the device's colour bar
+constexpr int kPlotInset = 8;      // between the time area's edge and its first / last instant
+constexpr double kMaxBox = 30.0;   // a span box's height at most
+constexpr int kSwatch = 12;        // a legend swatch's side
 const QColor kWaitingHatch(0x9a, 0x9a, 0x9a);
 
 QString percent(double p) { return QString::number(p, 'f', 1) + QLatin1Char('%'); }
@@ -200,22 +200,23 @@ const TimelineCanvas::Geometry& TimelineCanvas::geometry() const {
     shownTop = std::clamp(-y(), 0, height());
     shownBottom = std::clamp(parent->height() - y(), shownTop, height());
   }
-  layoutLegend(g, kMargin / 2);
+  layoutLegend(g, kCanvasMargin / 2);
   const int headerTop = g.legend.bottom() + 1 + 6;
   const int lanesTop = headerTop + g.line + 2;
   const int axisHeight = g.line + 8;
-  const int lanesBottom = height() - axisHeight - kMargin / 2;
+  const int lanesBottom = height() - axisHeight - kCanvasMargin / 2;
   g.laneHeight = std::max(static_cast<double>(lanesBottom - lanesTop) / lanes, 4.0);
   const int lanesHeight = static_cast<int>(std::lround(g.laneHeight * lanes));
   g.lanes = QRect(0, lanesTop, width(), lanesHeight);
   layoutGutter(g);  // sets plot's left and width
   if (shownTop > 0) {
     g.legendItems.clear();
-    layoutLegend(g, shownTop + kMargin / 2);
+    layoutLegend(g, shownTop + kCanvasMargin / 2);
     g.scrolled = true;
   }
   g.header = QRect(g.plot.left(), headerTop + shownTop, g.plot.width(), g.line);
-  const int axisTop = std::min(lanesTop + lanesHeight, shownBottom - axisHeight - kMargin / 2);
+  const int axisTop =
+      std::min(lanesTop + lanesHeight, shownBottom - axisHeight - kCanvasMargin / 2);
   g.axis = QRect(g.plot.left(), axisTop, g.plot.width(), axisHeight);
   const int shownLanesTop = lanesTop + shownTop;
   g.shown = QRect(0, shownLanesTop, width(), std::max(axisTop - shownLanesTop, 0));
@@ -268,25 +269,26 @@ void TimelineCanvas::layoutGutter(Geometry& g) const {
     g.usageShown = g.nameWidth + 12 + usage <= most;
     if (g.usageShown) text = g.nameWidth + 12 + usage;
   }
-  const int gutter = std::max(kTextLeft + text + 10, kMargin + title + 12);
-  g.plot = QRect(gutter, g.lanes.top(), std::max(width() - gutter - kMargin, 10), g.lanes.height());
+  const int gutter = std::max(kTextLeft + text + 10, kCanvasMargin + title + 12);
+  g.plot = QRect(gutter, g.lanes.top(), std::max(width() - gutter - kCanvasMargin, 10),
+                 g.lanes.height());
 }
 
 void TimelineCanvas::layoutLegend(Geometry& g, int top) const {
   const QFontMetrics fm(font());
-  const int right = width() - kMargin;
-  int x = kMargin;
+  const int right = width() - kCanvasMargin;
+  int x = kCanvasMargin;
   int y = top;
   for (SpanKind kind : kKinds) {
     const int w = kSwatch + 5 + fm.horizontalAdvance(kindText(kind));
-    if (x > kMargin && x + w > right) {  // the next row
-      x = kMargin;
+    if (x > kCanvasMargin && x + w > right) {  // the next row
+      x = kCanvasMargin;
       y += g.line + 2;
     }
     g.legendItems.push_back({QRectF(x, y, w, g.line), kind});
     x += w + 18;
   }
-  g.legend = QRect(kMargin, top, right - kMargin, y + g.line - top);
+  g.legend = QRect(kCanvasMargin, top, right - kCanvasMargin, y + g.line - top);
 }
 
 void TimelineCanvas::layoutBoxes(Geometry& g) const {
@@ -430,10 +432,11 @@ void TimelineCanvas::drawLanes(QPainter& painter, const Geometry& g) const {
     const QRectF time(g.plot.left(), lane.top(), g.plot.width(), lane.height());
     if (d % 2 == 1) painter.fillRect(time, QColor(0xf4, 0xf5, 0xf7));
     painter.setPen(QColor(0xdd, 0xdd, 0xdd));
-    if (d > 0) painter.drawLine(QPointF(kMargin, lane.top()), QPointF(time.right(), lane.top()));
+    if (d > 0)
+      painter.drawLine(QPointF(kCanvasMargin, lane.top()), QPointF(time.right(), lane.top()));
     // The device's colour as a bar, its name, and its usage where the gutter has room.
     const QColor color = plot::deviceColor(d);
-    painter.fillRect(QRectF(kMargin, lane.top() + 3, 4, lane.height() - 6), color);
+    painter.fillRect(QRectF(kCanvasMargin, lane.top() + 3, 4, lane.height() - 6), color);
     QStringList lines;
     if (g.gutter == Gutter::kBelow) lines = QStringList{laneText(d)};
     if (g.gutter == Gutter::kStacked) lines = laneParts(d);
@@ -525,8 +528,9 @@ void TimelineCanvas::drawAxis(QPainter& painter, const Geometry& g) const {
                      plot::tickLabel(v));
   }
   const QString title = g.unit > 1.0 ? tr("Time (ms)") : tr("Time (µs)");
-  painter.drawText(QRectF(kMargin, g.axis.top() + 5, g.plot.left() - kMargin - 8, g.line),
-                   Qt::AlignRight | Qt::AlignVCenter, title);
+  painter.drawText(
+      QRectF(kCanvasMargin, g.axis.top() + 5, g.plot.left() - kCanvasMargin - 8, g.line),
+      Qt::AlignRight | Qt::AlignVCenter, title);
 }
 
 void TimelineCanvas::drawLegend(QPainter& painter, const Geometry& g) const {

@@ -8,7 +8,7 @@
 namespace fitbench {
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kNoValue = std::numeric_limits<double>::quiet_NaN();
 
 QColor statusColor(TrialResult::Status status) {
   switch (status) {
@@ -39,7 +39,7 @@ void TrialsModel::setPlan(std::shared_ptr<const SweepPlan> plan, std::vector<Tri
     for (const SweepTrial& trial : m_plan->trials) {
       Row row;
       row.result.number = trial.number;
-      row.liveBest = kNaN;
+      row.liveBest = kNoValue;
       m_rows.push_back(std::move(row));
     }
     for (TrialResult& r : results)
@@ -55,7 +55,7 @@ void TrialsModel::setPlan(std::shared_ptr<const SweepPlan> plan, std::vector<Tri
     for (const SweepTrial& trial : m_plan->trials) {
       std::vector<double> row;
       for (size_t p = 0; p < parameters.size(); ++p)
-        row.push_back(p < trial.values.size() ? m_axes[p].toAxis(trial.values[p]) : kNaN);
+        row.push_back(p < trial.values.size() ? m_axes[p].toAxis(trial.values[p]) : kNoValue);
       m_parameterValues.push_back(std::move(row));
     }
     updateObjectiveAxis();
@@ -154,16 +154,16 @@ void TrialsModel::updateObjectiveAxis() {
 }
 
 double TrialsModel::axisValue(int trial, int axis) const {
-  if (trial < 0 || trial >= trialCount() || axis < 0 || axis >= int(m_axes.size())) return kNaN;
+  if (trial < 0 || trial >= trialCount() || axis < 0 || axis >= int(m_axes.size())) return kNoValue;
   if (axis < objectiveAxis()) return m_parameterValues[size_t(trial)][size_t(axis)];
   const Row& row = m_rows[size_t(trial)];
   if (row.result.has_objective()) return row.result.objective;
-  return row.result.status == TrialResult::Status::kRunning ? row.liveBest : kNaN;
+  return row.result.status == TrialResult::Status::kRunning ? row.liveBest : kNoValue;
 }
 
 double TrialsModel::objectiveShade(int trial) const {
   const double v = axisValue(trial, objectiveAxis());
-  if (!std::isfinite(v) || m_axes.empty()) return kNaN;
+  if (!std::isfinite(v) || m_axes.empty()) return kNoValue;
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   for (int t = 0; t < trialCount(); ++t) {
     const double o = axisValue(t, objectiveAxis());
@@ -200,7 +200,7 @@ QVariant TrialsModel::cell(const Row& row, int column, bool forSort) const {
     return valueText(values[size_t(p)]);
   }
   if (column == objectiveColumn()) {
-    const double v = r.has_objective() ? r.objective : running ? row.liveBest : kNaN;
+    const double v = r.has_objective() ? r.objective : running ? row.liveBest : kNoValue;
     if (!std::isfinite(v)) return forSort ? QVariant() : QVariant(QString());
     if (forSort) return v;
     QString text = QString::number(v, 'g', 4);

@@ -10,13 +10,7 @@
 #include <cassert>
 
 namespace fitbench {
-namespace {
-
-int wrap(int x, int n) { return ((x % n) + n) % n; }
-
-constexpr int64_t kFloat = sizeof(float);
-
-}  // namespace
+namespace {}  // namespace
 
 CollectiveSchedule::CollectiveSchedule(CollectiveAlgorithm algorithm, int devices, int64_t elements)
     : algorithm_(algorithm), devices_(devices), elements_(elements) {
@@ -37,7 +31,7 @@ std::vector<CollectiveMessage> CollectiveSchedule::messages(int step) const {
   const int n = devices_;
   if (step < 1 || step > steps()) return out;
   if (algorithm_ == CollectiveAlgorithm::kNaive) {
-    const int64_t whole = elements_ * kFloat;
+    const int64_t whole = elements_ * kFloatBytes;
     for (int d = 1; d < n; ++d)
       out.push_back(step == 1 ? CollectiveMessage{d, 0, -1, whole}
                               : CollectiveMessage{0, d, -1, whole});
@@ -46,8 +40,8 @@ std::vector<CollectiveMessage> CollectiveSchedule::messages(int step) const {
   const bool reduce = is_reduce_scatter(step);
   const int k = reduce ? step - 1 : step - n;  // 0-based within its phase
   for (int r = 0; r < n; ++r) {
-    const int c = wrap(reduce ? r - 1 - k : r - k, n);
-    out.push_back({r, wrap(r + 1, n), c, chunk_of(elements_, n, c).size * kFloat});
+    const int c = wrap_rank(reduce ? r - 1 - k : r - k, n);
+    out.push_back({r, wrap_rank(r + 1, n), c, chunk_of(elements_, n, c).size * kFloatBytes});
   }
   return out;
 }

@@ -140,18 +140,10 @@ void ThreadCollectives::finish(int rank, CollectiveOp op, int64_t elements,
   wait_until(deadline, yield_);
 }
 
-namespace {
-int64_t total_of(ThreadCollectives::Pieces buffers) {
-  int64_t total = 0;
-  for (const auto& b : buffers) total += static_cast<int64_t>(b.size());
-  return total;
-}
-}  // namespace
-
 CollectiveStats ThreadCollectives::all_reduce(int rank, Pieces buffers) {
   CollectiveStats stats;
   if (n_ == 1) return stats;
-  const int64_t total = total_of(buffers);
+  const int64_t total = total_floats(buffers);
   if (algorithm_ == CollectiveAlgorithm::kRing)
     ring_all_reduce(rank, buffers, total, stats);
   else
@@ -195,7 +187,7 @@ CollectiveStats ThreadCollectives::reduce_scatter(int rank, std::span<const floa
 CollectiveStats ThreadCollectives::reduce_scatter(int rank, Pieces buffers) {
   CollectiveStats stats;
   if (n_ == 1) return stats;
-  const int64_t total = total_of(buffers);
+  const int64_t total = total_floats(buffers);
   if (algorithm_ == CollectiveAlgorithm::kRing)
     ring_reduce_scatter(rank, buffers, total, stats);
   else
@@ -207,7 +199,7 @@ CollectiveStats ThreadCollectives::reduce_scatter(int rank, Pieces buffers) {
 CollectiveStats ThreadCollectives::all_gather(int rank, Pieces buffers) {
   CollectiveStats stats;
   if (n_ == 1) return stats;
-  const int64_t total = total_of(buffers);
+  const int64_t total = total_floats(buffers);
   if (algorithm_ == CollectiveAlgorithm::kRing)
     ring_all_gather(rank, buffers, total, stats);
   else

@@ -14,6 +14,16 @@
 
 namespace fitbench {
 
+// Rank x modulo n, for a ring's neighbours (x may be negative).
+inline int wrap_rank(int x, int n) { return ((x % n) + n) % n; }
+
+// The floats in a call's buffers together.
+inline int64_t total_floats(std::span<const std::span<float>> buffers) {
+  int64_t total = 0;
+  for (const auto& b : buffers) total += static_cast<int64_t>(b.size());
+  return total;
+}
+
 enum class CollectiveAlgorithm : uint8_t {
   kRing,   // reduce-scatter then all-gather in N chunks, each rank talking to its neighbours
   kNaive,  // everything goes through rank 0 (reduce to rank 0, then broadcast)

@@ -7,14 +7,6 @@
 namespace fitbench {
 namespace {
 
-constexpr int64_t kFloat = sizeof(float);
-
-int64_t total_of(HierarchicalCollectives::Pieces pieces) {
-  int64_t n = 0;
-  for (const auto& p : pieces) n += static_cast<int64_t>(p.size());
-  return n;
-}
-
 // One group of a HierarchicalCollectives, as a Collectives of its own.
 class GroupView final : public Collectives {
  public:
@@ -131,8 +123,8 @@ void HierarchicalCollectives::reduce_owned(Group& gr) {
     }
   }
   CollectiveStats& stats = gr.leader_stats;
-  stats.bytes_sent += k * (total - mine.size) * kFloat;
-  stats.bytes_received += k * mine.size * (processes_ - 1) * kFloat;
+  stats.bytes_sent += k * (total - mine.size) * kFloatBytes;
+  stats.bytes_received += k * mine.size * (processes_ - 1) * kFloatBytes;
   stats.messages_sent += processes_ - 1;
 }
 
@@ -146,8 +138,8 @@ void HierarchicalCollectives::gather_chunks(Group& gr, const float* part, int64_
   group_->all_gather(part, gr.flat.data(), recv_counts_.data(), recv_displs_.data());
   const Chunk mine = process_span(total, group_->rank());
   CollectiveStats& stats = gr.leader_stats;
-  stats.bytes_sent += mine.size * (processes_ - 1) * kFloat;
-  stats.bytes_received += (total - mine.size) * kFloat;
+  stats.bytes_sent += mine.size * (processes_ - 1) * kFloatBytes;
+  stats.bytes_received += (total - mine.size) * kFloatBytes;
   stats.messages_sent += processes_ - 1;
 }
 
@@ -207,7 +199,7 @@ void HierarchicalCollectives::gather_members(Group& gr, bool from_in) {
 }
 
 CollectiveStats HierarchicalCollectives::all_reduce(int g, int rank, Pieces buffers) {
-  const int64_t total = total_of(buffers);
+  const int64_t total = total_floats(buffers);
   const CollectiveStats stats = call(g, rank, {buffers, {}, {}, total}, [&](Group& gr) {
     reduce_owned(gr);
     gather_chunks(gr, gr.sums.data(), gr.members.front().total);
@@ -217,7 +209,7 @@ CollectiveStats HierarchicalCollectives::all_reduce(int g, int rank, Pieces buff
 }
 
 CollectiveStats HierarchicalCollectives::reduce_scatter(int g, int rank, Pieces buffers) {
-  const int64_t total = total_of(buffers);
+  const int64_t total = total_floats(buffers);
   const CollectiveStats stats =
       call(g, rank, {buffers, {}, {}, total}, [&](Group& gr) { reduce_owned(gr); });
   const Chunk own = chunk_of(total, n_, first_ + rank);
@@ -237,7 +229,7 @@ CollectiveStats HierarchicalCollectives::reduce_scatter(int g, int rank, std::sp
 }
 
 CollectiveStats HierarchicalCollectives::all_gather(int g, int rank, Pieces buffers) {
-  const int64_t total = total_of(buffers);
+  const int64_t total = total_floats(buffers);
   const CollectiveStats stats =
       call(g, rank, {buffers, {}, {}, total}, [&](Group& gr) { gather_members(gr, false); });
   flat_to_pieces(groups_[static_cast<size_t>(g)].flat.data(), buffers, 0, total);
@@ -264,10 +256,10 @@ CollectiveStats HierarchicalCollectives::broadcast(int g, int rank, int root,
       copy_floats(gr.flat.data(), gr.members[static_cast<size_t>(root % local_)].out.data(), count);
     group_->broadcast(gr.flat.data(), count, root_process);
     if (root_process == group_->rank()) {
-      gr.leader_stats.bytes_sent = (processes_ - 1) * count * kFloat;
+      gr.leader_stats.bytes_sent = (processes_ - 1) * count * kFloatBytes;
       gr.leader_stats.messages_sent = processes_ - 1;
     } else {
-      gr.leader_stats.bytes_received = count * kFloat;
+      gr.leader_stats.bytes_received = count * kFloatBytes;
     }
   });
   copy_floats(buffer.data(), groups_[static_cast<size_t>(g)].flat.data(), size);

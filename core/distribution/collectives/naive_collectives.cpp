@@ -9,18 +9,17 @@
 
 namespace fitbench {
 namespace {
-constexpr int64_t kFloat = sizeof(float);
 
 // What a naive reduce-scatter of `total` floats costs rank r, whose chunk holds `own`: rank 0
 // receives every other rank's whole buffer and sends each its chunk of the sum.
 void scatter_stats(int r, int n, int64_t total, int64_t own, CollectiveStats& stats) {
   if (r == 0) {
-    stats.bytes_received = (n - 1) * total * kFloat;
-    stats.bytes_sent = (total - own) * kFloat;
+    stats.bytes_received = (n - 1) * total * kFloatBytes;
+    stats.bytes_sent = (total - own) * kFloatBytes;
     stats.messages_sent = n - 1;
   } else {
-    stats.bytes_sent = total * kFloat;
-    stats.bytes_received = own * kFloat;
+    stats.bytes_sent = total * kFloatBytes;
+    stats.bytes_received = own * kFloatBytes;
     stats.messages_sent = 1;
   }
 }
@@ -29,12 +28,12 @@ void scatter_stats(int r, int n, int64_t total, int64_t own, CollectiveStats& st
 // whole buffer to each.
 void gather_stats(int r, int n, int64_t total, int64_t own, CollectiveStats& stats) {
   if (r == 0) {
-    stats.bytes_received = (total - own) * kFloat;
-    stats.bytes_sent = (n - 1) * total * kFloat;
+    stats.bytes_received = (total - own) * kFloatBytes;
+    stats.bytes_sent = (n - 1) * total * kFloatBytes;
     stats.messages_sent = n - 1;
   } else {
-    stats.bytes_sent = own * kFloat;
-    stats.bytes_received = total * kFloat;
+    stats.bytes_sent = own * kFloatBytes;
+    stats.bytes_received = total * kFloatBytes;
     stats.messages_sent = 1;
   }
 }
@@ -59,7 +58,7 @@ void ThreadCollectives::naive_all_reduce(int r, Pieces mine, int64_t total,
   const int p = naive_sum(r, mine, total, stats);
   flat_to_pieces(staging(0, p), mine, 0, total);
   const int64_t others = n - 1;
-  stats.bytes_sent = (r == 0 ? others : 1) * total * kFloat;
+  stats.bytes_sent = (r == 0 ? others : 1) * total * kFloatBytes;
   stats.bytes_received = stats.bytes_sent;
   stats.messages_sent = r == 0 ? n - 1 : 1;
 }
@@ -141,9 +140,9 @@ void ThreadCollectives::naive_broadcast(int r, int root, std::span<float> buffer
   first_barrier(r, p, stats);
   if (r != root) {
     copy_floats(buffer.data(), staging(root, p), size);
-    stats.bytes_received = size * kFloat;
+    stats.bytes_received = size * kFloatBytes;
   } else {
-    stats.bytes_sent = (n_ - 1) * size * kFloat;
+    stats.bytes_sent = (n_ - 1) * size * kFloatBytes;
     stats.messages_sent = n_ - 1;
   }
 }

@@ -11,21 +11,15 @@
 #include "core/distribution/collectives/thread_collectives.h"
 
 namespace fitbench {
-namespace {
-
-int wrap(int x, int n) { return ((x % n) + n) % n; }
-
-constexpr int64_t kFloat = sizeof(float);
-
-}  // namespace
+namespace {}  // namespace
 
 void ThreadCollectives::ring_all_reduce(int r, Pieces mine, int64_t total, CollectiveStats& stats) {
-  const int n = n_, l = wrap(r - 1, n);
+  const int n = n_, l = wrap_rank(r - 1, n);
   ranks_[r].pieces = mine;
   const int p = begin_call(r, (total + n - 1) / n);
   // The chunk this rank sends in the last step: staged, because the receiver reads it after this
   // rank may have returned and reused its buffers.
-  const int last_sent = wrap(r - (n - 2), n);
+  const int last_sent = wrap_rank(r - (n - 2), n);
   auto stage_last = [&] {
     const Chunk c = chunk_of(total, n, last_sent);
     pieces_to_flat(mine, staging(r, p), c.begin, c.begin + c.size);
@@ -35,28 +29,28 @@ void ThreadCollectives::ring_all_reduce(int r, Pieces mine, int64_t total, Colle
   if (n == 2) stage_last();
   for (int k = 0; k < n - 1; ++k) {
     barrier_.arrive_and_wait();
-    const Chunk c = chunk_of(total, n, wrap(r - 1 - k, n));
+    const Chunk c = chunk_of(total, n, wrap_rank(r - 1 - k, n));
     if (k == n - 2) {
       flat_to_pieces(staging(l, p), mine, c.begin, c.begin + c.size);
     } else {
       copy_pieces(mine, ranks_[l].pieces, c.begin, c.begin + c.size);
       if (k == n - 3) stage_last();
     }
-    stats.bytes_received += c.size * kFloat;
-    stats.bytes_sent += chunk_of(total, n, wrap(r - k, n)).size * kFloat;
+    stats.bytes_received += c.size * kFloatBytes;
+    stats.bytes_sent += chunk_of(total, n, wrap_rank(r - k, n)).size * kFloatBytes;
   }
   stats.messages_sent = 2 * (n - 1);
 }
 
 void ThreadCollectives::ring_reduce_steps(int r, Pieces mine, int64_t total,
                                           CollectiveStats& stats) {
-  const int n = n_, l = wrap(r - 1, n);
+  const int n = n_, l = wrap_rank(r - 1, n);
   for (int k = 0; k < n - 1; ++k) {
     if (k > 0) barrier_.arrive_and_wait();
-    const Chunk c = chunk_of(total, n, wrap(r - 2 - k, n));
+    const Chunk c = chunk_of(total, n, wrap_rank(r - 2 - k, n));
     add_pieces(mine, ranks_[l].pieces, c.begin, c.begin + c.size);
-    stats.bytes_received += c.size * kFloat;
-    stats.bytes_sent += chunk_of(total, n, wrap(r - 1 - k, n)).size * kFloat;
+    stats.bytes_received += c.size * kFloatBytes;
+    stats.bytes_sent += chunk_of(total, n, wrap_rank(r - 1 - k, n)).size * kFloatBytes;
   }
 }
 
@@ -71,16 +65,16 @@ void ThreadCollectives::ring_reduce_scatter(int r, Pieces mine, int64_t total,
 }
 
 void ThreadCollectives::ring_all_gather(int r, Pieces mine, int64_t total, CollectiveStats& stats) {
-  const int n = n_, l = wrap(r - 1, n);
+  const int n = n_, l = wrap_rank(r - 1, n);
   ranks_[r].pieces = mine;
   const int p = begin_call(r, 0);
   first_barrier(r, p, stats);
   for (int k = 0; k < n - 1; ++k) {
     if (k > 0) barrier_.arrive_and_wait();
-    const Chunk c = chunk_of(total, n, wrap(r - 1 - k, n));
+    const Chunk c = chunk_of(total, n, wrap_rank(r - 1 - k, n));
     copy_pieces(mine, ranks_[l].pieces, c.begin, c.begin + c.size);
-    stats.bytes_received += c.size * kFloat;
-    stats.bytes_sent += chunk_of(total, n, wrap(r - k, n)).size * kFloat;
+    stats.bytes_received += c.size * kFloatBytes;
+    stats.bytes_sent += chunk_of(total, n, wrap_rank(r - k, n)).size * kFloatBytes;
   }
   barrier_.arrive_and_wait();  // as in ring_reduce_scatter
   stats.messages_sent = n - 1;
@@ -88,7 +82,7 @@ void ThreadCollectives::ring_all_gather(int r, Pieces mine, int64_t total, Colle
 
 void ThreadCollectives::ring_all_gather(int r, std::span<const float> in, std::span<float> out,
                                         CollectiveStats& stats) {
-  const int n = n_, l = wrap(r - 1, n);
+  const int n = n_, l = wrap_rank(r - 1, n);
   const int64_t total = static_cast<int64_t>(out.size());
   const int p = begin_call(r, (total + n - 1) / n);
   ranks_[r].out = out.data();
@@ -99,19 +93,19 @@ void ThreadCollectives::ring_all_gather(int r, std::span<const float> in, std::s
   first_barrier(r, p, stats);
   for (int k = 0; k < n - 1; ++k) {
     if (k > 0) barrier_.arrive_and_wait();
-    const Chunk c = chunk_of(total, n, wrap(r - 1 - k, n));
+    const Chunk c = chunk_of(total, n, wrap_rank(r - 1 - k, n));
     const float* src = k == n - 2 ? staging(l, p) : ranks_[l].out + c.begin;
     copy_floats(out.data() + c.begin, src, c.size);
     if (k == n - 3) stage(c);
-    stats.bytes_received += c.size * kFloat;
-    stats.bytes_sent += chunk_of(total, n, wrap(r - k, n)).size * kFloat;
+    stats.bytes_received += c.size * kFloatBytes;
+    stats.bytes_sent += chunk_of(total, n, wrap_rank(r - k, n)).size * kFloatBytes;
   }
   stats.messages_sent = n - 1;
 }
 
 void ThreadCollectives::ring_reduce_scatter(int r, std::span<const float> in, std::span<float> out,
                                             CollectiveStats& stats) {
-  const int n = n_, l = wrap(r - 1, n);
+  const int n = n_, l = wrap_rank(r - 1, n);
   const int64_t total = static_cast<int64_t>(in.size());
   // The partial sums live in staging buffers, which every step reads from the left neighbour.
   const int p = begin_call(r, total);
@@ -120,7 +114,7 @@ void ThreadCollectives::ring_reduce_scatter(int r, std::span<const float> in, st
   first_barrier(r, p, stats);
   for (int k = 0; k < n - 1; ++k) {
     if (k > 0) barrier_.arrive_and_wait();
-    const Chunk c = chunk_of(total, n, wrap(r - 2 - k, n));
+    const Chunk c = chunk_of(total, n, wrap_rank(r - 2 - k, n));
     const float* left = staging(l, p) + c.begin;
     float* own = mine + c.begin;
     if (k == n - 2) {
@@ -128,8 +122,8 @@ void ThreadCollectives::ring_reduce_scatter(int r, std::span<const float> in, st
     } else {
       for (int64_t i = 0; i < c.size; ++i) own[i] += left[i];
     }
-    stats.bytes_received += c.size * kFloat;
-    stats.bytes_sent += chunk_of(total, n, wrap(r - 1 - k, n)).size * kFloat;
+    stats.bytes_received += c.size * kFloatBytes;
+    stats.bytes_sent += chunk_of(total, n, wrap_rank(r - 1 - k, n)).size * kFloatBytes;
   }
   stats.messages_sent = n - 1;
 }
@@ -140,19 +134,19 @@ void ThreadCollectives::ring_broadcast(int r, int root, std::span<float> buffer,
   // from the rank before it (from its staging buffer) and stages it for the next.
   const int n = n_;
   const int64_t size = static_cast<int64_t>(buffer.size());
-  const int pos = wrap(r - root, n);
+  const int pos = wrap_rank(r - root, n);
   const int p = begin_call(r, pos < n - 1 ? size : 0);
   if (pos == 0) copy_floats(staging(r, p), buffer.data(), size);
   first_barrier(r, p, stats);
   for (int k = 0; k < n - 1; ++k) {
     if (k > 0) barrier_.arrive_and_wait();
     if (pos != k + 1) continue;
-    copy_floats(buffer.data(), staging(wrap(r - 1, n), p), size);
+    copy_floats(buffer.data(), staging(wrap_rank(r - 1, n), p), size);
     if (pos < n - 1) copy_floats(staging(r, p), buffer.data(), size);
   }
-  if (pos > 0) stats.bytes_received = size * kFloat;
+  if (pos > 0) stats.bytes_received = size * kFloatBytes;
   if (pos < n - 1) {
-    stats.bytes_sent = size * kFloat;
+    stats.bytes_sent = size * kFloatBytes;
     stats.messages_sent = 1;
   }
 }
