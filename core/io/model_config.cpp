@@ -3,6 +3,7 @@
 // keras/src/layers/core/{input_layer,dense}.py, keras/src/layers/regularization/dropout.py and
 // keras/src/saving/serialization_lib.py (the {"module", "class_name", "config"} wrapper).
 #include <algorithm>
+#include <limits>
 #include <optional>
 
 #include "core/base/error.h"
@@ -144,6 +145,8 @@ ParsedLayer parse_layer(const Json& v, const std::string& path) {
     keys.insert(keys.end(), {"data_format", "activity_regularizer"});
   } else if (class_name == "Reshape") {
     keys.insert(keys.end(), {"target_shape", "activity_regularizer"});
+  } else if (class_name == "Rescaling") {
+    keys.insert(keys.end(), {"scale", "offset", "activity_regularizer"});
   } else {
     keys.insert(keys.end(), {"rate", "seed", "noise_shape", "activity_regularizer"});
   }
@@ -195,6 +198,15 @@ ParsedLayer parse_layer(const Json& v, const std::string& path) {
     for (size_t i = 0; i < target.size(); ++i)
       layer.target_shape.push_back(json_io::to_int(target[i], index_path(tpath, i),
                                                    "a positive integer or -1 (inferred)", -1));
+  } else if (class_name == "Rescaling") {
+    // One number each; Keras also takes a list per channel, which fitbench does not.
+    const double most = std::numeric_limits<float>::max();
+    const json_io::Bounds finite{.lo = -most, .hi = most};
+    const char* expected = "a number a float32 holds";
+    layer.scale = json_io::to_number(r.require("scale", "the factor each value is multiplied by"),
+                                     r.path_of("scale"), expected, finite);
+    if (const Json* offset = r.get("offset"))
+      layer.offset = json_io::to_number(*offset, r.path_of("offset"), expected, finite);
   } else {
     layer.rate =
         json_io::to_number(r.require("rate", "the fraction of inputs to drop"), r.path_of("rate"),
@@ -346,6 +358,9 @@ Json model_config_to_ordered_json(const ModelSpec& spec) {
         Json target = Json::array();
         for (int64_t d : layer.target_shape) target.push_back(d);
         config["target_shape"] = std::move(target);
+      } else if (layer.class_name == "Rescaling") {
+        config["scale"] = layer.scale;
+        config["offset"] = layer.offset;
       }
     }
     Json entry = Json::object();

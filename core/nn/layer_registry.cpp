@@ -1,6 +1,7 @@
 #include "core/nn/layer_registry.h"
 
 #include <array>
+#include <limits>
 #include <string>
 
 namespace fitbench {
@@ -79,7 +80,24 @@ constexpr std::array<FieldInfo, 1> kReshapeFields{{
      .start = "[-1]"},
 }};
 
-constexpr std::array<LayerInfo, 6> kLayers{{
+// keras/src/layers/preprocessing/rescaling.py.
+constexpr std::array<FieldInfo, 2> kRescalingFields{{
+    {.key = "scale",
+     .type = FieldType::kFloat,
+     .number = 1.0,
+     .description = "Each value is multiplied by this (1/255 maps pixels to [0, 1]).",
+     .lo = -std::numeric_limits<float>::max(),
+     .hi = std::numeric_limits<float>::max(),
+     .start = "0.00392156862745098"},
+    {.key = "offset",
+     .type = FieldType::kFloat,
+     .number = 0.0,
+     .description = "Then this is added to each value (-1 with scale 1/127.5 maps to [-1, 1]).",
+     .lo = -std::numeric_limits<float>::max(),
+     .hi = std::numeric_limits<float>::max()},
+}};
+
+constexpr std::array<LayerInfo, 7> kLayers{{
     {kInputLayer, "input_layer", "The model's input: its shape comes from the data.", kInputFields,
      true},
     {"Dense", "dense", "Fully connected: activation(inputs @ kernel + bias).", kDenseFields, false,
@@ -90,6 +108,8 @@ constexpr std::array<LayerInfo, 6> kLayers{{
     {"Flatten", "flatten", "Makes each sample one axis of values, e.g. (28, 28) into (784).", {}},
     {"Reshape", "reshape", "Gives each sample another shape with the same number of values.",
      kReshapeFields},
+    {"Rescaling", "rescaling", "Multiplies each value by a scale and adds an offset.",
+     kRescalingFields},
 }};
 
 }  // namespace
@@ -116,6 +136,7 @@ LayerSpec new_layer(const LayerInfo& info) {
     if (f.key == "units") layer.units = std::stoll(start);
     if (f.key == "activation") layer.activation = start;
     if (f.key == "rate") layer.rate = std::stod(start);
+    if (f.key == "scale") layer.scale = std::stod(start);
     if (f.key == "target_shape") {
       // A JSON list of integers, "[-1]" or "[7, 112]".
       size_t at = start.find_first_of("-0123456789");

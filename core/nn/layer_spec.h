@@ -30,7 +30,8 @@ struct RegularizerSpec {
 };
 
 struct LayerSpec {
-  std::string class_name;  // "InputLayer", "Dense", "Activation", "Dropout", "Flatten", "Reshape"
+  std::string class_name;  // "InputLayer", "Dense", "Activation", "Dropout", "Flatten", "Reshape",
+                           // "Rescaling"
   std::string name;        // empty: Keras's automatic name (dense, dense_1, ...)
   bool trainable = true;
 
@@ -54,6 +55,10 @@ struct LayerSpec {
   // Dropout
   double rate = 0.0;
   std::optional<uint64_t> seed;
+
+  // Rescaling: y = x * scale + offset.
+  double scale = 1.0;
+  double offset = 0.0;
 };
 
 // keras.Input(shape=(features,)) and keras.layers.Dense(units, activation), the other fields at

@@ -1,6 +1,8 @@
 #include "core/nn/network.h"
 
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -10,6 +12,7 @@
 #include "core/nn/dropout.h"
 #include "core/nn/initializers.h"
 #include "core/nn/layer_registry.h"
+#include "core/nn/rescaling.h"
 #include "core/nn/reshaping.h"
 
 namespace fitbench {
@@ -43,6 +46,12 @@ std::unique_ptr<Layer> make_layer(const LayerSpec& l, const std::string& place) 
     return std::make_unique<ActivationLayer>(l);
   }
   if (l.class_name == "Flatten") return std::make_unique<Flatten>(l);
+  if (l.class_name == "Rescaling") {
+    for (const auto& [key, value] : {std::pair{"scale", l.scale}, {"offset", l.offset}})
+      if (!std::isfinite(value) || std::abs(value) > std::numeric_limits<float>::max())
+        throw InputError(place + ".config." + key, "must be a finite float32 number");
+    return std::make_unique<Rescaling>(l);
+  }
   if (l.class_name == "Reshape") {
     check_target_shape(l.target_shape, place);
     return std::make_unique<Reshape>(l);
@@ -50,7 +59,7 @@ std::unique_ptr<Layer> make_layer(const LayerSpec& l, const std::string& place) 
   throw InputError(place + ".class_name",
                    "layer \"" + l.class_name +
                        "\" is not supported; fitbench has InputLayer, Dense, Activation, Dropout, "
-                       "Flatten and Reshape");
+                       "Flatten, Reshape and Rescaling");
 }
 
 Network::Network(const ModelSpec& spec) : name_(spec.name.empty() ? "sequential" : spec.name) {

@@ -130,6 +130,10 @@ std::string layer_code(const LayerSpec& l, const std::string& name) {
   if (l.class_name == "Flatten") return call("keras.layers.Flatten", {frozen, named});
   if (l.class_name == "Reshape")
     return call("keras.layers.Reshape", {py_int_tuple(l.target_shape), frozen, named});
+  if (l.class_name == "Rescaling")
+    return call(
+        "keras.layers.Rescaling",
+        {py_float(l.scale), opt(l.offset != 0.0, "offset", py_float(l.offset)), frozen, named});
   // Dropout (the model was built, so no other class reaches here).
   return call("keras.layers.Dropout",
               {py_float(l.rate),

@@ -236,6 +236,52 @@ class TestKerasFile : public QObject {
     QCOMPARE(row("(Flatten)"), QString("│ flatten (Flatten) │ (None, 4) │ 0 │"));
   }
 
+  // Rescaling(1/255, -0.5) in the config as Keras 3.16 writes it (name, trainable, dtype,
+  // scale, offset; a build_config), the checker's float32 forward pass giving the predictions,
+  // and the file read back with the same two numbers.
+  void rescalingAsKerasWritesIt() {
+    set_random_seed(6);
+    Matrix x, y;
+    fixtures::make_data(x, y, 4, 3);
+    LayerSpec rescale;
+    rescale.class_name = "Rescaling";
+    rescale.scale = 1.0 / 255.0;
+    rescale.offset = -0.5;
+    ModelSpec spec;
+    spec.layers = {fixtures::input(4), rescale, fixtures::dense(5, "tanh"),
+                   fixtures::dense(3, "softmax")};
+    Sequential m(spec);
+    fixtures::compile(m, optimizer("Adam"));
+    m.fit(x, y, two_epochs());
+    write_model_file(m.model_file(), path("r1.keras"));
+    write_model_file(m.model_file(), path("r1.json"));
+    const Matrix predicted = m.predict(x);
+    write_csv(x, "a,b,c,d", path("r1x.csv"));
+    write_csv(predicted, "p0,p1,p2", path("r1p.csv"));
+    QCOMPARE(run_python({FITBENCH_SOURCE_DIR "/tests/reference/keras_file_check.py",
+                         QString::fromStdString(path("r1.keras")),
+                         QString::fromStdString(path("r1.json")), "--data",
+                         QString::fromStdString(path("r1x.csv")), "--predictions",
+                         QString::fromStdString(path("r1p.csv"))}),
+             QString("ok"));
+    QCOMPARE(run_python({"-c",
+                         "import json, sys, zipfile\n"
+                         "c = json.loads(zipfile.ZipFile(sys.argv[1]).read('config.json'))\n"
+                         "l = c['config']['layers'][1]\n"
+                         "print(list(l['config']), l['config']['scale'], l['config']['offset'], "
+                         "json.dumps(l['build_config']))\n",
+                         QString::fromStdString(path("r1.keras"))}),
+             QString("['name', 'trainable', 'dtype', 'scale', 'offset'] 0.00392156862745098 -0.5 "
+                     "{\"input_shape\": [null, 4]}"));
+    const ModelFile back = read_model_file(path("r1.keras"));
+    QCOMPARE(back.config.layers[1].class_name, std::string("Rescaling"));
+    QCOMPARE(back.config.layers[1].scale, 1.0 / 255.0);
+    QCOMPARE(back.config.layers[1].offset, -0.5);
+    Sequential again(back.config);
+    again.set_weights(back.weights, "r1.keras");
+    QCOMPARE(again.predict(x), predicted);
+  }
+
   // Read back: the config, compile options, weights (bit for bit), statistics (through float32,
   // as Keras holds them) and the optimizer state.
   void readsBackWhatItWrites() {

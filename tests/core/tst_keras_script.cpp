@@ -161,6 +161,10 @@ void check_record(const RunPlan& plan, const ScriptRun& run) {
     if (l.class_name == "Dropout") QCOMPARE(args.at("rate").get<double>(), l.rate);
     if (l.class_name == "Reshape")
       QCOMPARE(args.at("target_shape").get<std::vector<int64_t>>(), l.target_shape);
+    if (l.class_name == "Rescaling") {
+      QCOMPARE(args.at("scale").get<double>(), l.scale);
+      QCOMPARE(args.value("offset", 0.0), l.offset);
+    }
   }
 
   const json compile = call_of(run.record, "compile");
@@ -321,12 +325,14 @@ class TestKerasScript : public QObject {
     const QString vy = matrix_difference(validation[1], plan.data.validation_y);
     QVERIFY2(vy.isEmpty(), qPrintable("validation y" + vy));
 
-    // The images as they come, (28, 28), through Flatten: no reshape, the same values.
+    // The images as they come, (28, 28), through Flatten: no reshape, the same values; a
+    // Rescaling maps them to [-1, 1].
     writeFile("fm2.json", R"({"seed": 3,
       "data": {"dataset": "fashion_mnist", "path": "fm", "subset": 5, "validation_data": "test"},
       "model": {"class_name": "Sequential", "config": {"name": "fm", "layers": [
         {"class_name": "InputLayer", "config": {"batch_shape": [null, 28, 28]}},
         {"class_name": "Flatten", "config": {}},
+        {"class_name": "Rescaling", "config": {"scale": 2, "offset": -1}},
         {"class_name": "Dense", "config": {"name": "out", "units": 10, "activation": "softmax"}}]}},
       "compile": {"optimizer": "adam", "loss": "sparse_categorical_crossentropy"},
       "fit": {"epochs": 1, "batch_size": 2}})");
@@ -335,6 +341,9 @@ class TestKerasScript : public QObject {
     QVERIFY2(image_script.find("x = x.reshape(") == std::string::npos, image_script.c_str());
     QVERIFY(image_script.find("keras.Input(shape=(28, 28))") != std::string::npos);
     QVERIFY(image_script.find("keras.layers.Flatten(name=\"flatten\")") != std::string::npos);
+    QVERIFY2(image_script.find("keras.layers.Rescaling(2.0, offset=-1.0, name=\"rescaling\")") !=
+                 std::string::npos,
+             image_script.c_str());
     const ScriptRun image_run = run_script(dir_, image_script);
     QVERIFY2(image_run.code == 0, qPrintable(image_run.err));
     check_record(images, image_run);

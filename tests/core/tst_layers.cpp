@@ -106,6 +106,24 @@ LayerSpec reshape(const Shape& target) {
   return l;
 }
 
+LayerSpec rescaling(double scale, double offset) {
+  LayerSpec l;
+  l.class_name = "Rescaling";
+  l.scale = scale;
+  l.offset = offset;
+  return l;
+}
+
+// ModelParallel on a 1 x 2 mesh, the first Dense sharded by its units.
+DistributionSpec model_parallel_1x2() {
+  DistributionSpec mp;
+  mp.class_name = "ModelParallel";
+  mp.mesh_shape = {1, 2};
+  mp.axis_names = {"batch", "model"};
+  mp.layout_map = {{"dense/kernel", {"", "model"}}, {"dense/bias", {"model"}}};
+  return mp;
+}
+
 // The sentence building `layers` on samples of `shape` throws, "" if none.
 std::string build_error(const std::vector<LayerSpec>& layers, const Shape& shape) {
   try {
@@ -141,6 +159,10 @@ class TestLayers : public QObject {
   void reshaping_refusals();
   void reshaping_gradients();
   void flatten_trains_as_flat_input();
+  void rescaling_values();
+  void rescaling_gradients();
+  void rescaling_refusals();
+  void rescaling_trains_on_every_strategy();
 };
 
 void TestLayers::dense_gradients_data() {
@@ -423,11 +445,7 @@ void TestLayers::flatten_trains_as_flat_input() {
   flat.layers = {fixtures::input(6), dense(8, "relu"), dense(3, "softmax")};
   const FitOptions fit{.epochs = 3, .batch_size = 10, .shuffle = true, .verbose = 0};
   const OptimizerSpec adam = fixtures::optimizer("Adam", 0.01);
-  DistributionSpec mp;
-  mp.class_name = "ModelParallel";
-  mp.mesh_shape = {1, 2};
-  mp.axis_names = {"batch", "model"};
-  mp.layout_map = {{"dense/kernel", {"", "model"}}, {"dense/bias", {"model"}}};
+  const DistributionSpec mp = model_parallel_1x2();
   const std::vector<std::pair<QString, std::function<void(Sequential&)>>> setups = {
       {"one device", nullptr},
       {"DataParallel 3", [](Sequential& m) { use_data_parallel(m, 3); }},
@@ -443,6 +461,75 @@ void TestLayers::flatten_trains_as_flat_input() {
     QVERIFY2(fixtures::max_rel_diff(a, b) == 0.0, qPrintable(name));
     QVERIFY2(a.history.history.at("loss").back() < a.history.history.at("loss").front(),
              qPrintable(name));
+  }
+}
+
+void TestLayers::rescaling_values() {
+  // Keras's float32 call: inputs * scale, rounded, then + offset, rounded; 1/255 and -0.5 are
+  // not exact in float32, so a fused multiply-add would differ in some last bits.
+  ModelSpec spec;
+  spec.layers = {shaped_input({2, 3}), rescaling(1.0 / 255.0, -0.5)};
+  Network net(spec);
+  net.build(Shape{2, 3});
+  QCOMPARE(net.layer_shape(0), (Shape{2, 3}));
+  QCOMPARE(net.variables().size(), size_t{0});
+  Matrix x(4, 6);
+  for (Index i = 0; i < x.size(); ++i) x.data()[i] = static_cast<float>((i * 37) % 256);
+  Workspace ws;
+  net.reserve(ws, x.rows());
+  net.forward({}, x, ws, ForwardContext{.training = true});
+  const float scale = static_cast<float>(1.0 / 255.0), offset = -0.5f;
+  for (Index i = 0; i < x.size(); ++i) {
+    volatile float product = x.data()[i] * scale;  // stored: no contraction into an FMA
+    const float expected = product + offset;
+    QCOMPARE(net.output(ws, x.rows()).data()[i], expected);
+  }
+}
+
+void TestLayers::rescaling_gradients() {
+  // Dense(4, tanh) -> Rescaling(0.5, 0.1) -> Dense(2): the first kernel's gradient passes back
+  // through the rescaling (dx = dy * scale), checked by central differences.
+  ModelSpec spec;
+  spec.layers = {fixtures::input(3), dense(4, "tanh"), rescaling(0.5, 0.1), dense(2, "linear")};
+  Fixture f(spec, 3, 5, 21);
+  Matrix dx;
+  const auto grads = f.grads(dx);
+  int checked = 0;
+  for (size_t v = 0; v < f.values.size(); ++v)
+    for (Index i = 0; i < f.values[v].size(); ++i) {
+      QVERIFY2(close(grads[v].data()[i], f.numeric(v, i, 1e-2), 2e-2),
+               qPrintable(QString("variable %1 element %2").arg(v).arg(i)));
+      ++checked;
+    }
+  QCOMPARE(checked, 3 * 4 + 4 + 4 * 2 + 2);
+}
+
+void TestLayers::rescaling_refusals() {
+  QCOMPARE(
+      QString::fromStdString(build_error(
+          {fixtures::input(3), rescaling(std::numeric_limits<double>::infinity(), 0.0)}, Shape{3})),
+      QStringLiteral("model.config.layers[1].config.scale: must be a finite float32 number"));
+  QCOMPARE(
+      QString::fromStdString(build_error({fixtures::input(3), rescaling(1.0, 1e39)}, Shape{3})),
+      QStringLiteral("model.config.layers[1].config.offset: must be a finite float32 number"));
+}
+
+void TestLayers::rescaling_trains_on_every_strategy() {
+  // Rescaling(0.5, 0.25) before the Dense layers: DataParallel on 3 devices and ModelParallel on
+  // a 1 x 2 mesh (Rescaling runs whole on each device of the row) train as one device does.
+  ModelSpec spec;
+  spec.layers = {fixtures::input(6), rescaling(0.5, 0.25), dense(8, "relu"), dense(3, "softmax")};
+  const FitOptions fit{.epochs = 3, .batch_size = 10, .shuffle = true, .verbose = 0};
+  const OptimizerSpec adam = fixtures::optimizer("Adam", 0.01);
+  const DistributionSpec mp = model_parallel_1x2();
+  const fixtures::Run one = fixtures::train(spec, 6, 3, adam, nullptr, fit, 1, true);
+  QVERIFY(one.history.history.at("loss").back() < one.history.history.at("loss").front());
+  const std::vector<std::pair<QString, std::function<void(Sequential&)>>> setups = {
+      {"DataParallel 3", [](Sequential& m) { use_data_parallel(m, 3); }},
+      {"ModelParallel 1x2", [&](Sequential& m) { use_model_parallel(m, mp, 2, {}); }}};
+  for (const auto& [name, distribute] : setups) {
+    const fixtures::Run many = fixtures::train(spec, 6, 3, adam, distribute, fit, 1, true);
+    QVERIFY2(fixtures::max_rel_diff(many, one) < 1e-5, qPrintable(name));
   }
 }
 

@@ -110,6 +110,9 @@ def check_config(cfg):
                 known = int(np.prod([d for d in target if d != -1]))
                 target[target.index(-1)] = int(np.prod(shape[1:])) // known
             shape = [None] + target
+        elif cls == "Rescaling":
+            expect(list(layer["config"]) == ["name", "trainable", "dtype", "scale", "offset"],
+                   f"Rescaling keys {list(layer['config'])}")
     compile_config = cfg["compile_config"]
     if compile_config is not None:
         expect(list(compile_config) == ["optimizer", "loss", "loss_weights", "metrics",
@@ -202,6 +205,9 @@ def keras_predict(h5, layers, x):
             x = x.reshape(len(x), -1)
         elif cls == "Reshape":
             x = x.reshape((len(x),) + tuple(cfg["target_shape"]))
+        elif cls == "Rescaling":
+            # float32, the product and the sum each rounded, as Keras's call.
+            x = x.astype(np.float32) * np.float32(cfg["scale"]) + np.float32(cfg["offset"])
         x = x.astype(np.float32)
     return x
 

@@ -353,6 +353,42 @@ class TestModelPanel : public QObject {
     QVERIFY(panel.summaryText().contains(QStringLiteral("(None, 784)")));
   }
 
+  // Rescaling from the Add menu starts at Keras's tutorial value, 1/255; its scale and offset are
+  // typed into their fields and show in the layer's row, and the summary is core's.
+  void rescalingFromItsFields() {
+    ModelPanel panel;
+    panel.setSpec(model({dense(10, "softmax")}));
+    panel.setInputShape({28, 28});
+    panel.selectLayer(-1);
+    panel.addLayer(QStringLiteral("Flatten"));
+    panel.moveSelectedLayer(-1);
+    panel.selectLayer(0);
+    panel.addLayer(QStringLiteral("Rescaling"));
+    QCOMPARE(classNames(panel.spec()), QStringList({"Flatten", "Rescaling", "Dense"}));
+    QCOMPARE(panel.spec().layers[1].scale, 1.0 / 255.0);
+    QCOMPARE(panel.layerList()->item(2)->text(), QStringLiteral("Rescaling(0.00392157)"));
+    auto* scale = panel.layerEditor()->findChild<QDoubleSpinBox*>(QStringLiteral("scale"));
+    auto* offset = panel.layerEditor()->findChild<QDoubleSpinBox*>(QStringLiteral("offset"));
+    auto* rate = panel.layerEditor()->findChild<QDoubleSpinBox*>(QStringLiteral("rate"));
+    QVERIFY(scale && scale->isVisibleTo(&panel));
+    QVERIFY(offset && offset->isVisibleTo(&panel));
+    QVERIFY(rate && !rate->isVisibleTo(&panel));
+    scale->selectAll();
+    QTest::keyClicks(scale, QStringLiteral("0.0078431372549"));
+    QTest::keyClick(scale, Qt::Key_Enter);
+    offset->selectAll();
+    QTest::keyClicks(offset, QStringLiteral("-1"));
+    QTest::keyClick(offset, Qt::Key_Enter);
+    QCOMPARE(panel.spec().layers[1].scale, 0.0078431372549);
+    QCOMPARE(panel.spec().layers[1].offset, -1.0);
+    QCOMPARE(panel.layerList()->item(2)->text(), QStringLiteral("Rescaling(0.00784314, -1)"));
+    QVERIFY2(panel.errorText().isEmpty(), qPrintable(panel.errorText()));
+    Sequential reference(panel.spec());
+    reference.build(Shape{28, 28});
+    QCOMPARE(panel.summaryText(), QString::fromStdString(reference.summary()));
+    QVERIFY(panel.summaryText().contains(QStringLiteral("rescaling (Rescaling)")));
+  }
+
   void summaryWaitsForTheData() {
     ModelPanel panel;
     panel.setSpec(model({dense(3)}));

@@ -83,7 +83,8 @@ void TestRegistryPanels::addMenuListsLayerRegistry() {
   QStringList expected;
   for (const LayerInfo& info : layer_classes())
     if (!info.input) expected << q(info.class_name);
-  QCOMPARE(expected, QStringList({"Dense", "Activation", "Dropout", "Flatten", "Reshape"}));
+  QCOMPARE(expected,
+           QStringList({"Dense", "Activation", "Dropout", "Flatten", "Reshape", "Rescaling"}));
   QStringList shown;
   clickMenuButton(add, [&](QMenu* menu) {
     for (QAction* a : menu->actions()) shown << a->text();

@@ -158,6 +158,19 @@ void LayerEditor::buildLayerBox() {
   m_layerForm->addRow(tr("Rate"), m_rate);
   m_rateIssue = makeFieldIssueLabel(m_layerBox);
   m_layerForm->addRow(QString(), m_rateIssue);
+  const double most = std::numeric_limits<float>::max();
+  m_scale = makeNumber(m_layerBox, -most, most);
+  m_scale->setObjectName(QStringLiteral("scale"));
+  m_scale->setToolTip(
+      tr("Each value is multiplied by this: 1/255 (0.00392156862745) maps pixels in [0, 255] "
+         "to [0, 1]."));
+  m_layerForm->addRow(tr("Scale"), m_scale);
+  m_offset = makeNumber(m_layerBox, -most, most);
+  m_offset->setObjectName(QStringLiteral("offset"));
+  m_offset->setToolTip(
+      tr("Then this is added to each value: with scale 1/127.5, an offset of -1 maps pixels to "
+         "[-1, 1]."));
+  m_layerForm->addRow(tr("Offset"), m_offset);
   m_targetShape = new QLineEdit(m_layerBox);
   m_targetShape->setObjectName(QStringLiteral("target_shape"));
   m_targetShape->setPlaceholderText(tr("e.g. 7, 112"));
@@ -264,6 +277,14 @@ void LayerEditor::connectSignals() {
     m_layer.rate = v;
     edited();
   });
+  connect(m_scale, &QDoubleSpinBox::valueChanged, this, [this](double v) {
+    m_layer.scale = v;
+    edited();
+  });
+  connect(m_offset, &QDoubleSpinBox::valueChanged, this, [this](double v) {
+    m_layer.offset = v;
+    edited();
+  });
   connect(m_targetShape, &QLineEdit::textEdited, this, [this](const QString& text) {
     // "7, 112" (commas or spaces between); text that is not whole numbers leaves no shape, which
     // the model checks say with what target_shape takes.
@@ -366,6 +387,8 @@ void LayerEditor::setLayer(const LayerSpec& layer, const QString& autoName) {
   m_useBias->setChecked(layer.use_bias);
   m_trainable->setChecked(layer.trainable);
   m_rate->setValue(layer.rate);
+  m_scale->setValue(layer.scale);
+  m_offset->setValue(layer.offset);
   QStringList dims;
   for (int64_t d : layer.target_shape) dims << QString::number(d);
   m_targetShape->setText(dims.join(QStringLiteral(", ")));
@@ -404,6 +427,8 @@ void LayerEditor::updateVisibility() {
   m_layerForm->setRowVisible(m_useBias, has("use_bias"));
   m_layerForm->setRowVisible(m_trainable, has("trainable"));
   m_layerForm->setRowVisible(m_rate, has("rate"));
+  m_layerForm->setRowVisible(m_scale, has("scale"));
+  m_layerForm->setRowVisible(m_offset, has("offset"));
   m_layerForm->setRowVisible(m_targetShape, has("target_shape"));
   m_layerForm->setRowVisible(m_seed->parentWidget(), has("seed"));
   const bool kernelInit = has("kernel_initializer");
@@ -462,6 +487,8 @@ QLabel* LayerEditor::issueLabelFor(const QString& field) const {
 QWidget* LayerEditor::fieldWidget(const QString& field) const {
   if (field == QLatin1String("units")) return m_units;
   if (field == QLatin1String("rate")) return m_rate;
+  if (field == QLatin1String("scale")) return m_scale;
+  if (field == QLatin1String("offset")) return m_offset;
   if (field == QLatin1String("target_shape")) return m_targetShape;
   if (field == QLatin1String("activation")) return m_activation;
   if (field == QLatin1String("name")) return m_name;

@@ -95,6 +95,8 @@ class LayerEditor : public QWidget {
   QCheckBox* m_trainable = nullptr;
   NumberSpinBox* m_rate = nullptr;
   QLabel* m_rateIssue = nullptr;
+  NumberSpinBox* m_scale = nullptr;    // Rescaling
+  NumberSpinBox* m_offset = nullptr;   // Rescaling
   QLineEdit* m_targetShape = nullptr;  // Reshape: "7, 112"
   QLabel* m_targetShapeIssue = nullptr;
   QCheckBox* m_seedSet = nullptr;

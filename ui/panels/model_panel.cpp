@@ -228,14 +228,16 @@ QStringList ModelPanel::layerNames() const {
 }
 
 QString ModelPanel::rowText(int index) const {
-  // "Dense(8, relu)", "Dropout(0.2)", "Reshape(7, 112)": the class and its leading number,
-  // activation and shape fields.
+  // "Dense(8, relu)", "Dropout(0.2)", "Reshape(7, 112)", "Rescaling(0.00392157)": the class and
+  // its leading number, activation and shape fields (an offset when it is not 0).
   const LayerSpec& l = m_spec.layers[index];
   QStringList args;
   if (const LayerInfo* info = find_layer_class(l.class_name)) {
     for (const FieldInfo& f : info->fields) {
       if (f.key == "units") args << QString::number(l.units);
       if (f.key == "rate") args << sixDigits(l.rate);
+      if (f.key == "scale") args << sixDigits(l.scale);
+      if (f.key == "offset" && l.offset != 0.0) args << sixDigits(l.offset);
       if (f.key == "activation") args << QString::fromStdString(l.activation);
       if (f.key == "target_shape")
         for (int64_t d : l.target_shape) args << QString::number(d);

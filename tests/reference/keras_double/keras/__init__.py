@@ -83,6 +83,7 @@ layers = _module("layers", {
     "Dropout": ["rate", "noise_shape", "seed"],
     "Flatten": ["data_format"],
     "Reshape": ["target_shape"],
+    "Rescaling": ["scale", "offset"],
 }, _LAYER_EXTRA)
 _OPTIMIZER_COMMON = ["weight_decay", "clipnorm", "clipvalue", "global_clipnorm", "use_ema",
                      "ema_momentum", "ema_overwrite_frequency", "loss_scale_factor",
