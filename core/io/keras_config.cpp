@@ -87,6 +87,9 @@ Json layer_json(const LayerSpec& l, const Shape& input_shape) {
     Json target = Json::array();
     for (int64_t d : l.target_shape) target.push_back(d);
     config["target_shape"] = std::move(target);
+  } else if (l.class_name == "GlobalAveragePooling2D") {
+    config["data_format"] = "channels_last";
+    config["keepdims"] = false;
   } else if (l.class_name == "Rescaling") {
     config["scale"] = l.scale;
     config["offset"] = l.offset;

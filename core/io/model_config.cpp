@@ -147,6 +147,8 @@ ParsedLayer parse_layer(const Json& v, const std::string& path) {
     keys.insert(keys.end(), {"target_shape", "activity_regularizer"});
   } else if (class_name == "Rescaling") {
     keys.insert(keys.end(), {"scale", "offset", "activity_regularizer"});
+  } else if (class_name == "GlobalAveragePooling2D") {
+    keys.insert(keys.end(), {"data_format", "keepdims", "activity_regularizer"});
   } else {
     keys.insert(keys.end(), {"rate", "seed", "noise_shape", "activity_regularizer"});
   }
@@ -198,6 +200,10 @@ ParsedLayer parse_layer(const Json& v, const std::string& path) {
     for (size_t i = 0; i < target.size(); ++i)
       layer.target_shape.push_back(json_io::to_int(target[i], index_path(tpath, i),
                                                    "a positive integer or -1 (inferred)", -1));
+  } else if (class_name == "GlobalAveragePooling2D") {
+    // fitbench's images are channels_last, Keras's default; keepdims would give (1, 1, channels).
+    r.only("data_format", {"channels_last"});
+    r.only("keepdims", {false});
   } else if (class_name == "Rescaling") {
     // One number each; Keras also takes a list per channel, which fitbench does not.
     const double most = std::numeric_limits<float>::max();
@@ -358,6 +364,9 @@ Json model_config_to_ordered_json(const ModelSpec& spec) {
         Json target = Json::array();
         for (int64_t d : layer.target_shape) target.push_back(d);
         config["target_shape"] = std::move(target);
+      } else if (layer.class_name == "GlobalAveragePooling2D") {
+        config["data_format"] = "channels_last";
+        config["keepdims"] = false;
       } else if (layer.class_name == "Rescaling") {
         config["scale"] = layer.scale;
         config["offset"] = layer.offset;

@@ -97,7 +97,7 @@ constexpr std::array<FieldInfo, 2> kRescalingFields{{
      .hi = std::numeric_limits<float>::max()},
 }};
 
-constexpr std::array<LayerInfo, 7> kLayers{{
+constexpr std::array<LayerInfo, 8> kLayers{{
     {kInputLayer, "input_layer", "The model's input: its shape comes from the data.", kInputFields,
      true},
     {"Dense", "dense", "Fully connected: activation(inputs @ kernel + bias).", kDenseFields, false,
@@ -110,6 +110,10 @@ constexpr std::array<LayerInfo, 7> kLayers{{
      kReshapeFields},
     {"Rescaling", "rescaling", "Multiplies each value by a scale and adds an offset.",
      kRescalingFields},
+    {"GlobalAveragePooling2D",
+     "global_average_pooling2d",
+     "Averages each channel over the image: (height, width, channels) into (channels).",
+     {}},
 }};
 
 }  // namespace

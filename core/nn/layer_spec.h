@@ -31,7 +31,7 @@ struct RegularizerSpec {
 
 struct LayerSpec {
   std::string class_name;  // "InputLayer", "Dense", "Activation", "Dropout", "Flatten", "Reshape",
-                           // "Rescaling"
+                           // "Rescaling", "GlobalAveragePooling2D"
   std::string name;        // empty: Keras's automatic name (dense, dense_1, ...)
   bool trainable = true;
 

@@ -12,6 +12,7 @@
 #include "core/nn/dropout.h"
 #include "core/nn/initializers.h"
 #include "core/nn/layer_registry.h"
+#include "core/nn/pooling.h"
 #include "core/nn/rescaling.h"
 #include "core/nn/reshaping.h"
 
@@ -46,6 +47,7 @@ std::unique_ptr<Layer> make_layer(const LayerSpec& l, const std::string& place) 
     return std::make_unique<ActivationLayer>(l);
   }
   if (l.class_name == "Flatten") return std::make_unique<Flatten>(l);
+  if (l.class_name == "GlobalAveragePooling2D") return std::make_unique<GlobalAveragePooling2D>(l);
   if (l.class_name == "Rescaling") {
     for (const auto& [key, value] : {std::pair{"scale", l.scale}, {"offset", l.offset}})
       if (!std::isfinite(value) || std::abs(value) > std::numeric_limits<float>::max())
@@ -59,7 +61,7 @@ std::unique_ptr<Layer> make_layer(const LayerSpec& l, const std::string& place) 
   throw InputError(place + ".class_name",
                    "layer \"" + l.class_name +
                        "\" is not supported; fitbench has InputLayer, Dense, Activation, Dropout, "
-                       "Flatten, Reshape and Rescaling");
+                       "Flatten, Reshape, Rescaling and GlobalAveragePooling2D");
 }
 
 Network::Network(const ModelSpec& spec) : name_(spec.name.empty() ? "sequential" : spec.name) {
@@ -163,9 +165,11 @@ void Network::build_checked(const Shape& given, bool limit) {
   double floats = 0.0;  // in double: 10^12 units times 10^12 inputs must not wrap around
   for (size_t l = 0; l < layers_.size(); ++l) {
     const Layer& layer = *layers_[l];
-    if (limit && layer.output_units(in) > kMaxModelFloats)
-      too_large(l, static_cast<double>(layer.output_units(in)), true);
+    // The output's width is its shape's size: a pooling layer's depends on the input's shape,
+    // not only on its width.
     shape = layer.output_shape(shape, layer_places_[l]);
+    const int64_t out = shape_size(shape);
+    if (limit && out > kMaxModelFloats) too_large(l, static_cast<double>(out), true);
     for (const auto& def : layer.variable_defs(in)) {
       double n = 1.0;
       for (int64_t d : def.shape) n *= static_cast<double>(d);
@@ -177,7 +181,7 @@ void Network::build_checked(const Shape& given, bool limit) {
                             def.regularizer, layer.spec().trainable, static_cast<int>(l)});
     }
     first_var_.push_back(variables_.size());
-    in = layer.output_units(in);
+    in = out;
     units_.push_back(in);
     shapes_.push_back(shape);
   }

@@ -130,6 +130,8 @@ std::string layer_code(const LayerSpec& l, const std::string& name) {
   if (l.class_name == "Flatten") return call("keras.layers.Flatten", {frozen, named});
   if (l.class_name == "Reshape")
     return call("keras.layers.Reshape", {py_int_tuple(l.target_shape), frozen, named});
+  if (l.class_name == "GlobalAveragePooling2D")
+    return call("keras.layers.GlobalAveragePooling2D", {frozen, named});
   if (l.class_name == "Rescaling")
     return call(
         "keras.layers.Rescaling",

@@ -751,7 +751,7 @@ void TestExperimentIo::errors_data() {
   row("/model/config/layers/-", R"({"class_name": "Conv2D", "config": {"filters": 8}})",
       "model.config.layers[3].class_name",
       "\"Conv2D\" is not supported by fitbench; expected one of: InputLayer, Dense, Activation, "
-      "Dropout, Flatten, Reshape, Rescaling");
+      "Dropout, Flatten, Reshape, Rescaling, GlobalAveragePooling2D");
   row("/model/config/layers/-",
       R"({"class_name": "Flatten", "config": {"data_format": "channels_first"}})",
       "model.config.layers[3].config.data_format",
@@ -762,6 +762,10 @@ void TestExperimentIo::errors_data() {
   row("/model/config/layers/-", R"({"class_name": "Reshape", "config": {"target_shape": [7, -2]}})",
       "model.config.layers[3].config.target_shape[1]",
       "must be a positive integer or -1 (inferred), got -2");
+  row("/model/config/layers/-",
+      R"({"class_name": "GlobalAveragePooling2D", "config": {"keepdims": true}})",
+      "model.config.layers[3].config.keepdims",
+      "true is not supported by fitbench (only false is)");
   row("/model/config/layers/-", R"({"class_name": "Rescaling", "config": {"offset": 1}})",
       "model.config.layers[3].config.scale",
       "is required (the factor each value is multiplied by)");

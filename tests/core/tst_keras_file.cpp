@@ -236,27 +236,31 @@ class TestKerasFile : public QObject {
     QCOMPARE(row("(Flatten)"), QString("│ flatten (Flatten) │ (None, 4) │ 0 │"));
   }
 
-  // Rescaling(1/255, -0.5) in the config as Keras 3.16 writes it (name, trainable, dtype,
-  // scale, offset; a build_config), the checker's float32 forward pass giving the predictions,
-  // and the file read back with the same two numbers.
-  void rescalingAsKerasWritesIt() {
+  // Rescaling(1/255, -0.5) and GlobalAveragePooling2D in the config as Keras 3.16 writes them
+  // (name, trainable, dtype, then scale and offset, or data_format and keepdims; a
+  // build_config), the checker's float32 forward pass giving the predictions, and the file read
+  // back with the same numbers.
+  void rescalingAndPoolingAsKerasWritesThem() {
     set_random_seed(6);
     Matrix x, y;
-    fixtures::make_data(x, y, 4, 3);
+    fixtures::make_data(x, y, 12, 3);
     LayerSpec rescale;
     rescale.class_name = "Rescaling";
     rescale.scale = 1.0 / 255.0;
     rescale.offset = -0.5;
+    LayerSpec input = fixtures::input(12);
+    input.shape = {2, 2, 3};
+    LayerSpec pool;
+    pool.class_name = "GlobalAveragePooling2D";
     ModelSpec spec;
-    spec.layers = {fixtures::input(4), rescale, fixtures::dense(5, "tanh"),
-                   fixtures::dense(3, "softmax")};
+    spec.layers = {input, rescale, pool, fixtures::dense(5, "tanh"), fixtures::dense(3, "softmax")};
     Sequential m(spec);
     fixtures::compile(m, optimizer("Adam"));
     m.fit(x, y, two_epochs());
     write_model_file(m.model_file(), path("r1.keras"));
     write_model_file(m.model_file(), path("r1.json"));
     const Matrix predicted = m.predict(x);
-    write_csv(x, "a,b,c,d", path("r1x.csv"));
+    write_csv(x, "a,b,c,d,e,f,g,h,i,j,k,l", path("r1x.csv"));
     write_csv(predicted, "p0,p1,p2", path("r1p.csv"));
     QCOMPARE(run_python({FITBENCH_SOURCE_DIR "/tests/reference/keras_file_check.py",
                          QString::fromStdString(path("r1.keras")),
@@ -269,17 +273,25 @@ class TestKerasFile : public QObject {
                          "c = json.loads(zipfile.ZipFile(sys.argv[1]).read('config.json'))\n"
                          "l = c['config']['layers'][1]\n"
                          "print(list(l['config']), l['config']['scale'], l['config']['offset'], "
-                         "json.dumps(l['build_config']))\n",
+                         "json.dumps(l['build_config']))\n"
+                         "p = c['config']['layers'][2]\n"
+                         "print(p['class_name'], json.dumps(p['config']['data_format']), "
+                         "p['config']['keepdims'], json.dumps(p['build_config']))\n",
                          QString::fromStdString(path("r1.keras"))}),
              QString("['name', 'trainable', 'dtype', 'scale', 'offset'] 0.00392156862745098 -0.5 "
-                     "{\"input_shape\": [null, 4]}"));
+                     "{\"input_shape\": [null, 2, 2, 3]}\n"
+                     "GlobalAveragePooling2D \"channels_last\" False "
+                     "{\"input_shape\": [null, 2, 2, 3]}"));
     const ModelFile back = read_model_file(path("r1.keras"));
     QCOMPARE(back.config.layers[1].class_name, std::string("Rescaling"));
     QCOMPARE(back.config.layers[1].scale, 1.0 / 255.0);
     QCOMPARE(back.config.layers[1].offset, -0.5);
+    QCOMPARE(back.config.layers[2].class_name, std::string("GlobalAveragePooling2D"));
     Sequential again(back.config);
     again.set_weights(back.weights, "r1.keras");
     QCOMPARE(again.predict(x), predicted);
+    const QString summary = QString::fromStdString(again.summary());
+    QVERIFY2(summary.contains(QString::fromUtf8("│ (None, 3)")), qPrintable(summary));
   }
 
   // Read back: the config, compile options, weights (bit for bit), statistics (through float32,

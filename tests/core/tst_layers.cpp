@@ -106,6 +106,12 @@ LayerSpec reshape(const Shape& target) {
   return l;
 }
 
+LayerSpec gap2d() {
+  LayerSpec l;
+  l.class_name = "GlobalAveragePooling2D";
+  return l;
+}
+
 LayerSpec rescaling(double scale, double offset) {
   LayerSpec l;
   l.class_name = "Rescaling";
@@ -124,6 +130,45 @@ DistributionSpec model_parallel_1x2() {
   return mp;
 }
 
+// Relative error with an absolute floor (float32 central differences).
+bool close(double analytic, double numeric, double tol) {
+  return std::abs(analytic - numeric) <= tol * std::max(1.0, std::abs(numeric));
+}
+
+// Every variable's gradient against central differences (step 1e-2, relative 2e-2); the
+// number of elements checked, 0 after a failure.
+int checked_gradients(Fixture& f) {
+  Matrix dx;
+  const auto grads = f.grads(dx);
+  int checked = 0;
+  for (size_t v = 0; v < f.values.size(); ++v)
+    for (Index i = 0; i < f.values[v].size(); ++i) {
+      if (!close(grads[v].data()[i], f.numeric(v, i, 1e-2), 2e-2)) {
+        qWarning("variable %zu element %td differs", v, static_cast<std::ptrdiff_t>(i));
+        return 0;
+      }
+      ++checked;
+    }
+  return checked;
+}
+
+// `spec` (6 features, 3 classes) trained with Adam for 3 epochs learns on one device, and
+// DataParallel on 3 devices and ModelParallel on a 1 x 2 mesh train as one device does.
+void check_strategies(const ModelSpec& spec) {
+  const FitOptions fit{.epochs = 3, .batch_size = 10, .shuffle = true, .verbose = 0};
+  const OptimizerSpec adam = fixtures::optimizer("Adam", 0.01);
+  const DistributionSpec mp = model_parallel_1x2();
+  const fixtures::Run one = fixtures::train(spec, 6, 3, adam, nullptr, fit, 1, true);
+  QVERIFY(one.history.history.at("loss").back() < one.history.history.at("loss").front());
+  const std::vector<std::pair<QString, std::function<void(Sequential&)>>> setups = {
+      {"DataParallel 3", [](Sequential& m) { use_data_parallel(m, 3); }},
+      {"ModelParallel 1x2", [&](Sequential& m) { use_model_parallel(m, mp, 2, {}); }}};
+  for (const auto& [name, distribute] : setups) {
+    const fixtures::Run many = fixtures::train(spec, 6, 3, adam, distribute, fit, 1, true);
+    QVERIFY2(fixtures::max_rel_diff(many, one) < 1e-5, qPrintable(name));
+  }
+}
+
 // The sentence building `layers` on samples of `shape` throws, "" if none.
 std::string build_error(const std::vector<LayerSpec>& layers, const Shape& shape) {
   try {
@@ -135,11 +180,6 @@ std::string build_error(const std::vector<LayerSpec>& layers, const Shape& shape
     return e.what();
   }
   return {};
-}
-
-// Relative error with an absolute floor (float32 central differences).
-bool close(double analytic, double numeric, double tol) {
-  return std::abs(analytic - numeric) <= tol * std::max(1.0, std::abs(numeric));
 }
 
 }  // namespace
@@ -163,6 +203,9 @@ class TestLayers : public QObject {
   void rescaling_gradients();
   void rescaling_refusals();
   void rescaling_trains_on_every_strategy();
+  void global_average_pooling();
+  void global_average_pooling_gradients();
+  void global_average_pooling_trains_on_every_strategy();
 };
 
 void TestLayers::dense_gradients_data() {
@@ -492,16 +535,7 @@ void TestLayers::rescaling_gradients() {
   ModelSpec spec;
   spec.layers = {fixtures::input(3), dense(4, "tanh"), rescaling(0.5, 0.1), dense(2, "linear")};
   Fixture f(spec, 3, 5, 21);
-  Matrix dx;
-  const auto grads = f.grads(dx);
-  int checked = 0;
-  for (size_t v = 0; v < f.values.size(); ++v)
-    for (Index i = 0; i < f.values[v].size(); ++i) {
-      QVERIFY2(close(grads[v].data()[i], f.numeric(v, i, 1e-2), 2e-2),
-               qPrintable(QString("variable %1 element %2").arg(v).arg(i)));
-      ++checked;
-    }
-  QCOMPARE(checked, 3 * 4 + 4 + 4 * 2 + 2);
+  QCOMPARE(checked_gradients(f), 3 * 4 + 4 + 4 * 2 + 2);
 }
 
 void TestLayers::rescaling_refusals() {
@@ -519,18 +553,54 @@ void TestLayers::rescaling_trains_on_every_strategy() {
   // a 1 x 2 mesh (Rescaling runs whole on each device of the row) train as one device does.
   ModelSpec spec;
   spec.layers = {fixtures::input(6), rescaling(0.5, 0.25), dense(8, "relu"), dense(3, "softmax")};
-  const FitOptions fit{.epochs = 3, .batch_size = 10, .shuffle = true, .verbose = 0};
-  const OptimizerSpec adam = fixtures::optimizer("Adam", 0.01);
-  const DistributionSpec mp = model_parallel_1x2();
-  const fixtures::Run one = fixtures::train(spec, 6, 3, adam, nullptr, fit, 1, true);
-  QVERIFY(one.history.history.at("loss").back() < one.history.history.at("loss").front());
-  const std::vector<std::pair<QString, std::function<void(Sequential&)>>> setups = {
-      {"DataParallel 3", [](Sequential& m) { use_data_parallel(m, 3); }},
-      {"ModelParallel 1x2", [&](Sequential& m) { use_model_parallel(m, mp, 2, {}); }}};
-  for (const auto& [name, distribute] : setups) {
-    const fixtures::Run many = fixtures::train(spec, 6, 3, adam, distribute, fit, 1, true);
-    QVERIFY2(fixtures::max_rel_diff(many, one) < 1e-5, qPrintable(name));
-  }
+  check_strategies(spec);
+}
+
+void TestLayers::global_average_pooling() {
+  // (2, 3, 4) images: each of the 4 channels' mean over the 6 pixels, summed in float32 and
+  // divided by 6, as Keras's float32 mean; one axis of input is refused with what to do.
+  ModelSpec spec;
+  spec.layers = {shaped_input({2, 3, 4}), gap2d()};
+  Network net(spec);
+  net.build(Shape{2, 3, 4});
+  QCOMPARE(net.layer_shape(0), (Shape{4}));
+  Matrix x(3, 24);
+  for (Index i = 0; i < x.size(); ++i) x.data()[i] = static_cast<float>((i * 7) % 11) - 4.5f;
+  Workspace ws;
+  net.reserve(ws, x.rows());
+  net.forward({}, x, ws, ForwardContext{});
+  for (Index r = 0; r < x.rows(); ++r)
+    for (Index c = 0; c < 4; ++c) {
+      float sum = 0.0f;
+      for (Index p = 0; p < 6; ++p) sum += x(r, p * 4 + c);
+      QCOMPARE(net.output(ws, x.rows())(r, c), sum / 6.0f);
+    }
+  QCOMPARE(QString::fromStdString(build_error({fixtures::input(784), gap2d()}, Shape{784})),
+           QStringLiteral("model.config.layers[1]: this GlobalAveragePooling2D layer receives "
+                          "(None, 784): it takes images of shape (height, width, channels), so "
+                          "give the model such an input or add a Reshape before it (e.g. to (28, "
+                          "28, 1) for 28 x 28 grey pictures)"));
+}
+
+void TestLayers::global_average_pooling_gradients() {
+  // Dense(12, tanh) -> Reshape((2, 2, 3)) -> GlobalAveragePooling2D -> Dense(2): the first
+  // kernel's gradient passes back through the pooling (dy / 4 to each pixel), checked by central
+  // differences.
+  ModelSpec spec;
+  spec.layers = {fixtures::input(3), dense(12, "tanh"), reshape({2, 2, 3}), gap2d(),
+                 dense(2, "linear")};
+  Fixture f(spec, 3, 5, 23);
+  QCOMPARE(checked_gradients(f), 3 * 12 + 12 + 3 * 2 + 2);
+}
+
+void TestLayers::global_average_pooling_trains_on_every_strategy() {
+  // Dense(12) -> Reshape((2, 2, 3)) -> GlobalAveragePooling2D -> Dense(3, softmax): DataParallel
+  // on 3 devices and ModelParallel on a 1 x 2 mesh (the pooling runs whole on each device of the
+  // row) train as one device does.
+  ModelSpec spec;
+  spec.layers = {fixtures::input(6), dense(12, "relu"), reshape({2, 2, 3}), gap2d(),
+                 dense(3, "softmax")};
+  check_strategies(spec);
 }
 
 QTEST_GUILESS_MAIN(TestLayers)

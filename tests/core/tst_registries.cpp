@@ -111,8 +111,9 @@ class TestRegistries : public QObject {
 
 void TestRegistries::layerClasses() {
   // Keras's class names fitbench reads, as the reader listed them before the registry.
-  const std::vector<std::string> expected = {"InputLayer", "Dense",   "Activation", "Dropout",
-                                             "Flatten",    "Reshape", "Rescaling"};
+  const std::vector<std::string> expected = {
+      "InputLayer", "Dense",   "Activation", "Dropout",
+      "Flatten",    "Reshape", "Rescaling",  "GlobalAveragePooling2D"};
   QCOMPARE(names_of(layer_classes(), [](const LayerInfo& l) { return l.class_name; }), expected);
   const std::string message = error_of([] {
     parse_with(Json::array({{{"class_name", "Conv2D"}, {"config", Json::object()}}}),

@@ -113,6 +113,12 @@ def check_config(cfg):
         elif cls == "Rescaling":
             expect(list(layer["config"]) == ["name", "trainable", "dtype", "scale", "offset"],
                    f"Rescaling keys {list(layer['config'])}")
+        elif cls == "GlobalAveragePooling2D":
+            expect(list(layer["config"]) == ["name", "trainable", "dtype", "data_format",
+                                             "keepdims"],
+                   f"GlobalAveragePooling2D keys {list(layer['config'])}")
+            expect(layer["config"]["keepdims"] is False, "keepdims")
+            shape = [None, shape[-1]]
     compile_config = cfg["compile_config"]
     if compile_config is not None:
         expect(list(compile_config) == ["optimizer", "loss", "loss_weights", "metrics",
@@ -205,6 +211,8 @@ def keras_predict(h5, layers, x):
             x = x.reshape(len(x), -1)
         elif cls == "Reshape":
             x = x.reshape((len(x),) + tuple(cfg["target_shape"]))
+        elif cls == "GlobalAveragePooling2D":
+            x = x.reshape((len(x), -1, x.shape[-1])).mean(axis=1, dtype=np.float32)
         elif cls == "Rescaling":
             # float32, the product and the sum each rounded, as Keras's call.
             x = x.astype(np.float32) * np.float32(cfg["scale"]) + np.float32(cfg["offset"])

@@ -389,6 +389,31 @@ class TestModelPanel : public QObject {
     QVERIFY(panel.summaryText().contains(QStringLiteral("rescaling (Rescaling)")));
   }
 
+  // GlobalAveragePooling2D takes (height, width, channels): on flat rows the panel says what to
+  // do, and after a Reshape to (28, 28, 1) the summary shows one mean per channel.
+  void globalAveragePoolingNeedsImages() {
+    ModelPanel panel;
+    panel.setSpec(model({dense(10, "softmax")}));
+    panel.setInputShape({784});
+    panel.selectLayer(-1);
+    panel.addLayer(QStringLiteral("GlobalAveragePooling2D"));
+    panel.moveSelectedLayer(-1);
+    QCOMPARE(classNames(panel.spec()), QStringList({"GlobalAveragePooling2D", "Dense"}));
+    QVERIFY2(panel.errorText().startsWith(
+                 "Layer 1 (global_average_pooling2d): this GlobalAveragePooling2D layer receives "
+                 "(None, 784): it takes images of shape (height, width, channels)"),
+             qPrintable(panel.errorText()));
+    panel.selectLayer(0);
+    panel.addLayer(QStringLiteral("Reshape"));
+    panel.moveSelectedLayer(-1);
+    QCOMPARE(classNames(panel.spec()), QStringList({"Reshape", "GlobalAveragePooling2D", "Dense"}));
+    auto* target = panel.layerEditor()->findChild<QLineEdit*>(QStringLiteral("target_shape"));
+    target->selectAll();
+    QTest::keyClicks(target, QStringLiteral("28, 28, 1"));
+    QVERIFY2(panel.errorText().isEmpty(), qPrintable(panel.errorText()));
+    QVERIFY(panel.summaryText().contains(QStringLiteral("(None, 1)")));
+  }
+
   void summaryWaitsForTheData() {
     ModelPanel panel;
     panel.setSpec(model({dense(3)}));

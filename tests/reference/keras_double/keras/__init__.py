@@ -84,6 +84,7 @@ layers = _module("layers", {
     "Flatten": ["data_format"],
     "Reshape": ["target_shape"],
     "Rescaling": ["scale", "offset"],
+    "GlobalAveragePooling2D": ["data_format", "keepdims"],
 }, _LAYER_EXTRA)
 _OPTIMIZER_COMMON = ["weight_decay", "clipnorm", "clipvalue", "global_clipnorm", "use_ema",
                      "ema_momentum", "ema_overwrite_frequency", "loss_scale_factor",
