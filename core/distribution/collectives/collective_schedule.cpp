@@ -9,8 +9,9 @@
 #include <algorithm>
 #include <cassert>
 
+#include "core/base/tensor.h"
+
 namespace fitbench {
-namespace {}  // namespace
 
 CollectiveSchedule::CollectiveSchedule(CollectiveAlgorithm algorithm, int devices, int64_t elements)
     : algorithm_(algorithm), devices_(devices), elements_(elements) {

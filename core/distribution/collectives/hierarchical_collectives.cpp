@@ -2,6 +2,7 @@
 
 #include <cassert>
 
+#include "core/base/tensor.h"
 #include "core/distribution/collectives/thread_collectives.h"
 
 namespace fitbench {

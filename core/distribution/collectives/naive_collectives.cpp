@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/base/tensor.h"
 #include "core/distribution/collectives/thread_collectives.h"
 
 namespace fitbench {

@@ -8,10 +8,10 @@
 #include <algorithm>
 #include <cstring>
 
+#include "core/base/tensor.h"
 #include "core/distribution/collectives/thread_collectives.h"
 
 namespace fitbench {
-namespace {}  // namespace
 
 void ThreadCollectives::ring_all_reduce(int r, Pieces mine, int64_t total, CollectiveStats& stats) {
   const int n = n_, l = wrap_rank(r - 1, n);
