@@ -28,6 +28,15 @@ inline int64_t shape_size(const Shape& shape) {
   return n;
 }
 
+// A variable's Keras shape as the row-major matrix that holds it: a bias (units) is one row, a
+// kernel (..., in, out) is (the product of the other axes, out). So a Dense kernel (in, out) is
+// itself and a Conv2D kernel (kh, kw, in, out) is (kh * kw * in, out), its values in Keras's C
+// order.
+inline Index matrix_rows(const Shape& shape) {
+  return shape.size() <= 1 ? 1 : shape_size(Shape(shape.begin(), shape.end() - 1));
+}
+inline Index matrix_cols(const Shape& shape) { return shape.empty() ? 1 : shape.back(); }
+
 // The bytes of one float32 value, for memory and traffic counts.
 inline constexpr int64_t kFloatBytes = sizeof(float);
 

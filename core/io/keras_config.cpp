@@ -59,6 +59,17 @@ Json initializer_json(const InitializerSpec& spec) {
   return o;
 }
 
+// A Dense's or Conv2D's activation, bias and its variables' initializers and regularizers, in
+// Keras's order.
+void add_weight_config(Json& config, const LayerSpec& l) {
+  config["activation"] = l.activation;
+  config["use_bias"] = l.use_bias;
+  config["kernel_initializer"] = initializer_json(l.kernel_initializer);
+  config["bias_initializer"] = initializer_json(l.bias_initializer);
+  config["kernel_regularizer"] = with_registered_name(regularizer_to_json(l.kernel_regularizer));
+  config["bias_regularizer"] = with_registered_name(regularizer_to_json(l.bias_regularizer));
+}
+
 Json layer_json(const LayerSpec& l, const Shape& input_shape) {
   Json config = Json::object();
   config["name"] = l.name;
@@ -66,15 +77,29 @@ Json layer_json(const LayerSpec& l, const Shape& input_shape) {
   config["dtype"] = dtype_policy();
   if (l.class_name == "Dense") {
     config["units"] = l.units;
-    config["activation"] = l.activation;
-    config["use_bias"] = l.use_bias;
-    config["kernel_initializer"] = initializer_json(l.kernel_initializer);
-    config["bias_initializer"] = initializer_json(l.bias_initializer);
-    config["kernel_regularizer"] = with_registered_name(regularizer_to_json(l.kernel_regularizer));
-    config["bias_regularizer"] = with_registered_name(regularizer_to_json(l.bias_regularizer));
+    add_weight_config(config, l);
     config["kernel_constraint"] = nullptr;
     config["bias_constraint"] = nullptr;
     config["quantization_config"] = nullptr;
+  } else if (l.class_name == "Conv2D") {
+    // keras/src/layers/convolutional/base_conv.py get_config, in its order.
+    config["filters"] = l.filters;
+    config["kernel_size"] = l.kernel_size;
+    config["strides"] = l.strides;
+    config["padding"] = l.padding;
+    config["data_format"] = "channels_last";
+    config["dilation_rate"] = Json::array({1, 1});
+    config["groups"] = 1;
+    add_weight_config(config, l);
+    config["activity_regularizer"] = nullptr;
+    config["kernel_constraint"] = nullptr;
+    config["bias_constraint"] = nullptr;
+  } else if (l.class_name == "MaxPooling2D" || l.class_name == "AveragePooling2D") {
+    // keras/src/layers/pooling/base_pooling.py get_config, in its order.
+    config["pool_size"] = l.pool_size;
+    config["padding"] = l.padding;
+    config["strides"] = l.strides;
+    config["data_format"] = "channels_last";
   } else if (l.class_name == "Activation") {
     config["activation"] = l.activation;
   } else if (l.class_name == "Dropout") {

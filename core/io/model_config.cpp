@@ -100,6 +100,19 @@ struct ParsedLayer {
   std::optional<InputShape> input_shape;  // a non-input layer's input_shape / batch_shape
 };
 
+// A Conv2D's kernel_size or strides: one positive integer for both axes, or a list of two, as
+// Keras's standardize_tuple takes them.
+std::vector<int64_t> read_pair(const Json& v, const std::string& path) {
+  const char* expected = "a positive integer or a list of two, such as [3, 3]";
+  if (v.is_number()) {
+    const int64_t n = json_io::to_int(v, path, expected, 1);
+    return {n, n};
+  }
+  if (!v.is_array() || v.size() != 2) json_io::fail_expected(path, expected, v);
+  return {json_io::to_int(v[0], index_path(path, 0), "a positive integer", 1),
+          json_io::to_int(v[1], index_path(path, 1), "a positive integer", 1)};
+}
+
 ParsedLayer parse_layer(const Json& v, const std::string& path) {
   const Json* config = nullptr;
   const std::string class_name = json_io::read_keras_object(v, path, &config, {"build_config"});
@@ -139,6 +152,15 @@ ParsedLayer parse_layer(const Json& v, const std::string& path) {
                              "bias_initializer", "kernel_regularizer", "bias_regularizer",
                              "activity_regularizer", "kernel_constraint", "bias_constraint",
                              "lora_rank", "lora_alpha", "quantization_config"});
+  } else if (class_name == "Conv2D") {
+    keys.insert(keys.end(),
+                {"filters", "kernel_size", "strides", "padding", "data_format", "dilation_rate",
+                 "groups", "activation", "use_bias", "kernel_initializer", "bias_initializer",
+                 "kernel_regularizer", "bias_regularizer", "activity_regularizer",
+                 "kernel_constraint", "bias_constraint", "lora_rank", "lora_alpha"});
+  } else if (class_name == "MaxPooling2D" || class_name == "AveragePooling2D") {
+    keys.insert(keys.end(),
+                {"pool_size", "strides", "padding", "data_format", "activity_regularizer"});
   } else if (class_name == "Activation") {
     keys.insert(keys.end(), {"activation", "activity_regularizer"});
   } else if (class_name == "Flatten") {
@@ -160,9 +182,40 @@ ParsedLayer parse_layer(const Json& v, const std::string& path) {
   r.only("activity_regularizer", {});
   parsed.input_shape = read_input_shape(r, kLayerShapeKeys);
 
-  if (class_name == "Dense") {
-    layer.units = json_io::to_int(r.require("units", "the number of output units"),
-                                  r.path_of("units"), "a positive integer", 1);
+  if (class_name == "Conv2D") {
+    layer.filters = json_io::to_int(r.require("filters", "the number of output channels"),
+                                    r.path_of("filters"), "a positive integer", 1);
+    layer.kernel_size = read_pair(r.require("kernel_size", "the window's height and width"),
+                                  r.path_of("kernel_size"));
+    if (const Json* strides = r.get_non_null("strides"))
+      layer.strides = read_pair(*strides, r.path_of("strides"));
+    layer.padding = r.string("padding", "valid");
+    if (layer.padding != "valid" && layer.padding != "same")
+      json_io::fail_expected(r.path_of("padding"), "\"valid\" or \"same\"", *r.get("padding"));
+    r.only("data_format", {"channels_last"});
+    if (const Json* d = r.get_non_null("dilation_rate")) {
+      // Two small integers by now, so the value is short enough to echo.
+      const std::vector<int64_t> dilation = read_pair(*d, r.path_of("dilation_rate"));
+      if (dilation != std::vector<int64_t>{1, 1})
+        json_io::fail(r.path_of("dilation_rate"),
+                      Json(dilation).dump() + " is not supported by fitbench (only [1, 1] is)");
+    }
+    r.only("groups", {1});
+  }
+  if (class_name == "MaxPooling2D" || class_name == "AveragePooling2D") {
+    if (const Json* pool = r.get_non_null("pool_size"))
+      layer.pool_size = read_pair(*pool, r.path_of("pool_size"));
+    // Keras: strides None is the pool size.
+    const Json* strides = r.get_non_null("strides");
+    layer.strides = strides ? read_pair(*strides, r.path_of("strides")) : layer.pool_size;
+    layer.padding = r.string("padding", "valid");
+    if (layer.padding != "valid" && layer.padding != "same")
+      json_io::fail_expected(r.path_of("padding"), "\"valid\" or \"same\"", *r.get("padding"));
+    r.only("data_format", {"channels_last"});
+  } else if (class_name == "Dense" || class_name == "Conv2D") {
+    if (class_name == "Dense")
+      layer.units = json_io::to_int(r.require("units", "the number of output units"),
+                                    r.path_of("units"), "a positive integer", 1);
     if (const Json* a = r.get("activation")) {
       layer.activation = parse_activation(*a, r.path_of("activation"));
     }
@@ -183,7 +236,7 @@ ParsedLayer parse_layer(const Json& v, const std::string& path) {
     r.only("bias_constraint", {});
     r.only("lora_rank", {0});
     r.only("lora_alpha", {});
-    r.only("quantization_config", {});
+    if (class_name == "Dense") r.only("quantization_config", {});
   } else if (class_name == "Activation") {
     layer.activation =
         parse_activation(r.require("activation", "the activation's name"), r.path_of("activation"));
@@ -333,6 +386,20 @@ ModelSpec parse_model_config(const nlohmann::json& doc, const std::string& path)
   return parse_model_config(Json(doc), path);
 }
 
+namespace {
+
+// A Dense's or Conv2D's activation, bias and its variables' initializers and regularizers.
+void add_weighted_fields(Json& config, const LayerSpec& layer) {
+  config["activation"] = layer.activation;
+  config["use_bias"] = layer.use_bias;
+  config["kernel_initializer"] = initializer_to_json(layer.kernel_initializer);
+  config["bias_initializer"] = initializer_to_json(layer.bias_initializer);
+  config["kernel_regularizer"] = regularizer_to_json(layer.kernel_regularizer);
+  config["bias_regularizer"] = regularizer_to_json(layer.bias_regularizer);
+}
+
+}  // namespace
+
 Json model_config_to_ordered_json(const ModelSpec& spec) {
   Json layers = Json::array();
   for (const LayerSpec& layer : spec.layers) {
@@ -347,12 +414,19 @@ Json model_config_to_ordered_json(const ModelSpec& spec) {
       config["trainable"] = layer.trainable;
       if (layer.class_name == "Dense") {
         config["units"] = layer.units;
-        config["activation"] = layer.activation;
-        config["use_bias"] = layer.use_bias;
-        config["kernel_initializer"] = initializer_to_json(layer.kernel_initializer);
-        config["bias_initializer"] = initializer_to_json(layer.bias_initializer);
-        config["kernel_regularizer"] = regularizer_to_json(layer.kernel_regularizer);
-        config["bias_regularizer"] = regularizer_to_json(layer.bias_regularizer);
+        add_weighted_fields(config, layer);
+      } else if (layer.class_name == "Conv2D") {
+        config["filters"] = layer.filters;
+        config["kernel_size"] = layer.kernel_size;
+        config["strides"] = layer.strides;
+        config["padding"] = layer.padding;
+        config["data_format"] = "channels_last";
+        add_weighted_fields(config, layer);
+      } else if (layer.class_name == "MaxPooling2D" || layer.class_name == "AveragePooling2D") {
+        config["pool_size"] = layer.pool_size;
+        config["padding"] = layer.padding;
+        config["strides"] = layer.strides;
+        config["data_format"] = "channels_last";
       } else if (layer.class_name == "Activation") {
         config["activation"] = layer.activation;
       } else if (layer.class_name == "Dropout") {

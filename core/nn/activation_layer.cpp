@@ -21,7 +21,7 @@ void ActivationLayer::forward(std::span<const Matrix* const>, ConstMatrixRef x, 
 }
 
 void ActivationLayer::backward(std::span<const Matrix* const>, ConstMatrixRef x, ConstMatrixRef y,
-                               ConstMatrixRef, MatrixRef dy, bool want_dx, MatrixRef dx,
+                               MatrixRef, MatrixRef dy, bool want_dx, MatrixRef dx,
                                std::span<Matrix* const>) const {
   if (!want_dx) return;
   activation_backward(activation_, x, y, dy);

@@ -55,9 +55,10 @@ void Dense::forward(std::span<const Matrix* const> params, ConstMatrixRef x, Mat
 }
 
 void Dense::backward(std::span<const Matrix* const> params, ConstMatrixRef x, ConstMatrixRef y,
-                     ConstMatrixRef cache, MatrixRef dy, bool want_dx, MatrixRef dx,
+                     MatrixRef cache, MatrixRef dy, bool want_dx, MatrixRef dx,
                      std::span<Matrix* const> grads) const {
-  activation_backward(activation_, cache.cols() > 0 ? cache : y, y, dy);  // dy is now dL/dz
+  activation_backward(activation_, cache.cols() > 0 ? ConstMatrixRef(cache) : y, y,
+                      dy);  // dy is now dL/dz
   if (grads[0]) grads[0]->noalias() = x.transpose() * dy;
   if (spec().use_bias && grads[1]) grads[1]->row(0).noalias() = dy.colwise().sum();
   if (want_dx) dx.noalias() = dy * params[0]->transpose();

@@ -12,7 +12,6 @@ class Dense : public Layer {
   explicit Dense(LayerSpec spec);
 
   Activation activation() const { return activation_; }
-  int64_t output_units(int64_t) const override { return spec().units; }
   // One axis of features in, (units) out. Keras would apply a Dense to the last axis of a
   // longer shape; fitbench refuses and asks for a Flatten first.
   Shape output_shape(const Shape& in, const std::string& place) const override;
@@ -21,7 +20,7 @@ class Dense : public Layer {
   void forward(std::span<const Matrix* const> params, ConstMatrixRef x, MatrixRef y,
                MatrixRef cache, const ForwardContext& ctx) const override;
   void backward(std::span<const Matrix* const> params, ConstMatrixRef x, ConstMatrixRef y,
-                ConstMatrixRef cache, MatrixRef dy, bool want_dx, MatrixRef dx,
+                MatrixRef cache, MatrixRef dy, bool want_dx, MatrixRef dx,
                 std::span<Matrix* const> grads) const override;
 
  private:

@@ -26,7 +26,7 @@ void Dropout::forward(std::span<const Matrix* const>, ConstMatrixRef x, MatrixRe
 }
 
 void Dropout::backward(std::span<const Matrix* const>, ConstMatrixRef, ConstMatrixRef,
-                       ConstMatrixRef cache, MatrixRef dy, bool want_dx, MatrixRef dx,
+                       MatrixRef cache, MatrixRef dy, bool want_dx, MatrixRef dx,
                        std::span<Matrix* const>) const {
   if (want_dx) dx = dy.cwiseProduct(cache);
 }

@@ -9,14 +9,18 @@
 namespace fitbench {
 namespace {
 
-// keras/src/initializers/random_initializers.py compute_fans: a 1-D shape has fan_in = fan_out.
+// keras/src/initializers/random_initializers.py compute_fans: a 1-D shape has fan_in = fan_out;
+// a kernel of more axes (a Conv2D's (kh, kw, in, out)) counts its receptive field kh * kw in
+// both fans.
 void compute_fans(const Shape& shape, double& fan_in, double& fan_out) {
   if (shape.size() == 1) {
     fan_in = fan_out = static_cast<double>(shape[0]);
-  } else {
-    fan_in = static_cast<double>(shape[0]);
-    fan_out = static_cast<double>(shape[1]);
+    return;
   }
+  double receptive = 1.0;
+  for (size_t d = 0; d + 2 < shape.size(); ++d) receptive *= static_cast<double>(shape[d]);
+  fan_in = static_cast<double>(shape[shape.size() - 2]) * receptive;
+  fan_out = static_cast<double>(shape.back()) * receptive;
 }
 
 // VarianceScaling (keras/src/initializers/random_initializers.py): truncated normal stddev is

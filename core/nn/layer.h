@@ -48,10 +48,13 @@ class Layer {
 
   // Layers compute on rows of flat values: a sample of shape (28, 28) is a row of 784 values in
   // row-major (C) order, as NumPy stores it, so a shape is metadata and Flatten or Reshape moves
-  // no value. output_units maps the input row's width to the output row's; output_shape maps the
-  // sample shape, and throws InputError at `place` when the layer cannot take `in`.
-  virtual int64_t output_units(int64_t input_units) const { return input_units; }
+  // no value. output_shape maps the sample shape, and throws InputError at `place` when the layer
+  // cannot take `in`.
   virtual Shape output_shape(const Shape& in, const std::string& /*place*/) const { return in; }
+  // Called by Network::build with the input's sample shape once output_shape accepted it, before
+  // variable_defs and cache_units: a layer whose computation depends on the input's geometry and
+  // not only on its width (Conv2D) records it here. Not called while the layer computes.
+  virtual void build(const Shape& /*in*/) {}
   virtual std::vector<VariableDef> variable_defs(int64_t /*input_units*/) const { return {}; }
   // Columns of the per-call cache this layer keeps between forward and backward (0: none).
   virtual int64_t cache_units(int64_t /*input_units*/) const { return 0; }
@@ -59,11 +62,11 @@ class Layer {
   // y = layer(x). `params` are this layer's variables in variable_defs() order.
   virtual void forward(std::span<const Matrix* const> params, ConstMatrixRef x, MatrixRef y,
                        MatrixRef cache, const ForwardContext& ctx) const = 0;
-  // dy: dL/dy on entry (may be overwritten). Writes dL/dparam into grads (entries may be null for
-  // frozen variables; gradients are overwritten, not accumulated) and dL/dx into dx when
-  // want_dx.
+  // dy: dL/dy on entry (may be overwritten); cache: what forward kept (may be overwritten too).
+  // Writes dL/dparam into grads (entries may be null for frozen variables; gradients are
+  // overwritten, not accumulated) and dL/dx into dx when want_dx.
   virtual void backward(std::span<const Matrix* const> params, ConstMatrixRef x, ConstMatrixRef y,
-                        ConstMatrixRef cache, MatrixRef dy, bool want_dx, MatrixRef dx,
+                        MatrixRef cache, MatrixRef dy, bool want_dx, MatrixRef dx,
                         std::span<Matrix* const> grads) const = 0;
 
  private:

@@ -97,11 +97,73 @@ constexpr std::array<FieldInfo, 2> kRescalingFields{{
      .hi = std::numeric_limits<float>::max()},
 }};
 
-constexpr std::array<LayerInfo, 8> kLayers{{
+// keras/src/layers/convolutional/{base_conv,conv2d}.py.
+constexpr std::array<FieldInfo, 11> kConv2DFields{{
+    {.key = "filters",
+     .type = FieldType::kInt,
+     .number = 0,
+     .description = "How many filters (output channels) the layer has.",
+     .lo = 1,
+     .hi = 1 << 16,
+     .start = "16"},
+    {.key = "kernel_size",
+     .type = FieldType::kShape,
+     .description = "The window's height and width.",
+     .start = "[3, 3]"},
+    {.key = "strides",
+     .type = FieldType::kShape,
+     .description = "How far the window moves each time, down and across.",
+     .start = "[1, 1]"},
+    {.key = "padding",
+     .type = FieldType::kChoice,
+     .text = "valid",
+     .description = "valid: windows inside the image only; same: zeros around it, so a stride "
+                    "of 1 keeps its size.",
+     .choices = "padding"},
+    kDenseFields[1],
+    kDenseFields[2],
+    kDenseFields[3],
+    kDenseFields[4],
+    kDenseFields[5],
+    kDenseFields[6],
+    kDenseFields[7],
+}};
+
+// keras/src/layers/pooling/{base_pooling,max_pooling2d,average_pooling2d}.py.
+constexpr std::array<FieldInfo, 3> kPoolingFields{{
+    {.key = "pool_size",
+     .type = FieldType::kShape,
+     .description = "The window's height and width.",
+     .start = "[2, 2]"},
+    {.key = "strides",
+     .type = FieldType::kShape,
+     .description = "How far the window moves each time, down and across (a file's null: the "
+                    "pool size).",
+     .start = "[2, 2]"},
+    {.key = "padding",
+     .type = FieldType::kChoice,
+     .text = "valid",
+     .description = "valid: windows inside the image only; same: windows over its border too, "
+                    "counting only the pixels inside.",
+     .choices = "padding"},
+}};
+
+constexpr std::array<LayerInfo, 11> kLayers{{
     {kInputLayer, "input_layer", "The model's input: its shape comes from the data.", kInputFields,
      true},
     {"Dense", "dense", "Fully connected: activation(inputs @ kernel + bias).", kDenseFields, false,
      true},
+    {"Conv2D", "conv2d",
+     "Slides learned filters over an image: (height, width, channels) into (height', width', "
+     "filters).",
+     kConv2DFields},
+    {"MaxPooling2D", "max_pooling2d",
+     "Keeps each channel's largest value in each window, e.g. halving an image's height and "
+     "width.",
+     kPoolingFields},
+    {"AveragePooling2D", "average_pooling2d",
+     "Keeps each channel's mean over each window, e.g. halving an image's height and width.",
+     kPoolingFields},
     {"Activation", "activation", "Applies an activation function to its input.", kActivationFields},
     {"Dropout", "dropout", "Sets a random fraction of its inputs to zero while training.",
      kDropoutFields},
@@ -138,15 +200,22 @@ LayerSpec new_layer(const LayerInfo& info) {
     if (f.start.empty()) continue;
     const std::string start(f.start);
     if (f.key == "units") layer.units = std::stoll(start);
+    if (f.key == "filters") layer.filters = std::stoll(start);
     if (f.key == "activation") layer.activation = start;
     if (f.key == "rate") layer.rate = std::stod(start);
     if (f.key == "scale") layer.scale = std::stod(start);
-    if (f.key == "target_shape") {
+    std::vector<int64_t>* list = f.key == "target_shape"  ? &layer.target_shape
+                                 : f.key == "kernel_size" ? &layer.kernel_size
+                                 : f.key == "strides"     ? &layer.strides
+                                 : f.key == "pool_size"   ? &layer.pool_size
+                                                          : nullptr;
+    if (list) {
       // A JSON list of integers, "[-1]" or "[7, 112]".
+      list->clear();
       size_t at = start.find_first_of("-0123456789");
       while (at != std::string::npos) {
         size_t end = 0;
-        layer.target_shape.push_back(std::stoll(start.substr(at), &end));
+        list->push_back(std::stoll(start.substr(at), &end));
         at = start.find_first_of("-0123456789", at + end);
       }
     }

@@ -31,7 +31,8 @@ struct RegularizerSpec {
 
 struct LayerSpec {
   std::string class_name;  // "InputLayer", "Dense", "Activation", "Dropout", "Flatten", "Reshape",
-                           // "Rescaling", "GlobalAveragePooling2D"
+                           // "Rescaling", "GlobalAveragePooling2D", "Conv2D",
+                           // "MaxPooling2D", "AveragePooling2D"
   std::string name;        // empty: Keras's automatic name (dense, dense_1, ...)
   bool trainable = true;
 
@@ -42,14 +43,24 @@ struct LayerSpec {
 
   // Dense
   int64_t units = 0;
+  // Conv2D: filters (output channels), the window (height, width), its step (height, width) and
+  // "valid" (no padding) or "same" (zeros around, so the output is ceil(input / stride)).
+  int64_t filters = 0;
+  std::vector<int64_t> kernel_size{3, 3};
+  std::vector<int64_t> strides{1, 1};
+  std::string padding = "valid";
+  // MaxPooling2D and AveragePooling2D: the window (height, width); `strides` and `padding` as
+  // above, a file's absent or null strides being the pool size, as Keras's.
+  std::vector<int64_t> pool_size{2, 2};
+  // Dense and Conv2D
   bool use_bias = true;
   InitializerSpec kernel_initializer{};
   InitializerSpec bias_initializer{"zeros", 0.0, 0.05, -0.05, 0.05, std::nullopt};
   RegularizerSpec kernel_regularizer{};
   RegularizerSpec bias_regularizer{};
 
-  // Dense and Activation: linear, relu, sigmoid, tanh, softmax, elu, selu, gelu, leaky_relu,
-  // softplus, silu (swish is the same function and is stored as silu).
+  // Dense, Conv2D and Activation: linear, relu, sigmoid, tanh, softmax, elu, selu, gelu,
+  // leaky_relu, softplus, silu (swish is the same function and is stored as silu).
   std::string activation = "linear";
 
   // Dropout

@@ -8,6 +8,7 @@
 
 #include "core/base/error.h"
 #include "core/nn/activation_layer.h"
+#include "core/nn/conv.h"
 #include "core/nn/dense.h"
 #include "core/nn/dropout.h"
 #include "core/nn/initializers.h"
@@ -15,6 +16,7 @@
 #include "core/nn/pooling.h"
 #include "core/nn/rescaling.h"
 #include "core/nn/reshaping.h"
+#include "core/nn/window_pooling.h"
 
 namespace fitbench {
 namespace {
@@ -36,6 +38,31 @@ std::unique_ptr<Layer> make_layer(const LayerSpec& l, const std::string& place) 
     validate_initializer(l.kernel_initializer, place + ".config.kernel_initializer");
     validate_initializer(l.bias_initializer, place + ".config.bias_initializer");
     return std::make_unique<Dense>(l);
+  }
+  const bool pooling = l.class_name == "MaxPooling2D" || l.class_name == "AveragePooling2D";
+  if (l.class_name == "Conv2D" || pooling) {
+    if (!pooling && (l.filters < 1 || l.filters > kMaxConvSize))
+      throw InputError(place + ".config.filters", "must be an integer in [1, " +
+                                                      std::to_string(kMaxConvSize) + "], got " +
+                                                      std::to_string(l.filters));
+    for (const auto& [key, pair] :
+         {std::pair{pooling ? "pool_size" : "kernel_size", pooling ? &l.pool_size : &l.kernel_size},
+          std::pair{"strides", &l.strides}})
+      if (pair->size() != 2 || std::any_of(pair->begin(), pair->end(),
+                                           [](int64_t d) { return d < 1 || d > kMaxConvSize; }))
+        throw InputError(place + ".config." + key, "must be two integers (height, width) in [1, " +
+                                                       std::to_string(kMaxConvSize) + "]");
+    if (l.padding != "valid" && l.padding != "same")
+      throw InputError(place + ".config.padding",
+                       "must be \"valid\" or \"same\", got \"" + l.padding + "\"");
+    if (pooling)
+      return std::make_unique<WindowPooling2D>(l, l.class_name == "MaxPooling2D"
+                                                      ? WindowPooling2D::Kind::kMax
+                                                      : WindowPooling2D::Kind::kAverage);
+    parse_activation(l.activation, place + ".config.activation");
+    validate_initializer(l.kernel_initializer, place + ".config.kernel_initializer");
+    validate_initializer(l.bias_initializer, place + ".config.bias_initializer");
+    return std::make_unique<Conv2D>(l);
   }
   if (l.class_name == "Dropout") {
     if (!(l.rate >= 0.0 && l.rate < 1.0))
@@ -60,8 +87,9 @@ std::unique_ptr<Layer> make_layer(const LayerSpec& l, const std::string& place) 
   }
   throw InputError(place + ".class_name",
                    "layer \"" + l.class_name +
-                       "\" is not supported; fitbench has InputLayer, Dense, Activation, Dropout, "
-                       "Flatten, Reshape, Rescaling and GlobalAveragePooling2D");
+                       "\" is not supported; fitbench has InputLayer, Dense, Conv2D, MaxPooling2D, "
+                       "AveragePooling2D, Activation, Dropout, Flatten, Reshape, Rescaling and "
+                       "GlobalAveragePooling2D");
 }
 
 Network::Network(const ModelSpec& spec) : name_(spec.name.empty() ? "sequential" : spec.name) {
@@ -167,7 +195,9 @@ void Network::build_checked(const Shape& given, bool limit) {
     const Layer& layer = *layers_[l];
     // The output's width is its shape's size: a pooling layer's depends on the input's shape,
     // not only on its width.
+    const Shape layer_input = shape;
     shape = layer.output_shape(shape, layer_places_[l]);
+    layers_[l]->build(layer_input);
     const int64_t out = shape_size(shape);
     if (limit && out > kMaxModelFloats) too_large(l, static_cast<double>(out), true);
     for (const auto& def : layer.variable_defs(in)) {

@@ -34,6 +34,9 @@ struct NetworkVariable {
   int layer = 0;
 };
 
+// The largest Conv2D filters, kernel side and stride fitbench takes (the window's fields too).
+inline constexpr int64_t kMaxConvSize = 1 << 16;
+
 // The layer `spec` describes (not an InputLayer). Throws InputError at `place` (the layer's place
 // in the file, "model.config.layers[1]") for an unknown class or an impossible field.
 std::unique_ptr<Layer> make_layer(const LayerSpec& spec, const std::string& place);

@@ -1,15 +1,11 @@
 #include "core/nn/pooling.h"
 
-#include "core/base/error.h"
+#include "core/nn/window_geometry.h"
 
 namespace fitbench {
 
 Shape GlobalAveragePooling2D::output_shape(const Shape& in, const std::string& place) const {
-  if (in.size() != 3)
-    throw InputError(place, "this GlobalAveragePooling2D layer receives " + batch_shape_text(in) +
-                                ": it takes images of shape (height, width, channels), so give "
-                                "the model such an input or add a Reshape before it (e.g. to "
-                                "(28, 28, 1) for 28 x 28 grey pictures)");
+  require_image(in, place, class_name());
   return {in[2]};
 }
 
@@ -26,7 +22,7 @@ void GlobalAveragePooling2D::forward(std::span<const Matrix* const>, ConstMatrix
 }
 
 void GlobalAveragePooling2D::backward(std::span<const Matrix* const>, ConstMatrixRef,
-                                      ConstMatrixRef, ConstMatrixRef, MatrixRef dy, bool want_dx,
+                                      ConstMatrixRef, MatrixRef, MatrixRef dy, bool want_dx,
                                       MatrixRef dx, std::span<Matrix* const>) const {
   if (!want_dx) return;
   const Index channels = dy.cols(), pixels = dx.cols() / channels;

@@ -18,7 +18,7 @@ class GlobalAveragePooling2D : public Layer {
                MatrixRef cache, const ForwardContext& ctx) const override;
   // Every pixel's value of channel c gets dy[c] / pixels.
   void backward(std::span<const Matrix* const> params, ConstMatrixRef x, ConstMatrixRef y,
-                ConstMatrixRef cache, MatrixRef dy, bool want_dx, MatrixRef dx,
+                MatrixRef cache, MatrixRef dy, bool want_dx, MatrixRef dx,
                 std::span<Matrix* const> grads) const override;
 };
 

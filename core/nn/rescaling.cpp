@@ -11,7 +11,7 @@ void Rescaling::forward(std::span<const Matrix* const>, ConstMatrixRef x, Matrix
 }
 
 void Rescaling::backward(std::span<const Matrix* const>, ConstMatrixRef, ConstMatrixRef,
-                         ConstMatrixRef, MatrixRef dy, bool want_dx, MatrixRef dx,
+                         MatrixRef, MatrixRef dy, bool want_dx, MatrixRef dx,
                          std::span<Matrix* const>) const {
   if (want_dx) dx.noalias() = dy * static_cast<float>(spec().scale);
 }

@@ -15,7 +15,7 @@ class Rescaling : public Layer {
                MatrixRef cache, const ForwardContext& ctx) const override;
   // dx = dy * scale.
   void backward(std::span<const Matrix* const> params, ConstMatrixRef x, ConstMatrixRef y,
-                ConstMatrixRef cache, MatrixRef dy, bool want_dx, MatrixRef dx,
+                MatrixRef cache, MatrixRef dy, bool want_dx, MatrixRef dx,
                 std::span<Matrix* const> grads) const override;
 };
 

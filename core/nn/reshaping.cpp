@@ -58,7 +58,7 @@ void ReshapingLayer::forward(std::span<const Matrix* const>, ConstMatrixRef x, M
 }
 
 void ReshapingLayer::backward(std::span<const Matrix* const>, ConstMatrixRef, ConstMatrixRef,
-                              ConstMatrixRef, MatrixRef dy, bool want_dx, MatrixRef dx,
+                              MatrixRef, MatrixRef dy, bool want_dx, MatrixRef dx,
                               std::span<Matrix* const>) const {
   if (want_dx) dx = dy;
 }

@@ -24,7 +24,7 @@ class ReshapingLayer : public Layer {
   void forward(std::span<const Matrix* const> params, ConstMatrixRef x, MatrixRef y,
                MatrixRef cache, const ForwardContext& ctx) const override;
   void backward(std::span<const Matrix* const> params, ConstMatrixRef x, ConstMatrixRef y,
-                ConstMatrixRef cache, MatrixRef dy, bool want_dx, MatrixRef dx,
+                MatrixRef cache, MatrixRef dy, bool want_dx, MatrixRef dx,
                 std::span<Matrix* const> grads) const override;
 };
 

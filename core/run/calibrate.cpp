@@ -79,8 +79,7 @@ class DeviceStep {
   DeviceStep(const CapacityInput& in, Index rows) : net_(in.model), rows_(rows) {
     net_.build(in.features);
     for (const NetworkVariable& v : net_.variables()) {
-      const Index r = v.shape.size() == 1 ? 1 : v.shape[0];
-      const Index c = v.shape.size() == 1 ? v.shape[0] : v.shape[1];
+      const Index r = matrix_rows(v.shape), c = matrix_cols(v.shape);
       values_.push_back(Matrix::Random(r, c) * 0.05f);
       grads_.push_back(Matrix::Zero(r, c));
     }

@@ -30,8 +30,8 @@ std::vector<VariableMatrix> variable_matrices(const Network& net) {
   std::vector<VariableMatrix> out;
   for (const NetworkVariable& v : net.variables()) {
     VariableMatrix m;
-    m.rows = v.shape.size() == 1 ? 1 : v.shape[0];
-    m.cols = v.shape.size() == 1 ? v.shape[0] : v.shape[1];
+    m.rows = matrix_rows(v.shape);
+    m.cols = matrix_cols(v.shape);
     m.trainable = v.trainable;
     out.push_back(m);
   }

@@ -124,6 +124,24 @@ std::string layer_code(const LayerSpec& l, const std::string& name) {
          opt(true, "kernel_regularizer", regularizer_code(l.kernel_regularizer)),
          opt(true, "bias_regularizer", regularizer_code(l.bias_regularizer)), frozen, named});
   }
+  if (l.class_name == "Conv2D") {
+    return call(
+        "keras.layers.Conv2D",
+        {py_int(l.filters), py_int_tuple(l.kernel_size),
+         opt(l.strides != std::vector<int64_t>{1, 1}, "strides", py_int_tuple(l.strides)),
+         opt(l.padding != "valid", "padding", py_str(l.padding)),
+         opt(l.activation != "linear", "activation", py_str(l.activation)),
+         opt(!l.use_bias, "use_bias", "False"),
+         opt(true, "kernel_initializer", initializer_code(l.kernel_initializer, "glorot_uniform")),
+         opt(true, "bias_initializer", initializer_code(l.bias_initializer, "zeros")),
+         opt(true, "kernel_regularizer", regularizer_code(l.kernel_regularizer)),
+         opt(true, "bias_regularizer", regularizer_code(l.bias_regularizer)), frozen, named});
+  }
+  if (l.class_name == "MaxPooling2D" || l.class_name == "AveragePooling2D")
+    return call("keras.layers." + l.class_name,
+                {py_int_tuple(l.pool_size),
+                 opt(l.strides != l.pool_size, "strides", py_int_tuple(l.strides)),
+                 opt(l.padding != "valid", "padding", py_str(l.padding)), frozen, named});
   if (l.class_name == "Activation") {
     return call("keras.layers.Activation", {py_str(l.activation), frozen, named});
   }

@@ -210,8 +210,7 @@ StepPhases predict_step_phases(const CapacityInput& in, const Target& target) {
     std::vector<int64_t> slice(static_cast<size_t>(mp.model), 0);
     for (size_t i = 0; i < vars.size(); ++i) {
       if (!vars[i].trainable) continue;
-      const Index r = vars[i].shape.size() == 1 ? 1 : vars[i].shape[0];
-      const Index cols = vars[i].shape.size() == 1 ? vars[i].shape[0] : vars[i].shape[1];
+      const Index r = matrix_rows(vars[i].shape), cols = matrix_cols(vars[i].shape);
       for (int m = 0; m < mp.model; ++m) {
         const SliceRect s = slice_rect(r, cols, mp.variables[i], m, mp.model);
         slice[static_cast<size_t>(m)] += s.rows * s.cols;

@@ -80,7 +80,7 @@ void Sequential::build(const Shape& input_shape) {
   };
   for (const auto& layer : network_.layers()) {
     const LayerSpec& ls = layer->spec();
-    if (ls.class_name == "Dense") {
+    if (ls.class_name == "Dense" || ls.class_name == "Conv2D") {
       const uint32_t kernel_seed = draw(ls.kernel_initializer);
       const uint32_t bias_seed = draw(ls.bias_initializer);
       seeds.push_back(kernel_seed);
@@ -100,9 +100,7 @@ void Sequential::build(const Shape& input_shape) {
     v.shape = nv.shape;
     v.trainable = nv.trainable;
     v.regularizer = nv.regularizer;
-    const Index rows = nv.shape.size() == 1 ? 1 : nv.shape[0];
-    const Index cols = nv.shape.size() == 1 ? nv.shape[0] : nv.shape[1];
-    v.value.resize(rows, cols);
+    v.value.resize(matrix_rows(nv.shape), matrix_cols(nv.shape));
     initialize(nv.initializer, nv.shape, seeds[i], v.value);
     variables_.push_back(std::move(v));
   }

@@ -387,7 +387,7 @@ void TestCli::bad_input_exits_2() {
       {"units",
        QString(base).replace("LAYERS", R"({"class_name": "Dense", "config": {"units": -3}})"),
        "model.config.layers[0].config.units"},
-      {"layer", QString(base).replace("LAYERS", R"({"class_name": "Conv2D", "config": {}})"),
+      {"layer", QString(base).replace("LAYERS", R"({"class_name": "LSTM", "config": {}})"),
        "model.config.layers[0].class_name"},
       {"key",
        QString(base).replace("LAYERS",

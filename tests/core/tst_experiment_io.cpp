@@ -748,10 +748,39 @@ void TestExperimentIo::errors_data() {
       "kernel_initializer, bias_initializer, kernel_regularizer, bias_regularizer, "
       "activity_regularizer, kernel_constraint, bias_constraint, lora_rank, lora_alpha, "
       "quantization_config, input_shape, batch_shape, batch_input_shape");
-  row("/model/config/layers/-", R"({"class_name": "Conv2D", "config": {"filters": 8}})",
+  row("/model/config/layers/-", R"({"class_name": "LSTM", "config": {"units": 8}})",
       "model.config.layers[3].class_name",
-      "\"Conv2D\" is not supported by fitbench; expected one of: InputLayer, Dense, Activation, "
-      "Dropout, Flatten, Reshape, Rescaling, GlobalAveragePooling2D");
+      "\"LSTM\" is not supported by fitbench; expected one of: InputLayer, Dense, Conv2D, "
+      "MaxPooling2D, AveragePooling2D, Activation, Dropout, Flatten, Reshape, Rescaling, "
+      "GlobalAveragePooling2D");
+  row("/model/config/layers/-",
+      R"({"class_name": "MaxPooling2D", "config": {"pool_size": [2, 2], "strides": [2]}})",
+      "model.config.layers[3].config.strides",
+      "must be a positive integer or a list of two, such as [3, 3], got an array");
+  row("/model/config/layers/-",
+      R"({"class_name": "AveragePooling2D", "config": {"data_format": "channels_first"}})",
+      "model.config.layers[3].config.data_format",
+      "\"channels_first\" is not supported by fitbench (only \"channels_last\" is)");
+  row("/model/config/layers/-", R"({"class_name": "Conv2D", "config": {"kernel_size": 3}})",
+      "model.config.layers[3].config.filters", "is required (the number of output channels)");
+  row("/model/config/layers/-",
+      R"({"class_name": "Conv2D", "config": {"filters": 8, "kernel_size": [3, 3, 3]}})",
+      "model.config.layers[3].config.kernel_size",
+      "must be a positive integer or a list of two, such as [3, 3], got an array");
+  row("/model/config/layers/-",
+      R"({"class_name": "Conv2D", "config": {"filters": 8, "kernel_size": [3, 0]}})",
+      "model.config.layers[3].config.kernel_size[1]", "must be a positive integer, got 0");
+  row("/model/config/layers/-",
+      R"({"class_name": "Conv2D", "config": {"filters": 8, "kernel_size": 3, "padding": "full"}})",
+      "model.config.layers[3].config.padding", "must be \"valid\" or \"same\", got \"full\"");
+  row("/model/config/layers/-",
+      R"({"class_name": "Conv2D", "config": {"filters": 8, "kernel_size": 3,
+                                               "dilation_rate": [2, 2]}})",
+      "model.config.layers[3].config.dilation_rate",
+      "[2,2] is not supported by fitbench (only [1, 1] is)");
+  row("/model/config/layers/-",
+      R"({"class_name": "Conv2D", "config": {"filters": 8, "kernel_size": 3, "groups": 2}})",
+      "model.config.layers[3].config.groups", "2 is not supported by fitbench (only 1 is)");
   row("/model/config/layers/-",
       R"({"class_name": "Flatten", "config": {"data_format": "channels_first"}})",
       "model.config.layers[3].config.data_format",

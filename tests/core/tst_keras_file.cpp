@@ -294,6 +294,99 @@ class TestKerasFile : public QObject {
     QVERIFY2(summary.contains(QString::fromUtf8("│ (None, 3)")), qPrintable(summary));
   }
 
+  // Two Conv2D layers (valid 2x2 relu; same 3x2 with strides 2x1, no bias), an
+  // AveragePooling2D (2x2, strides 1, same) between them and a MaxPooling2D (2x2) after, as
+  // Keras 3.16 writes them: the config's keys and the kernel (kh, kw, in, out) in
+  // layers/conv2d/vars/0, the checker's NumPy convolution and pooling giving the predictions,
+  // the file read back with the same numbers and the summary's shapes and parameter counts.
+  void convolutionAsKerasWritesIt() {
+    set_random_seed(8);
+    Matrix x, y;
+    fixtures::make_data(x, y, 20, 3);
+    LayerSpec input = fixtures::input(20);
+    input.shape = {4, 5, 1};
+    LayerSpec conv;
+    conv.class_name = "Conv2D";
+    conv.filters = 3;
+    conv.kernel_size = {2, 2};
+    conv.activation = "relu";
+    LayerSpec conv2 = conv;
+    conv2.filters = 4;
+    conv2.kernel_size = {3, 2};
+    conv2.strides = {2, 1};
+    conv2.padding = "same";
+    conv2.activation = "tanh";
+    conv2.use_bias = false;
+    LayerSpec flat;
+    flat.class_name = "Flatten";
+    LayerSpec average;
+    average.class_name = "AveragePooling2D";
+    average.strides = {1, 1};
+    average.padding = "same";
+    LayerSpec max;
+    max.class_name = "MaxPooling2D";
+    max.strides = {2, 2};
+    ModelSpec spec;
+    spec.layers = {input, conv, average, conv2, max, flat, fixtures::dense(3, "softmax")};
+    Sequential m(spec);
+    fixtures::compile(m, optimizer("Adam"));
+    m.fit(x, y, two_epochs());
+    write_model_file(m.model_file(), path("c1.keras"));
+    write_model_file(m.model_file(), path("c1.json"));
+    const Matrix predicted = m.predict(x);
+    QStringList header;
+    for (int i = 0; i < 20; ++i) header << QString("f%1").arg(i);
+    const std::string columns = header.join(',').toStdString();
+    write_csv(x, columns.c_str(), path("c1x.csv"));
+    write_csv(predicted, "p0,p1,p2", path("c1p.csv"));
+    QCOMPARE(run_python({FITBENCH_SOURCE_DIR "/tests/reference/keras_file_check.py",
+                         QString::fromStdString(path("c1.keras")),
+                         QString::fromStdString(path("c1.json")), "--data",
+                         QString::fromStdString(path("c1x.csv")), "--predictions",
+                         QString::fromStdString(path("c1p.csv"))}),
+             QString("ok"));
+    QCOMPARE(run_python({"-c",
+                         "import io, json, sys, zipfile, h5py\n"
+                         "z = zipfile.ZipFile(sys.argv[1])\n"
+                         "layers = json.loads(z.read('config.json'))['config']['layers']\n"
+                         "c = layers[3]\n"
+                         "k = c['config']\n"
+                         "print(k['filters'], k['kernel_size'], k['strides'], k['padding'], "
+                         "k['use_bias'], json.dumps(c['build_config']))\n"
+                         "print(json.dumps(layers[2]['config']['pool_size']), "
+                         "layers[2]['config']['strides'], layers[4]['config']['strides'], "
+                         "layers[4]['config']['padding'])\n"
+                         "h = h5py.File(io.BytesIO(z.read('model.weights.h5')), 'r')\n"
+                         "print(h['layers/conv2d/vars/0'].shape, h['layers/conv2d/vars/1'].shape, "
+                         "sorted(h['layers/conv2d_1/vars']))\n",
+                         QString::fromStdString(path("c1.keras"))}),
+             QString("4 [3, 2] [2, 1] same False {\"input_shape\": [null, 3, 4, 3]}\n"
+                     "[2, 2] [1, 1] [2, 2] valid\n"
+                     "(2, 2, 1, 3) (3,) ['0']"));
+    const ModelFile back = read_model_file(path("c1.keras"));
+    QCOMPARE(back.config.layers[2].class_name, std::string("AveragePooling2D"));
+    QCOMPARE(back.config.layers[2].padding, std::string("same"));
+    QCOMPARE(back.config.layers[3].class_name, std::string("Conv2D"));
+    QCOMPARE(back.config.layers[3].kernel_size, (std::vector<int64_t>{3, 2}));
+    QCOMPARE(back.config.layers[3].strides, (std::vector<int64_t>{2, 1}));
+    QCOMPARE(back.config.layers[3].padding, std::string("same"));
+    QCOMPARE(back.config.layers[4].strides, (std::vector<int64_t>{2, 2}));
+    Sequential again(back.config);
+    again.set_weights(back.weights, "c1.keras");
+    QCOMPARE(again.predict(x), predicted);
+    const QStringList summary = QString::fromStdString(again.summary()).split('\n');
+    const auto row = [&](const QString& layer) {
+      for (const QString& line : summary)
+        if (line.contains(layer)) return line.simplified();
+      return QString();
+    };
+    // Keras's counts: 2*2*1*3 + 3 and 3*2*3*4 without a bias.
+    QCOMPARE(row("conv2d (Conv2D)"), QString("│ conv2d (Conv2D) │ (None, 3, 4, 3) │ 15 │"));
+    QCOMPARE(row("conv2d_1 (Conv2D)"), QString("│ conv2d_1 (Conv2D) │ (None, 2, 4, 4) │ 72 │"));
+    QCOMPARE(row("(MaxPooling2D)"),
+             QString("│ max_pooling2d (MaxPooling2D) │ (None, 1, 2, 4) │ 0 │"));
+  }
+
   // Read back: the config, compile options, weights (bit for bit), statistics (through float32,
   // as Keras holds them) and the optimizer state.
   void readsBackWhatItWrites() {
@@ -454,10 +547,10 @@ class TestKerasFile : public QObject {
                                 << "has no model.weights.h5";
     QTest::newRow("bad JSON") << "bad_config_json.keras"
                               << "config.json: line 1, column 33";
-    QTest::newRow("Conv2D")
-        << "conv2d.keras"
-        << "config.layers[1].class_name: \"Conv2D\" is not supported by fitbench; expected one "
-           "of: InputLayer, Dense, Activation, Dropout";
+    QTest::newRow("LSTM")
+        << "lstm.keras"
+        << "config.layers[1].class_name: \"LSTM\" is not supported by fitbench; expected one "
+           "of: InputLayer, Dense, Conv2D, MaxPooling2D, AveragePooling2D, Activation";
     QTest::newRow("activation") << "unknown_activation.keras"
                                 << "\"mish\" is not supported";
     QTest::newRow("not HDF5") << "not_hdf5.keras"

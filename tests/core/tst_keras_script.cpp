@@ -156,7 +156,13 @@ void check_record(const RunPlan& plan, const ScriptRun& run) {
     QCOMPARE(got.at("class").get<std::string>(), "keras.layers." + l.class_name);
     QCOMPARE(args.at("name").get<std::string>(), layers[k++]->name());
     if (l.class_name == "Dense") QCOMPARE(args.at("units").get<int64_t>(), l.units);
-    if (l.class_name == "Dense" || l.class_name == "Activation")
+    if (l.class_name == "Conv2D") {
+      QCOMPARE(args.at("filters").get<int64_t>(), l.filters);
+      QCOMPARE(args.at("kernel_size").get<std::vector<int64_t>>(), l.kernel_size);
+      QCOMPARE(args.value("strides", std::vector<int64_t>{1, 1}), l.strides);
+      QCOMPARE(args.value("padding", std::string("valid")), l.padding);
+    }
+    if (l.class_name == "Dense" || l.class_name == "Activation" || l.class_name == "Conv2D")
       QCOMPARE(args.value("activation", std::string("linear")), l.activation);
     if (l.class_name == "Dropout") QCOMPARE(args.at("rate").get<double>(), l.rate);
     if (l.class_name == "Reshape")
@@ -348,6 +354,32 @@ class TestKerasScript : public QObject {
     QVERIFY2(image_run.code == 0, qPrintable(image_run.err));
     check_record(images, image_run);
     check_data(images, image_run);
+
+    // A convolutional model: Reshape to (28, 28, 1), Conv2D with strides and "same" padding,
+    // then GlobalAveragePooling2D; each call with its arguments through the double.
+    writeFile("fm3.json", R"({"seed": 3,
+      "data": {"dataset": "fashion_mnist", "path": "fm", "subset": 5, "validation_data": "test"},
+      "model": {"class_name": "Sequential", "config": {"name": "fm", "layers": [
+        {"class_name": "InputLayer", "config": {"batch_shape": [null, 28, 28]}},
+        {"class_name": "Reshape", "config": {"target_shape": [28, 28, 1]}},
+        {"class_name": "Conv2D", "config": {"filters": 4, "kernel_size": 3, "strides": [2, 1],
+                                            "padding": "same", "activation": "relu"}},
+        {"class_name": "GlobalAveragePooling2D", "config": {}},
+        {"class_name": "Dense", "config": {"name": "out", "units": 10, "activation": "softmax"}}]}},
+      "compile": {"optimizer": "adam", "loss": "sparse_categorical_crossentropy"},
+      "fit": {"epochs": 1, "batch_size": 2}})");
+    const RunPlan conv = plan_for(dir_.filePath("fm3.json").toStdString());
+    const std::string conv_script = keras_script(conv);
+    QVERIFY2(conv_script.find("keras.layers.Conv2D(4, (3, 3), strides=(2, 1), padding=\"same\", "
+                              "activation=\"relu\", name=\"conv2d\")") != std::string::npos,
+             conv_script.c_str());
+    QVERIFY2(conv_script.find("keras.layers.GlobalAveragePooling2D(name=\"global_average_"
+                              "pooling2d\")") != std::string::npos,
+             conv_script.c_str());
+    const ScriptRun conv_run = run_script(dir_, conv_script);
+    QVERIFY2(conv_run.code == 0, qPrintable(conv_run.err));
+    check_record(conv, conv_run);
+    check_data(conv, conv_run);
   }
 
   // On several devices: DataParallel gets every device, the flag JAX reads says how many.

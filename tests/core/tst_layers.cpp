@@ -5,6 +5,7 @@
 #include "core/base/error.h"
 #include "core/distribution/executors/distribution.h"
 #include "core/distribution/executors/model_parallel_executor.h"
+#include "core/distribution/layout/model_parallel_plan.h"
 #include "core/nn/activations.h"
 #include "core/nn/network.h"
 #include "core/python/random.h"
@@ -38,9 +39,7 @@ struct Fixture {
     net.build(in);
     Rng rng(seed);
     for (const auto& v : net.variables()) {
-      const Index rr = v.shape.size() == 1 ? 1 : v.shape[0];
-      const Index cc = v.shape.size() == 1 ? v.shape[0] : v.shape[1];
-      Matrix m(rr, cc);
+      Matrix m(matrix_rows(v.shape), matrix_cols(v.shape));
       for (Index i = 0; i < m.size(); ++i) m.data()[i] = static_cast<float>(rng.uniform(-0.8, 0.8));
       values.push_back(m);
     }
@@ -120,6 +119,28 @@ LayerSpec rescaling(double scale, double offset) {
   return l;
 }
 
+LayerSpec conv2d(int64_t filters, Shape kernel, Shape strides, const std::string& padding,
+                 const std::string& activation, bool bias = true) {
+  LayerSpec l;
+  l.class_name = "Conv2D";
+  l.filters = filters;
+  l.kernel_size = kernel;
+  l.strides = strides;
+  l.padding = padding;
+  l.activation = activation;
+  l.use_bias = bias;
+  return l;
+}
+
+LayerSpec pool2d(const std::string& kind, Shape pool, Shape strides, const std::string& padding) {
+  LayerSpec l;
+  l.class_name = kind;
+  l.pool_size = pool;
+  l.strides = strides;
+  l.padding = padding;
+  return l;
+}
+
 // ModelParallel on a 1 x 2 mesh, the first Dense sharded by its units.
 DistributionSpec model_parallel_1x2() {
   DistributionSpec mp;
@@ -135,16 +156,19 @@ bool close(double analytic, double numeric, double tol) {
   return std::abs(analytic - numeric) <= tol * std::max(1.0, std::abs(numeric));
 }
 
-// Every variable's gradient against central differences (step 1e-2, relative 2e-2); the
-// number of elements checked, 0 after a failure.
-int checked_gradients(Fixture& f) {
+// Every variable's gradient against central differences (relative 2e-2); the number of
+// elements checked, 0 after a failure. A step of 1e-2 may cross a kink of a maximum (two pixels
+// of a pooling window swapping places): max pooling is checked with 1e-3.
+int checked_gradients(Fixture& f, double step = 1e-2) {
   Matrix dx;
   const auto grads = f.grads(dx);
   int checked = 0;
   for (size_t v = 0; v < f.values.size(); ++v)
     for (Index i = 0; i < f.values[v].size(); ++i) {
-      if (!close(grads[v].data()[i], f.numeric(v, i, 1e-2), 2e-2)) {
-        qWarning("variable %zu element %td differs", v, static_cast<std::ptrdiff_t>(i));
+      const double numeric = f.numeric(v, i, step);
+      if (!close(grads[v].data()[i], numeric, 2e-2)) {
+        qWarning("variable %zu element %td: analytic %g, numeric %g", v,
+                 static_cast<std::ptrdiff_t>(i), double(grads[v].data()[i]), numeric);
         return 0;
       }
       ++checked;
@@ -206,6 +230,19 @@ class TestLayers : public QObject {
   void global_average_pooling();
   void global_average_pooling_gradients();
   void global_average_pooling_trains_on_every_strategy();
+  void conv2d_values_data();
+  void conv2d_values();
+  void conv2d_gradients_data();
+  void conv2d_gradients();
+  void conv2d_refusals();
+  void conv2d_glorot_counts_the_window();
+  void conv2d_trains_on_every_strategy();
+  void pooling_values_data();
+  void pooling_values();
+  void pooling_gradients_data();
+  void pooling_gradients();
+  void pooling_refusals();
+  void pooling_trains_on_every_strategy();
 };
 
 void TestLayers::dense_gradients_data() {
@@ -599,6 +636,300 @@ void TestLayers::global_average_pooling_trains_on_every_strategy() {
   // row) train as one device does.
   ModelSpec spec;
   spec.layers = {fixtures::input(6), dense(12, "relu"), reshape({2, 2, 3}), gap2d(),
+                 dense(3, "softmax")};
+  check_strategies(spec);
+}
+
+void TestLayers::conv2d_values_data() {
+  QTest::addColumn<Shape>("image");
+  QTest::addColumn<std::vector<LayerSpec>>("layer");
+  QTest::addColumn<Shape>("out");
+  QTest::newRow("valid 3x3") << Shape{5, 6, 2}
+                             << std::vector{conv2d(3, {3, 3}, {1, 1}, "valid", "linear")}
+                             << Shape{3, 4, 3};
+  QTest::newRow("same 3x2 stride 2, relu")
+      << Shape{5, 6, 2} << std::vector{conv2d(4, {3, 2}, {2, 2}, "same", "relu")} << Shape{3, 3, 4};
+  QTest::newRow("same 4x4 stride 1x3, no bias")
+      << Shape{4, 7, 3} << std::vector{conv2d(2, {4, 4}, {1, 3}, "same", "linear", false)}
+      << Shape{4, 3, 2};
+  QTest::newRow("valid 2x2 stride 2, softmax over channels")
+      << Shape{4, 5, 1} << std::vector{conv2d(3, {2, 2}, {2, 2}, "valid", "softmax")}
+      << Shape{2, 2, 3};
+}
+
+void TestLayers::conv2d_values() {
+  // Each output pixel against the convolution written out in double: the window's values times
+  // the kernel's, zeros where "same" reaches past the border (XLA's split: the smaller half of
+  // the padding first), plus the bias, then the activation over the channels.
+  QFETCH(Shape, image);
+  QFETCH(std::vector<LayerSpec>, layer);
+  QFETCH(Shape, out);
+  const LayerSpec& l = layer.front();
+  ModelSpec spec;
+  spec.layers = {shaped_input(image), l};
+  Fixture f(spec, shape_size(image), 3, 31);
+  QCOMPARE(f.net.layer_shape(0), out);
+  QCOMPARE(f.net.variables()[0].shape,
+           (Shape{l.kernel_size[0], l.kernel_size[1], image[2], l.filters}));
+  f.loss(f.x);
+  const Matrix y = f.net.output(f.ws, f.x.rows());
+  const Index h = image[0], w = image[1], c = image[2], kh = l.kernel_size[0],
+              kw = l.kernel_size[1];
+  const Index pad_top =
+      l.padding == "same" ? std::max<Index>((out[0] - 1) * l.strides[0] + kh - h, 0) / 2 : 0;
+  const Index pad_left =
+      l.padding == "same" ? std::max<Index>((out[1] - 1) * l.strides[1] + kw - w, 0) / 2 : 0;
+  const Matrix& kernel = f.values[0];
+  for (Index r = 0; r < f.x.rows(); ++r)
+    for (Index oy = 0; oy < out[0]; ++oy)
+      for (Index ox = 0; ox < out[1]; ++ox) {
+        std::vector<double> z(static_cast<size_t>(l.filters));
+        for (Index o = 0; o < l.filters; ++o) {
+          double sum = l.use_bias ? f.values[1](0, o) : 0.0;
+          for (Index ky = 0; ky < kh; ++ky)
+            for (Index kx = 0; kx < kw; ++kx) {
+              const Index iy = oy * l.strides[0] + ky - pad_top;
+              const Index ix = ox * l.strides[1] + kx - pad_left;
+              if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
+              for (Index ch = 0; ch < c; ++ch)
+                sum += double(f.x(r, (iy * w + ix) * c + ch)) *
+                       double(kernel((ky * kw + kx) * c + ch, o));
+            }
+          z[static_cast<size_t>(o)] = sum;
+        }
+        double total = 0.0;
+        for (double& v : z) {
+          if (l.activation == "relu") v = std::max(v, 0.0);
+          if (l.activation == "softmax") total += v = std::exp(v);
+        }
+        for (Index o = 0; o < l.filters; ++o) {
+          const double want = l.activation == "softmax" ? z[size_t(o)] / total : z[size_t(o)];
+          const float got = y(r, (oy * out[1] + ox) * l.filters + o);
+          if (std::abs(got - want) > 1e-5 * std::max(1.0, std::abs(want)))
+            QFAIL(qPrintable(QString("row %1 pixel (%2, %3) filter %4: %5, want %6")
+                                 .arg(r)
+                                 .arg(oy)
+                                 .arg(ox)
+                                 .arg(o)
+                                 .arg(got)
+                                 .arg(want)));
+        }
+      }
+}
+
+void TestLayers::conv2d_gradients_data() {
+  QTest::addColumn<std::vector<LayerSpec>>("layer");
+  QTest::newRow("valid 2x2, tanh") << std::vector{conv2d(3, {2, 2}, {1, 1}, "valid", "tanh")};
+  QTest::newRow("same 3x3 stride 2, relu")
+      << std::vector{conv2d(2, {3, 3}, {2, 2}, "same", "relu")};
+  QTest::newRow("same 2x3 stride 1x2, elu, no bias")
+      << std::vector{conv2d(2, {2, 3}, {1, 2}, "same", "elu", false)};
+}
+
+void TestLayers::conv2d_gradients() {
+  // Dense(32, tanh) -> Reshape((4, 4, 2)) -> Conv2D -> Flatten -> Dense(2): every kernel's and
+  // bias's gradient against central differences, so the Conv2D's input gradient (col2im) is
+  // checked through the first Dense's.
+  QFETCH(std::vector<LayerSpec>, layer);
+  ModelSpec spec;
+  spec.layers = {fixtures::input(3), dense(32, "tanh"), reshape({4, 4, 2}),
+                 layer.front(),      flatten(),         dense(2, "linear")};
+  Fixture f(spec, 3, 4, 41);
+  int64_t expected = 0;
+  for (const auto& v : f.net.variables()) expected += shape_size(v.shape);
+  QCOMPARE(checked_gradients(f), static_cast<int>(expected));
+}
+
+void TestLayers::conv2d_refusals() {
+  const LayerSpec conv = conv2d(4, {3, 3}, {1, 1}, "valid", "relu");
+  QCOMPARE(QString::fromStdString(build_error({fixtures::input(784), conv}, Shape{784})),
+           QStringLiteral("model.config.layers[1]: this Conv2D layer receives (None, 784): it "
+                          "takes images of shape (height, width, channels), so give the model "
+                          "such an input or add a Reshape before it (e.g. to (28, 28, 1) for 28 x "
+                          "28 grey pictures)"));
+  QCOMPARE(QString::fromStdString(build_error({shaped_input({2, 5, 1}), conv}, Shape{2, 5, 1})),
+           QStringLiteral("model.config.layers[1].config.kernel_size: the 3 x 3 kernel does not "
+                          "fit in this layer's input (None, 2, 5, 1) with padding \"valid\": use "
+                          "a smaller kernel or padding \"same\""));
+  LayerSpec bad = conv;
+  bad.padding = "full";
+  QCOMPARE(QString::fromStdString(build_error({shaped_input({4, 4, 1}), bad}, Shape{4, 4, 1})),
+           QStringLiteral("model.config.layers[1].config.padding: must be \"valid\" or "
+                          "\"same\", got \"full\""));
+  bad = conv;
+  bad.strides = {0, 1};
+  QCOMPARE(QString::fromStdString(build_error({shaped_input({4, 4, 1}), bad}, Shape{4, 4, 1})),
+           QStringLiteral("model.config.layers[1].config.strides: must be two integers (height, "
+                          "width) in [1, 65536]"));
+  // ModelParallel shards Dense variables only: a layout entry that shards a Conv2D kernel is
+  // refused at the entry.
+  ModelSpec spec;
+  spec.layers = {shaped_input({4, 4, 1}), conv, flatten(), dense(2, "softmax")};
+  Network net(spec);
+  net.build(Shape{4, 4, 1});
+  DistributionSpec mp = model_parallel_1x2();
+  mp.layout_map = {{"conv2d/kernel", {"", "", "", "model"}}};
+  try {
+    make_model_parallel_plan(net, mp, 2);
+    QFAIL("a sharded Conv2D kernel was accepted");
+  } catch (const InputError& e) {
+    QCOMPARE(QString::fromStdString(e.what()),
+             QStringLiteral("distribution.layout_map[\"conv2d/kernel\"]: shards "
+                            "sequential/conv2d/kernel, a variable of Conv2D layer 'conv2d'; "
+                            "fitbench shards the variables of Dense layers only, so use null for "
+                            "every dimension of this layer's variables (they are then replicated "
+                            "on every device of the model axis)"));
+  }
+}
+
+void TestLayers::conv2d_glorot_counts_the_window() {
+  // Keras's compute_fans counts the receptive field: a (3, 3, 2, 8) kernel has fan_in 18 and
+  // fan_out 72, so glorot_uniform draws from +-sqrt(6 / 90).
+  ModelSpec spec;
+  spec.layers = {shaped_input({5, 5, 2}), conv2d(8, {3, 3}, {1, 1}, "valid", "relu")};
+  Sequential model(spec);
+  model.build(Shape{5, 5, 2});
+  const Matrix& kernel = model.variables()[0].value;
+  QCOMPARE(kernel.rows(), Index{18});
+  QCOMPARE(kernel.cols(), Index{8});
+  const float limit = static_cast<float>(std::sqrt(6.0 / 90.0));
+  QVERIFY(kernel.cwiseAbs().maxCoeff() <= limit);
+  QVERIFY(kernel.cwiseAbs().maxCoeff() > 0.9f * limit);
+}
+
+void TestLayers::conv2d_trains_on_every_strategy() {
+  // Dense(18) -> Reshape((3, 3, 2)) -> Conv2D(4, 2x2, same, relu) -> Flatten -> Dense(3,
+  // softmax): DataParallel on 3 devices and ModelParallel on a 1 x 2 mesh (the Conv2D whole on
+  // each device of the row, its gradients summed along the batch axis) train as one device does.
+  ModelSpec spec;
+  spec.layers = {fixtures::input(6), dense(18, "relu"),
+                 reshape({3, 3, 2}), conv2d(4, {2, 2}, {1, 1}, "same", "relu"),
+                 flatten(),          dense(3, "softmax")};
+  check_strategies(spec);
+}
+
+void TestLayers::pooling_values_data() {
+  QTest::addColumn<Shape>("image");
+  QTest::addColumn<std::vector<LayerSpec>>("layer");
+  QTest::addColumn<Shape>("out");
+  QTest::newRow("max 2x2") << Shape{5, 6, 2}
+                           << std::vector{pool2d("MaxPooling2D", {2, 2}, {2, 2}, "valid")}
+                           << Shape{2, 3, 2};
+  QTest::newRow("max 3x3 stride 2, same")
+      << Shape{5, 5, 2} << std::vector{pool2d("MaxPooling2D", {3, 3}, {2, 2}, "same")}
+      << Shape{3, 3, 2};
+  QTest::newRow("average 2x2 stride 1")
+      << Shape{3, 4, 3} << std::vector{pool2d("AveragePooling2D", {2, 2}, {1, 1}, "valid")}
+      << Shape{2, 3, 3};
+  QTest::newRow("average 3x2 stride 2, same: border windows count their pixels")
+      << Shape{4, 5, 1} << std::vector{pool2d("AveragePooling2D", {3, 2}, {2, 2}, "same")}
+      << Shape{2, 3, 1};
+}
+
+void TestLayers::pooling_values() {
+  // Each output against the window written out: its pixels inside the image (the padding of
+  // "same" split as XLA's, the smaller half first), their maximum or their float32 sum over
+  // their count.
+  QFETCH(Shape, image);
+  QFETCH(std::vector<LayerSpec>, layer);
+  QFETCH(Shape, out);
+  const LayerSpec& l = layer.front();
+  ModelSpec spec;
+  spec.layers = {shaped_input(image), l};
+  Fixture f(spec, shape_size(image), 3, 37);
+  QCOMPARE(f.net.layer_shape(0), out);
+  f.loss(f.x);
+  const Matrix y = f.net.output(f.ws, f.x.rows());
+  const Index h = image[0], w = image[1], c = image[2];
+  const Index top = l.padding == "same"
+                        ? std::max<Index>((out[0] - 1) * l.strides[0] + l.pool_size[0] - h, 0) / 2
+                        : 0;
+  const Index left = l.padding == "same"
+                         ? std::max<Index>((out[1] - 1) * l.strides[1] + l.pool_size[1] - w, 0) / 2
+                         : 0;
+  for (Index r = 0; r < f.x.rows(); ++r)
+    for (Index oy = 0; oy < out[0]; ++oy)
+      for (Index ox = 0; ox < out[1]; ++ox)
+        for (Index ch = 0; ch < c; ++ch) {
+          float best = -std::numeric_limits<float>::infinity(), sum = 0.0f;
+          int count = 0;
+          for (Index ky = 0; ky < l.pool_size[0]; ++ky)
+            for (Index kx = 0; kx < l.pool_size[1]; ++kx) {
+              const Index iy = oy * l.strides[0] + ky - top, ix = ox * l.strides[1] + kx - left;
+              if (iy < 0 || iy >= h || ix < 0 || ix >= w) continue;
+              const float v = f.x(r, (iy * w + ix) * c + ch);
+              best = std::max(best, v);
+              sum += v;
+              ++count;
+            }
+          const float want = l.class_name == "MaxPooling2D" ? best : sum / float(count);
+          const float got = y(r, (oy * out[1] + ox) * c + ch);
+          if (std::abs(got - want) > 1e-6f * std::max(1.0f, std::abs(want)))
+            QFAIL(qPrintable(QString("row %1 pixel (%2, %3) channel %4: %5, want %6 of %7 pixels")
+                                 .arg(r)
+                                 .arg(oy)
+                                 .arg(ox)
+                                 .arg(ch)
+                                 .arg(got)
+                                 .arg(want)
+                                 .arg(count)));
+        }
+}
+
+void TestLayers::pooling_gradients_data() {
+  QTest::addColumn<std::vector<LayerSpec>>("layer");
+  QTest::newRow("max 2x2") << std::vector{pool2d("MaxPooling2D", {2, 2}, {2, 2}, "valid")};
+  QTest::newRow("max 3x3 stride 2, same")
+      << std::vector{pool2d("MaxPooling2D", {3, 3}, {2, 2}, "same")};
+  QTest::newRow("average 3x2 stride 1x2, same")
+      << std::vector{pool2d("AveragePooling2D", {3, 2}, {1, 2}, "same")};
+}
+
+void TestLayers::pooling_gradients() {
+  // Dense(32, tanh) -> Reshape((4, 4, 2)) -> pooling -> Flatten -> Dense(2): the first kernel's
+  // gradient passes back through the pooling (to each window's maximum, or spread over its
+  // pixels), checked by central differences.
+  QFETCH(std::vector<LayerSpec>, layer);
+  ModelSpec spec;
+  spec.layers = {fixtures::input(3), dense(32, "tanh"), reshape({4, 4, 2}),
+                 layer.front(),      flatten(),         dense(2, "linear")};
+  Fixture f(spec, 3, 4, 43);
+  int64_t expected = 0;
+  for (const auto& v : f.net.variables()) expected += shape_size(v.shape);
+  QCOMPARE(checked_gradients(f, layer.front().class_name == "MaxPooling2D" ? 1e-3 : 1e-2),
+           static_cast<int>(expected));
+}
+
+void TestLayers::pooling_refusals() {
+  const LayerSpec pool = pool2d("MaxPooling2D", {3, 3}, {3, 3}, "valid");
+  QCOMPARE(QString::fromStdString(build_error({shaped_input({2, 5, 4}), pool}, Shape{2, 5, 4})),
+           QStringLiteral("model.config.layers[1].config.pool_size: the 3 x 3 window does not "
+                          "fit in this layer's input (None, 2, 5, 4) with padding \"valid\": use "
+                          "a smaller window or padding \"same\""));
+  QCOMPARE(QString::fromStdString(build_error({fixtures::input(8), pool}, Shape{8})),
+           QStringLiteral("model.config.layers[1]: this MaxPooling2D layer receives (None, 8): "
+                          "it takes images of shape (height, width, channels), so give the model "
+                          "such an input or add a Reshape before it (e.g. to (28, 28, 1) for 28 "
+                          "x 28 grey pictures)"));
+  LayerSpec bad = pool;
+  bad.pool_size = {0, 2};
+  QCOMPARE(QString::fromStdString(build_error({shaped_input({4, 4, 1}), bad}, Shape{4, 4, 1})),
+           QStringLiteral("model.config.layers[1].config.pool_size: must be two integers "
+                          "(height, width) in [1, 65536]"));
+}
+
+void TestLayers::pooling_trains_on_every_strategy() {
+  // Dense(32) -> Reshape((4, 4, 2)) -> Conv2D(3, 2x2, same) -> MaxPooling2D -> AveragePooling2D
+  // (same) -> Flatten -> Dense(3, softmax): DataParallel on 3 devices and ModelParallel on a
+  // 1 x 2 mesh train as one device does.
+  ModelSpec spec;
+  spec.layers = {fixtures::input(6),
+                 dense(32, "relu"),
+                 reshape({4, 4, 2}),
+                 conv2d(3, {2, 2}, {1, 1}, "same", "relu"),
+                 pool2d("MaxPooling2D", {2, 2}, {2, 2}, "valid"),
+                 pool2d("AveragePooling2D", {2, 2}, {1, 1}, "same"),
+                 flatten(),
                  dense(3, "softmax")};
   check_strategies(spec);
 }

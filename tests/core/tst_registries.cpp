@@ -112,15 +112,16 @@ class TestRegistries : public QObject {
 void TestRegistries::layerClasses() {
   // Keras's class names fitbench reads, as the reader listed them before the registry.
   const std::vector<std::string> expected = {
-      "InputLayer", "Dense",   "Activation", "Dropout",
-      "Flatten",    "Reshape", "Rescaling",  "GlobalAveragePooling2D"};
+      "InputLayer", "Dense",   "Conv2D",  "MaxPooling2D", "AveragePooling2D",      "Activation",
+      "Dropout",    "Flatten", "Reshape", "Rescaling",    "GlobalAveragePooling2D"};
   QCOMPARE(names_of(layer_classes(), [](const LayerInfo& l) { return l.class_name; }), expected);
   const std::string message = error_of([] {
-    parse_with(Json::array({{{"class_name", "Conv2D"}, {"config", Json::object()}}}),
+    parse_with(Json::array({{{"class_name", "LSTM"}, {"config", Json::object()}}}),
                compile_with("sgd", "mse"));
   });
-  QVERIFY2(message.find("; expected one of: InputLayer, Dense, Activation, Dropout, Flatten, "
-                        "Reshape, Rescaling") != std::string::npos,
+  QVERIFY2(message.find("; expected one of: InputLayer, Dense, Conv2D, MaxPooling2D, "
+                        "AveragePooling2D, Activation, Dropout, Flatten, Reshape, "
+                        "Rescaling") != std::string::npos,
            message.c_str());
   QCOMPARE(find_layer_class("InputLayer")->input, true);
   QCOMPARE(find_layer_class("Dense")->auto_name, std::string_view("dense"));

@@ -57,6 +57,17 @@ def groups(layers):
         yield layer, (f"{group}_{used[group]}" if used[group] else group)
 
 
+CONV_KEYS = ["name", "trainable", "dtype", "filters", "kernel_size", "strides", "padding",
+             "data_format", "dilation_rate", "groups", "activation", "use_bias",
+             "kernel_initializer", "bias_initializer", "kernel_regularizer", "bias_regularizer",
+             "activity_regularizer", "kernel_constraint", "bias_constraint"]
+
+
+def conv_output(size, kernel, stride, padding):
+    # keras/src/ops/operation_utils.py compute_conv_output_shape.
+    return (size - 1) // stride + 1 if padding == "same" else (size - kernel) // stride + 1
+
+
 def check_zip(z):
     infos = z.infolist()
     expect([i.filename for i in infos] == ["metadata.json", "config.json", "model.weights.h5"],
@@ -98,6 +109,19 @@ def check_config(cfg):
         if cls == "Dense":
             expect(list(layer["config"]) == DENSE_KEYS, f"Dense keys {list(layer['config'])}")
             shape = [None, layer["config"]["units"]]
+        elif cls == "Conv2D":
+            c = layer["config"]
+            expect(list(c) == CONV_KEYS, f"Conv2D keys {list(c)}")
+            expect(c["data_format"] == "channels_last" and c["dilation_rate"] == [1, 1] and
+                   c["groups"] == 1, "Conv2D data_format, dilation_rate, groups")
+            shape = [None] + [conv_output(shape[1 + a], c["kernel_size"][a], c["strides"][a],
+                                          c["padding"]) for a in range(2)] + [c["filters"]]
+        elif cls in ("MaxPooling2D", "AveragePooling2D"):
+            c = layer["config"]
+            expect(list(c) == ["name", "trainable", "dtype", "pool_size", "padding", "strides",
+                               "data_format"], f"{cls} keys {list(c)}")
+            shape = [None] + [conv_output(shape[1 + a], c["pool_size"][a], c["strides"][a],
+                                          c["padding"]) for a in range(2)] + [shape[3]]
         elif cls == "Flatten":
             expect(list(layer["config"]) == ["name", "trainable", "dtype", "data_format"],
                    f"Flatten keys {list(layer['config'])}")
@@ -153,8 +177,8 @@ def check_weights(h5, layers, fitbench):
             expect(np.array_equal(vars_["1"][()], var), "Normalization variance")
             expect(vars_["2"].dtype == np.int32 and vars_["2"].shape == (), "count dtype")
             continue
-        names = ["kernel", "bias"] if cls == "Dense" else []
-        if cls == "Dense" and not layer["config"]["use_bias"]:
+        names = ["kernel", "bias"] if cls in ("Dense", "Conv2D") else []
+        if cls in ("Dense", "Conv2D") and not layer["config"]["use_bias"]:
             names = ["kernel"]
         expect(sorted(vars_) == [str(i) for i in range(len(names))],
                f"{group} holds {sorted(vars_)}")
@@ -182,12 +206,49 @@ ACTIVATIONS = {
     "relu": lambda x: np.maximum(x, np.float32(0)),
     "sigmoid": lambda x: (np.float32(1) / (np.float32(1) + np.exp(-x))).astype(np.float32),
     "tanh": np.tanh,
-    "softmax": lambda x: (np.exp(x - x.max(axis=1, keepdims=True)) /
-                          np.exp(x - x.max(axis=1, keepdims=True)).sum(axis=1, keepdims=True)),
+    "softmax": lambda x: (np.exp(x - x.max(axis=-1, keepdims=True)) /
+                          np.exp(x - x.max(axis=-1, keepdims=True)).sum(axis=-1, keepdims=True)),
     "elu": lambda x: np.where(x > 0, x, np.expm1(x)).astype(np.float32),
     "softplus": lambda x: np.logaddexp(np.float32(0), x).astype(np.float32),
     "silu": lambda x: (x / (np.float32(1) + np.exp(-x))).astype(np.float32),
 }
+
+
+def conv2d(x, kernel, cfg):
+    """Keras's Conv2D (channels_last) in float32: zeros as XLA's SAME pads (the smaller half
+    first), then each kernel offset's pixels times its (in, out) matrix."""
+    kh, kw, _, filters = kernel.shape
+    (sh, sw), n = cfg["strides"], len(x)
+    oh = conv_output(x.shape[1], kh, sh, cfg["padding"])
+    ow = conv_output(x.shape[2], kw, sw, cfg["padding"])
+    if cfg["padding"] == "same":
+        ph = max((oh - 1) * sh + kh - x.shape[1], 0)
+        pw = max((ow - 1) * sw + kw - x.shape[2], 0)
+        x = np.pad(x, ((0, 0), (ph // 2, ph - ph // 2), (pw // 2, pw - pw // 2), (0, 0)))
+    out = np.zeros((n, oh, ow, filters), dtype=np.float32)
+    for ky in range(kh):
+        for kx in range(kw):
+            window = x[:, ky:ky + sh * (oh - 1) + 1:sh, kx:kx + sw * (ow - 1) + 1:sw, :]
+            out += (window @ kernel[ky, kx]).astype(np.float32)
+    return out
+
+
+def pool2d(x, cfg, reduce):
+    """Keras's MaxPooling2D or AveragePooling2D (channels_last): each window clipped to the
+    image (SAME's padding never wins a maximum and is not counted in a mean)."""
+    (kh, kw), (sh, sw), n = cfg["pool_size"], cfg["strides"], len(x)
+    oh = conv_output(x.shape[1], kh, sh, cfg["padding"])
+    ow = conv_output(x.shape[2], kw, sw, cfg["padding"])
+    top = max((oh - 1) * sh + kh - x.shape[1], 0) // 2 if cfg["padding"] == "same" else 0
+    left = max((ow - 1) * sw + kw - x.shape[2], 0) // 2 if cfg["padding"] == "same" else 0
+    out = np.empty((n, oh, ow, x.shape[3]), dtype=np.float32)
+    for oy in range(oh):
+        for ox in range(ow):
+            y0, x0 = oy * sh - top, ox * sw - left
+            window = x[:, max(y0, 0):min(y0 + kh, x.shape[1]),
+                       max(x0, 0):min(x0 + kw, x.shape[2]), :]
+            out[:, oy, ox, :] = reduce(window)
+    return out
 
 
 def keras_predict(h5, layers, x):
@@ -205,6 +266,15 @@ def keras_predict(h5, layers, x):
             if cfg["use_bias"]:
                 x = x + vars_["1"][()]
             x = ACTIVATIONS[cfg["activation"]](x)
+        elif cls == "Conv2D":
+            x = conv2d(x, vars_["0"][()], cfg)
+            if cfg["use_bias"]:
+                x = x + vars_["1"][()]
+            x = ACTIVATIONS[cfg["activation"]](x)
+        elif cls == "MaxPooling2D":
+            x = pool2d(x, cfg, lambda w: w.max(axis=(1, 2)))
+        elif cls == "AveragePooling2D":
+            x = pool2d(x, cfg, lambda w: w.mean(axis=(1, 2), dtype=np.float32))
         elif cls == "Activation":
             x = ACTIVATIONS[cfg["activation"]](x)
         elif cls == "Flatten":

@@ -141,11 +141,11 @@ def main():
           h5=weights_h5(transform=empty_norm))
 
     # Refused: what fitbench cannot run, and damage.
-    conv = copy.deepcopy(CONFIG)
-    conv["config"]["layers"][1] = {"module": "keras.layers", "class_name": "Conv2D",
-                                   "config": {"name": "conv2d", "filters": 3},
+    lstm = copy.deepcopy(CONFIG)
+    lstm["config"]["layers"][1] = {"module": "keras.layers", "class_name": "LSTM",
+                                   "config": {"name": "lstm", "units": 3},
                                    "registered_name": None}
-    write(f"{out}/conv2d.keras", config=conv)
+    write(f"{out}/lstm.keras", config=lstm)
     custom = copy.deepcopy(CONFIG)
     custom["config"]["layers"][2]["config"]["activation"] = "mish"
     write(f"{out}/unknown_activation.keras", config=custom)

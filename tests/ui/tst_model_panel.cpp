@@ -4,6 +4,7 @@
 #include <QAbstractItemModel>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
@@ -412,6 +413,77 @@ class TestModelPanel : public QObject {
     QTest::keyClicks(target, QStringLiteral("28, 28, 1"));
     QVERIFY2(panel.errorText().isEmpty(), qPrintable(panel.errorText()));
     QVERIFY(panel.summaryText().contains(QStringLiteral("(None, 1)")));
+  }
+
+  // A Conv2D and a MaxPooling2D from the Add menu's classes, their fields typed with keys: the
+  // rows read as their settings, the summary is the engine's, and a kernel larger than the image
+  // is said at the kernel size.
+  void convolutionFromItsFields() {
+    ModelPanel panel;
+    LayerSpec flat;
+    flat.class_name = "Flatten";
+    panel.setSpec(model({flat, dense(10, "softmax")}));
+    panel.setInputShape({28, 28, 1});
+    panel.selectLayer(-1);
+    panel.addLayer(QStringLiteral("Conv2D"));
+    panel.moveSelectedLayer(-1);
+    panel.moveSelectedLayer(-1);
+    QCOMPARE(classNames(panel.spec()), QStringList({"Conv2D", "Flatten", "Dense"}));
+    QCOMPARE(panel.layerList()->item(1)->text(), QStringLiteral("Conv2D(16, 3x3, relu)"));
+    QVERIFY2(panel.errorText().isEmpty(), qPrintable(panel.errorText()));
+    QWidget* editor = panel.layerEditor();
+    auto spin = [&](const char* name) {
+      auto* s = editor->findChild<QSpinBox*>(QString::fromLatin1(name));
+      return s && s->isVisibleTo(&panel) ? s : nullptr;
+    };
+    QVERIFY(spin("filters") && spin("kernel_size_height") && spin("strides_width"));
+    QVERIFY(!spin("units") && !spin("pool_size_height"));
+    const auto type = [](QSpinBox* s, const QString& text) {
+      s->selectAll();
+      QTest::keyClicks(s, text);
+      QTest::keyClick(s, Qt::Key_Enter);
+    };
+    type(spin("filters"), QStringLiteral("8"));
+    type(spin("kernel_size_height"), QStringLiteral("5"));
+    type(spin("strides_width"), QStringLiteral("2"));
+    auto* padding = editor->findChild<QComboBox*>(QStringLiteral("padding"));
+    QVERIFY(padding && padding->isVisibleTo(&panel));
+    padding->setFocus();
+    QTest::keyClick(padding, Qt::Key_Down);
+    const LayerSpec conv = panel.spec().layers[0];
+    QCOMPARE(conv.filters, int64_t{8});
+    QCOMPARE(conv.kernel_size, (std::vector<int64_t>{5, 3}));
+    QCOMPARE(conv.strides, (std::vector<int64_t>{1, 2}));
+    QCOMPARE(conv.padding, std::string("same"));
+    QCOMPARE(panel.layerList()->item(1)->text(),
+             QStringLiteral("Conv2D(8, 5x3, stride 1x2, same, relu)"));
+
+    panel.selectLayer(0);
+    panel.addLayer(QStringLiteral("MaxPooling2D"));
+    QCOMPARE(classNames(panel.spec()), QStringList({"Conv2D", "MaxPooling2D", "Flatten", "Dense"}));
+    QCOMPARE(panel.layerList()->item(2)->text(), QStringLiteral("MaxPooling2D(2x2)"));
+    QVERIFY(spin("pool_size_height") && !spin("filters"));
+    QVERIFY2(panel.errorText().isEmpty(), qPrintable(panel.errorText()));
+    Sequential reference(panel.spec());
+    reference.build(Shape{28, 28, 1});
+    QCOMPARE(panel.summaryText(), QString::fromStdString(reference.summary()));
+    QVERIFY(panel.summaryText().contains(QStringLiteral("(None, 28, 14, 8)")));
+    QVERIFY(panel.summaryText().contains(QStringLiteral("(None, 14, 7, 8)")));
+
+    // A 40-pixel kernel with padding "valid" does not fit in 28 rows: said at the kernel size.
+    panel.selectLayer(0);
+    padding->setFocus();
+    QTest::keyClick(padding, Qt::Key_Up);
+    type(spin("kernel_size_height"), QStringLiteral("40"));
+    QVERIFY2(panel.errorText().contains(
+                 QStringLiteral("the 40 x 3 kernel does not fit in this layer's input (None, 28, "
+                                "28, 1) with padding \"valid\"")),
+             qPrintable(panel.errorText()));
+    const QList<QLabel*> issue = editor->findChildren<QLabel*>();
+    bool shown = false;
+    for (QLabel* label : issue)
+      shown = shown || (label->isVisibleTo(&panel) && label->text().contains("40 x 3 kernel"));
+    QVERIFY(shown);
   }
 
   void summaryWaitsForTheData() {

@@ -17,6 +17,7 @@
 #include "core/nn/activation_registry.h"
 #include "core/nn/initializer_registry.h"
 #include "core/nn/layer_registry.h"
+#include "core/nn/network.h"
 #include "ui/common/field_range.h"
 #include "ui/common/text_style.h"
 
@@ -49,6 +50,25 @@ QWidget* makeSeedRow(QWidget* parent, QCheckBox** check, QSpinBox** spin) {
   allowRange(*spin, 0, kMaxLayerSeed);
   layout->addWidget(*check);
   layout->addWidget(*spin, 1);
+  return row;
+}
+
+// Two integer fields side by side, height x width (a Conv2D's kernel_size or strides), named
+// `key` (the row) and key_height, key_width.
+QWidget* makePairRow(QWidget* parent, const QString& key, QSpinBox** height, QSpinBox** width) {
+  auto* row = new QWidget(parent);
+  row->setObjectName(key);
+  auto* layout = new QHBoxLayout(row);
+  layout->setContentsMargins(0, 0, 0, 0);
+  for (QSpinBox** spin : {height, width}) {
+    *spin = new QSpinBox(row);
+    allowRange(*spin, 1, static_cast<int>(kMaxConvSize));
+    layout->addWidget(*spin);
+    if (spin == height) layout->addWidget(new QLabel(QStringLiteral("\u00d7"), row));
+  }
+  (*height)->setObjectName(key + QStringLiteral("_height"));
+  (*width)->setObjectName(key + QStringLiteral("_width"));
+  layout->addStretch(1);
   return row;
 }
 
@@ -105,7 +125,8 @@ LayerEditor::LayerEditor(QWidget* parent) : QWidget(parent) {
   buildRegularizerBox();
   layout->addWidget(m_regularizerBox);
   for (const QString& field :
-       {QStringLiteral("name"), QStringLiteral("units"), QStringLiteral("activation"),
+       {QStringLiteral("name"), QStringLiteral("units"), QStringLiteral("filters"),
+        QStringLiteral("kernel_size"), QStringLiteral("pool_size"), QStringLiteral("activation"),
         QStringLiteral("rate"), QStringLiteral("target_shape")}) {
     m_defaultTips.insert(field, fieldWidget(field)->toolTip());
   }
@@ -133,6 +154,34 @@ void LayerEditor::buildLayerBox() {
   m_layerForm->addRow(tr("Units"), m_units);
   m_unitsIssue = makeFieldIssueLabel(m_layerBox);
   m_layerForm->addRow(QString(), m_unitsIssue);
+  m_filters = new QSpinBox(m_layerBox);
+  m_filters->setObjectName(QStringLiteral("filters"));
+  allowRange(m_filters, std::numeric_limits<int>::min(), static_cast<int>(kMaxConvSize));
+  m_filters->setToolTip(tr("How many filters the layer learns: its output's channels."));
+  m_layerForm->addRow(tr("Filters"), m_filters);
+  m_filtersIssue = makeFieldIssueLabel(m_layerBox);
+  m_layerForm->addRow(QString(), m_filtersIssue);
+  m_kernelSize =
+      makePairRow(m_layerBox, QStringLiteral("kernel_size"), &m_kernelHeight, &m_kernelWidth);
+  m_kernelSize->setToolTip(tr("The window's height and width in pixels."));
+  m_layerForm->addRow(tr("Kernel size"), m_kernelSize);
+  m_kernelSizeIssue = makeFieldIssueLabel(m_layerBox);
+  m_layerForm->addRow(QString(), m_kernelSizeIssue);
+  m_poolSize = makePairRow(m_layerBox, QStringLiteral("pool_size"), &m_poolHeight, &m_poolWidth);
+  m_poolSize->setToolTip(tr("The window's height and width in pixels."));
+  m_layerForm->addRow(tr("Pool size"), m_poolSize);
+  m_poolSizeIssue = makeFieldIssueLabel(m_layerBox);
+  m_layerForm->addRow(QString(), m_poolSizeIssue);
+  m_strides = makePairRow(m_layerBox, QStringLiteral("strides"), &m_strideHeight, &m_strideWidth);
+  m_strides->setToolTip(tr("How many pixels the window moves each time, down and across."));
+  m_layerForm->addRow(tr("Strides"), m_strides);
+  m_padding = new QComboBox(m_layerBox);
+  m_padding->setObjectName(QStringLiteral("padding"));
+  m_padding->addItems({QStringLiteral("valid"), QStringLiteral("same")});
+  m_padding->setToolTip(
+      tr("valid: windows inside the image only, so it shrinks by the kernel's size less one; "
+         "same: zeros around it, so with strides 1 it keeps its size."));
+  m_layerForm->addRow(tr("Padding"), m_padding);
   m_activation = new QComboBox(m_layerBox);
   m_activation->setObjectName(QStringLiteral("activation"));
   m_activation->addItems(activationNames());
@@ -260,6 +309,27 @@ void LayerEditor::connectSignals() {
     m_layer.activation = text.toStdString();
     edited();
   });
+  connect(m_filters, &QSpinBox::valueChanged, this, [this](int v) {
+    m_layer.filters = v;
+    edited();
+  });
+  const auto pair = [this](QSpinBox* spin, std::vector<int64_t> LayerSpec::*member, size_t axis) {
+    connect(spin, &QSpinBox::valueChanged, this, [this, member, axis](int v) {
+      (m_layer.*member).resize(2, 1);
+      (m_layer.*member)[axis] = v;
+      edited();
+    });
+  };
+  pair(m_kernelHeight, &LayerSpec::kernel_size, 0);
+  pair(m_kernelWidth, &LayerSpec::kernel_size, 1);
+  pair(m_poolHeight, &LayerSpec::pool_size, 0);
+  pair(m_poolWidth, &LayerSpec::pool_size, 1);
+  pair(m_strideHeight, &LayerSpec::strides, 0);
+  pair(m_strideWidth, &LayerSpec::strides, 1);
+  connect(m_padding, &QComboBox::currentTextChanged, this, [this](const QString& text) {
+    m_layer.padding = text.toStdString();
+    edited();
+  });
   connect(m_advanced, &QToolButton::toggled, this, [this](bool on) {
     m_advanced->setArrowType(on ? Qt::DownArrow : Qt::RightArrow);
     updateVisibility();
@@ -381,6 +451,17 @@ void LayerEditor::setLayer(const LayerSpec& layer, const QString& autoName) {
   m_name->setText(QString::fromStdString(layer.name));
   setAutoName(autoName);
   m_units->setValue(fieldInt(layer.units));
+  m_filters->setValue(fieldInt(layer.filters));
+  const auto fillPair = [](QSpinBox* height, QSpinBox* width, const std::vector<int64_t>& dims) {
+    height->setValue(fieldInt(dims.size() == 2 ? dims[0] : 1));
+    width->setValue(fieldInt(dims.size() == 2 ? dims[1] : 1));
+  };
+  fillPair(m_kernelHeight, m_kernelWidth, layer.kernel_size);
+  fillPair(m_poolHeight, m_poolWidth, layer.pool_size);
+  fillPair(m_strideHeight, m_strideWidth, layer.strides);
+  const QString padding = QString::fromStdString(layer.padding);
+  if (m_padding->findText(padding) < 0) m_padding->addItem(padding);
+  m_padding->setCurrentText(padding);
   const QString activation = QString::fromStdString(layer.activation);
   if (m_activation->findText(activation) < 0) m_activation->addItem(activation);
   m_activation->setCurrentText(activation);
@@ -423,6 +504,11 @@ void LayerEditor::updateVisibility() {
   m_hint->setVisible(!m_hasLayer);
   m_layerBox->setVisible(m_hasLayer);
   m_layerForm->setRowVisible(m_units, has("units"));
+  m_layerForm->setRowVisible(m_filters, has("filters"));
+  m_layerForm->setRowVisible(m_kernelSize, has("kernel_size"));
+  m_layerForm->setRowVisible(m_poolSize, has("pool_size"));
+  m_layerForm->setRowVisible(m_strides, has("strides"));
+  m_layerForm->setRowVisible(m_padding, has("padding"));
   m_layerForm->setRowVisible(m_activation, has("activation"));
   m_layerForm->setRowVisible(m_useBias, has("use_bias"));
   m_layerForm->setRowVisible(m_trainable, has("trainable"));
@@ -464,10 +550,13 @@ void LayerEditor::updateVisibility() {
   initializerRows(m_kernelInit, m_layer.kernel_initializer);
   initializerRows(m_biasInit, m_layer.bias_initializer);
   // An issue label shows only while it has text and its field is shown.
-  for (QLabel* label :
-       {m_nameIssue, m_unitsIssue, m_activationIssue, m_rateIssue, m_targetShapeIssue}) {
+  for (QLabel* label : {m_nameIssue, m_unitsIssue, m_filtersIssue, m_kernelSizeIssue,
+                        m_poolSizeIssue, m_activationIssue, m_rateIssue, m_targetShapeIssue}) {
     bool fieldShown = m_hasLayer;
     if (label == m_unitsIssue) fieldShown = has("units");
+    if (label == m_filtersIssue) fieldShown = has("filters");
+    if (label == m_kernelSizeIssue) fieldShown = has("kernel_size");
+    if (label == m_poolSizeIssue) fieldShown = has("pool_size");
     if (label == m_rateIssue) fieldShown = has("rate");
     if (label == m_targetShapeIssue) fieldShown = has("target_shape");
     if (label == m_activationIssue) fieldShown = has("activation");
@@ -477,6 +566,9 @@ void LayerEditor::updateVisibility() {
 
 QLabel* LayerEditor::issueLabelFor(const QString& field) const {
   if (field == QLatin1String("units")) return m_unitsIssue;
+  if (field == QLatin1String("filters")) return m_filtersIssue;
+  if (field == QLatin1String("kernel_size")) return m_kernelSizeIssue;
+  if (field == QLatin1String("pool_size")) return m_poolSizeIssue;
   if (field == QLatin1String("rate")) return m_rateIssue;
   if (field == QLatin1String("target_shape")) return m_targetShapeIssue;
   if (field == QLatin1String("activation")) return m_activationIssue;
@@ -486,6 +578,11 @@ QLabel* LayerEditor::issueLabelFor(const QString& field) const {
 
 QWidget* LayerEditor::fieldWidget(const QString& field) const {
   if (field == QLatin1String("units")) return m_units;
+  if (field == QLatin1String("filters")) return m_filters;
+  if (field == QLatin1String("kernel_size")) return m_kernelSize;
+  if (field == QLatin1String("pool_size")) return m_poolSize;
+  if (field == QLatin1String("strides")) return m_strides;
+  if (field == QLatin1String("padding")) return m_padding;
   if (field == QLatin1String("rate")) return m_rate;
   if (field == QLatin1String("scale")) return m_scale;
   if (field == QLatin1String("offset")) return m_offset;

@@ -79,6 +79,11 @@ QVector<ModelIssue> validateModel(const std::vector<LayerSpec>& layers, const QS
             QObject::tr("%1: units must be at least 1 (got %2).").arg(label(i)).arg(l.units), true);
       }
     }
+    if (layer_has_field(l.class_name, "filters") && l.filters < 1) {
+      add(i, QStringLiteral("filters"),
+          QObject::tr("%1: filters must be at least 1 (got %2).").arg(label(i)).arg(l.filters),
+          true);
+    }
     if (layer_has_field(l.class_name, "rate")) {
       if (!(l.rate >= 0.0 && l.rate < 1.0)) {
         add(i, QStringLiteral("rate"),
@@ -117,9 +122,12 @@ QVector<ModelIssue> validateModel(const std::vector<LayerSpec>& layers, const QS
     try {
       shape = make_layer(l, "")->output_shape(shape, "");
     } catch (const InputError& e) {
-      const QString field = l.class_name == "Reshape" ? QStringLiteral("target_shape")
-                            : l.class_name == "Dense" ? QStringLiteral("units")
-                                                      : QStringLiteral("activation");
+      const QString field = l.class_name == "Reshape"  ? QStringLiteral("target_shape")
+                            : l.class_name == "Dense"  ? QStringLiteral("units")
+                            : l.class_name == "Conv2D" ? QStringLiteral("kernel_size")
+                            : layer_has_field(l.class_name, "pool_size")
+                                ? QStringLiteral("pool_size")
+                                : QStringLiteral("activation");
       QString message = QString::fromStdString(e.message());
       if (!e.place().empty() && e.place() != "." && e.place().rfind(".config.", 0) == 0)
         message = QString::fromStdString(e.place().substr(8)) + QLatin1Char(' ') + message;

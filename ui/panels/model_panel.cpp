@@ -228,13 +228,25 @@ QStringList ModelPanel::layerNames() const {
 }
 
 QString ModelPanel::rowText(int index) const {
-  // "Dense(8, relu)", "Dropout(0.2)", "Reshape(7, 112)", "Rescaling(0.00392157)": the class and
-  // its leading number, activation and shape fields (an offset when it is not 0).
+  // "Dense(8, relu)", "Conv2D(16, 3x3, same, relu)", "Dropout(0.2)", "Reshape(7, 112)",
+  // "Rescaling(0.00392157)": the class and its leading number, window, activation and shape
+  // fields (strides, padding and an offset when not their defaults).
   const LayerSpec& l = m_spec.layers[index];
   QStringList args;
   if (const LayerInfo* info = find_layer_class(l.class_name)) {
     for (const FieldInfo& f : info->fields) {
       if (f.key == "units") args << QString::number(l.units);
+      if (f.key == "filters") args << QString::number(l.filters);
+      if (f.key == "kernel_size" && l.kernel_size.size() == 2)
+        args << QStringLiteral("%1x%2").arg(l.kernel_size[0]).arg(l.kernel_size[1]);
+      if (f.key == "pool_size" && l.pool_size.size() == 2)
+        args << QStringLiteral("%1x%2").arg(l.pool_size[0]).arg(l.pool_size[1]);
+      // Strides other than the default: 1 for a convolution, the window for a pooling layer.
+      const std::vector<int64_t> step =
+          layer_has_field(l.class_name, "pool_size") ? l.pool_size : std::vector<int64_t>{1, 1};
+      if (f.key == "strides" && l.strides.size() == 2 && l.strides != step)
+        args << QStringLiteral("stride %1x%2").arg(l.strides[0]).arg(l.strides[1]);
+      if (f.key == "padding" && l.padding != "valid") args << QString::fromStdString(l.padding);
       if (f.key == "rate") args << sixDigits(l.rate);
       if (f.key == "scale") args << sixDigits(l.scale);
       if (f.key == "offset" && l.offset != 0.0) args << sixDigits(l.offset);
@@ -473,8 +485,9 @@ void ModelPanel::updateSummary() {
                        .arg(name));
     return;
   }
-  // Keras counts Dense params as in * units (kernel) + units (bias); the other layers have none
-  // (keras/src/layers/core/dense.py build).
+  // Each layer's params are its variables' sizes as the engine builds them (a Dense's in * units
+  // + units, a Conv2D's kh * kw * channels * filters + filters); a Dense after a layer whose
+  // shape is unknown still counts its flat width's.
   const QStringList names = layerNames();
   std::vector<SummaryRow> rows;
   int64_t trainable = 0;
@@ -488,19 +501,24 @@ void ModelPanel::updateSummary() {
     SummaryRow row;
     row.name = names[i].toStdString();
     row.class_name = l.class_name;
-    if (setsWidth(l)) {
-      row.params = width * l.units + (l.use_bias ? l.units : 0);
-      width = l.units;
-      (l.trainable ? trainable : nonTrainable) += row.params;
-    }
+    bool counted = false;
     if (!shape.empty()) {
       try {
-        shape = make_layer(l, "")->output_shape(shape, "");
+        const std::unique_ptr<Layer> layer = make_layer(l, "");
+        const Shape out = layer->output_shape(shape, "");
+        layer->build(shape);
+        for (const VariableDef& def : layer->variable_defs(shape_size(shape)))
+          row.params += shape_size(def.shape);
+        counted = true;
+        shape = out;
         width = shape_size(shape);
       } catch (const InputError&) {
         shape.clear();
       }
     }
+    if (!counted && setsWidth(l)) row.params = width * l.units + (l.use_bias ? l.units : 0);
+    if (!counted && setsWidth(l)) width = l.units;
+    (l.trainable ? trainable : nonTrainable) += row.params;
     if (!shape.empty()) {
       row.output_shape = {std::nullopt};
       for (int64_t d : shape) row.output_shape.push_back(d);

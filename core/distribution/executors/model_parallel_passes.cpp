@@ -1,6 +1,7 @@
 // The forward and backward passes of ModelParallelExecutor (model_parallel_executor.h): each
-// Dense layer on a device's slice of its variables, with the collectives of the device's mesh row
-// that give every device of the row full activations and input gradients.
+// Dense layer on a device's slice of its variables (every other layer on all of its own), with the
+// collectives of the device's mesh row that give every device of the row full activations and input
+// gradients.
 #include "core/distribution/executors/model_parallel_device.h"
 #include "core/distribution/executors/model_parallel_executor.h"
 #include "core/nn/dense.h"
@@ -54,8 +55,11 @@ ModelParallelExecutor::Clock::time_point ModelParallelExecutor::forward(Device& 
     auto out = dev.a[l].topRows(rows);
     const auto* dense = dynamic_cast<const Dense*>(&layer);
     if (!dense) {
+      // Every other layer's variables (a Conv2D's) are replicated along the model axis.
+      const auto params = std::span<const Matrix* const>(dev.const_params)
+                              .subspan(net.first_variable(l), net.variable_count(l));
       errors_.guarded(dev.index,
-                      [&] { layer.forward({}, input, out, dev.cache[l].topRows(rows), fctx); });
+                      [&] { layer.forward(params, input, out, dev.cache[l].topRows(rows), fctx); });
       continue;
     }
     const size_t k = net.first_variable(l);
@@ -123,10 +127,14 @@ ModelParallelExecutor::Clock::time_point ModelParallelExecutor::backward(Device&
     auto dy = dev.da[l].topRows(rows);
     const auto* dense = dynamic_cast<const Dense*>(&layer);
     if (!dense) {
-      if (want_dx)
+      const size_t k = net.first_variable(l), count = net.variable_count(l);
+      if (want_dx || count > 0)
         errors_.guarded(dev.index, [&] {
-          layer.backward({}, input, dev.a[l].topRows(rows), dev.cache[l].topRows(rows), dy, true,
-                         dev.da[l - 1].topRows(rows), {});
+          layer.backward(
+              std::span<const Matrix* const>(dev.const_params).subspan(k, count), input,
+              dev.a[l].topRows(rows), dev.cache[l].topRows(rows), dy, want_dx,
+              want_dx ? MatrixRef(dev.da[l - 1].topRows(rows)) : MatrixRef(dy.topRows(0)),
+              std::span<Matrix* const>(dev.grad_ptrs).subspan(k, count));
         });
       continue;
     }

@@ -1,5 +1,6 @@
 #include "core/distribution/layout/model_parallel_plan.h"
 
+#include "core/base/error.h"
 #include "core/distribution/layout/device_plan.h"
 #include "core/distribution/layout/layout_map.h"
 
@@ -18,8 +19,17 @@ ModelParallelPlan make_model_parallel_plan(const Network& network, const Distrib
   plan.model = mesh.model;
   plan.device = mesh.device;
   using Split = ModelParallelPlan::Split;
-  for (const auto& v : check.variables) {
+  for (size_t i = 0; i < check.variables.size(); ++i) {
+    const VariableLayout& v = check.variables[i];
     const int dim = split_dimension(v, plan.model);
+    const Layer& layer = *network.layers()[static_cast<size_t>(network.variables()[i].layer)];
+    if (dim >= 0 && layer.class_name() != "Dense")
+      throw InputError(layout_entry_place(spec.layout_map[static_cast<size_t>(v.entry)].first),
+                       "shards " + v.path + ", a variable of " + layer.class_name() + " layer '" +
+                           layer.name() +
+                           "'; fitbench shards the variables of Dense layers only, so use null "
+                           "for every dimension of this layer's variables (they are then "
+                           "replicated on every device of the model axis)");
     // Keras dims to matrix axes: a kernel (input, units) is rows x columns, a bias one row.
     plan.variables.push_back(dim < 0                           ? Split::kReplicated
                              : v.shape.size() == 2 && dim == 0 ? Split::kRows
