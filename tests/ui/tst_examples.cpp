@@ -111,10 +111,13 @@ class TestExamples : public QObject {
     QVERIFY(copied.contains(QString::fromStdString(spec.name)));
     QVERIFY(!copied.contains(QChar(0x2011)) && !copied.contains(QChar(0x00A0)));
 
-    const bool images = QFileInfo(path).fileName() == QStringLiteral("fashion_mnist_mlp.json");
+    const QString file = QFileInfo(path).fileName();
+    const bool cnn = file == QStringLiteral("fashion_mnist_cnn.json");
+    const bool images = cnn || file == QStringLiteral("fashion_mnist_mlp.json");
 #ifdef FITBENCH_SANITIZED
     // 60,000 images for 10 epochs take minutes under the sanitizers (without AVX-512): there the
-    // lesson trains on its first 2,000 images, typed into the Data tab; Release trains it whole.
+    // lessons train on their first 2,000 images, typed into the Data tab; Release trains them
+    // whole.
     if (images) {
       auto* subset = w.findChild<QSpinBox*>(QStringLiteral("subset"));
       QVERIFY(subset);
@@ -126,7 +129,7 @@ class TestExamples : public QObject {
     QElapsedTimer clock;
     clock.start();
     w.run();
-    QVERIFY(ended.wait(120000));
+    QVERIFY(ended.wait(300000));
     QCOMPARE(ended.first().first().toBool(), true);
     QVERIFY(w.lastResult());
     const int epochs = int(w.lastResult()->history.epoch.size());
@@ -145,12 +148,13 @@ class TestExamples : public QObject {
                                 .arg(QString::fromStdString(w.lastResult()->restored_monitor))),
                qPrintable(log.right(400)));
     }
-    // The image lesson's promise: its MLP classifies at least 87% of the test images (the
-    // figure Fashion-MNIST's own benchmark table gives an MLP is 0.88).
+    // The image lessons' promises: the MLP classifies at least 87% of the test images, the
+    // convolutional network at least 90% (Fashion-MNIST's own benchmark table gives 0.88 for an
+    // MLP and 0.916 for a network of two convolutions).
 #ifndef FITBENCH_SANITIZED
     if (images) {
       const double test_accuracy = w.lastResult()->history.history.at("val_accuracy").back();
-      QVERIFY2(test_accuracy >= 0.87, qPrintable(QString::number(test_accuracy)));
+      QVERIFY2(test_accuracy >= (cnn ? 0.90 : 0.87), qPrintable(QString::number(test_accuracy)));
     }
 #endif
     qInfo("%s: %d epochs in %.1f s", qPrintable(QFileInfo(path).fileName()), epochs,
