@@ -23,6 +23,7 @@
 #include "core/distribution/executors/data_parallel_executor.h"
 #include "core/distribution/executors/model_parallel_executor.h"
 #include "core/distribution/layout/layout_map.h"
+#include "core/io/experiment.h"
 #include "core/python/random.h"
 #include "core/training/sequential.h"
 
@@ -305,6 +306,26 @@ Workload mlp_workload(int64_t samples) {
   return w;
 }
 
+// resources/examples/fashion_mnist_cnn.json's network (two Conv2D with max pooling, Adam, batch
+// 32) on synthetic 28 x 28 images.
+Workload cnn_workload(int64_t samples) {
+  const ExperimentSpec example =
+      read_experiment(FITBENCH_SOURCE_DIR "/resources/examples/fashion_mnist_cnn.json");
+  Workload w;
+  w.name = "CNN fashion_mnist_cnn Adam, n=" + std::to_string(samples);
+  w.spec = example.model;
+  w.compile = example.compile;
+  Rng rng(12);
+  w.x.resize(samples, 784);
+  w.y.resize(samples, 1);
+  for (Index i = 0; i < samples; ++i) {
+    for (Index j = 0; j < 784; ++j) w.x(i, j) = static_cast<float>(rng.uniform(0.0, 1.0));
+    w.y(i, 0) = static_cast<float>(rng.below(10));
+  }
+  w.batch_size = example.fit.batch_size;
+  return w;
+}
+
 // "ns::f<T, U>::g" -> "ns::f::g": template arguments make Eigen's frames unreadable.
 std::string strip_templates(const std::string& name) {
   std::string out;
@@ -481,6 +502,10 @@ int main(int argc, char** argv) {
   // activations), and on 2 x 2 its gradients all-reduced along the batch axis too.
   rows.push_back(run(mlp, true, epochs, 0, {1, 2}));
   rows.push_back(run(mlp, true, epochs, 0, {2, 2}));
+  // Conv2D and pooling: one device and DataParallel on 2 (7 full batches of 32 and one of 16).
+  const Workload cnn = cnn_workload(240);
+  rows.push_back(run(cnn, true, epochs, 0));
+  rows.push_back(run(cnn, true, epochs, 2));
 
   std::printf("\nHeap allocations during fit(verbose=0), %d epochs (counts of new/malloc calls)\n",
               epochs);

@@ -18,6 +18,7 @@
 #include <thread>
 #include <vector>
 
+#include "bench/bench_gemm.h"
 #include "bench/bench_models.h"
 #include "bench/bench_util.h"
 #include "core/data/dataset.h"
@@ -31,13 +32,18 @@ using fitbench::bench::host_cpu;
 using fitbench::bench::load_average;
 using fitbench::bench::median;
 using namespace fitbench;
+using fitbench::bench::Clock;
 using fitbench::bench::dense;
+using fitbench::bench::Gemm;
+using fitbench::bench::gemm_gflops_1;
 using fitbench::bench::input;
 using fitbench::bench::mlp_compile;
 using fitbench::bench::mlp_spec;
+using fitbench::bench::random_matrix;
+using fitbench::bench::seconds_since;
 using fitbench::bench::seed_compile;
 using fitbench::bench::seed_spec;
-using Clock = std::chrono::steady_clock;
+using fitbench::bench::time_per_iteration;
 
 // The vector instructions this binary was compiled for (Eigen's own string does not list AVX2/FMA
 // for an AVX2 build).
@@ -53,58 +59,7 @@ const char* isa() {
 #endif
 }
 
-double seconds_since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-// Runs body(iterations) with iterations grown until one call takes >= min_seconds, then returns
-// the median over `repeats` calls of the time per iteration.
-double time_per_iteration(const std::function<void(long)>& body, int repeats, double min_seconds) {
-  long iterations = 1;
-  for (;;) {
-    const auto t0 = Clock::now();
-    body(iterations);
-    const double t = seconds_since(t0);
-    if (t >= min_seconds) break;
-    iterations =
-        t > 0.0 ? std::max(iterations * 2, static_cast<long>(iterations * min_seconds / t * 1.2))
-                : iterations * 10;
-  }
-  std::vector<double> per;
-  for (int r = 0; r < repeats; ++r) {
-    const auto t0 = Clock::now();
-    body(iterations);
-    per.push_back(seconds_since(t0) / static_cast<double>(iterations));
-  }
-  return median(per);
-}
-
-Matrix random_matrix(Index rows, Index cols, uint64_t seed) {
-  Rng rng(seed);
-  Matrix m(rows, cols);
-  for (Index i = 0; i < m.size(); ++i) m.data()[i] = static_cast<float>(rng.uniform(-1.0, 1.0));
-  return m;
-}
-
 // ---- (c) SGEMM ----
-
-// C(m,n) = A(m,k) * B(k,n) on row-major matrices, as Dense::forward computes x * kernel.
-struct Gemm {
-  Matrix a, b, c;
-  Gemm(Index m, Index k, Index n, uint64_t seed)
-      : a(random_matrix(m, k, seed)), b(random_matrix(k, n, seed + 1)), c(m, n) {}
-  void run(long iterations) {
-    for (long i = 0; i < iterations; ++i) c.noalias() = a * b;
-  }
-  double flops() const { return 2.0 * a.rows() * a.cols() * b.cols(); }
-};
-
-// One thread's GFLOP/s on an m x k x n product (median of repeats).
-double gemm_gflops_1(Index m, Index k, Index n, int repeats) {
-  Gemm g(m, k, n, 1);
-  const double t = time_per_iteration([&](long it) { g.run(it); }, repeats, 0.25);
-  return g.flops() / t * 1e-9;
-}
 
 // Two threads, each with its own matrices, running the same number of products at once; the
 // aggregate GFLOP/s over the wall time of both (median of repeats).

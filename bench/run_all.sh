@@ -34,7 +34,7 @@ done
 build() {  # build DIR [extra cmake args...]
   local dir="$1"; shift
   cmake -S "$ROOT" -B "$dir" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
-  cmake --build "$dir" --target bench_alloc bench_step -j"$JOBS"
+  cmake --build "$dir" --target bench_alloc bench_step bench_conv -j"$JOBS"
 }
 
 busy_cpus() {  # CPUs kept busy by others over the next 3 seconds (from /proc/stat idle time)
@@ -78,6 +78,10 @@ echo "== bench_step (-march=native)"
 wait_for_quiet
 "$BUILD_DIR/bench/bench_step" --repeats "$REPEATS" | tee "$OUT/step_native.txt"
 
+echo "== bench_conv (-march=native)"
+wait_for_quiet
+"$BUILD_DIR/bench/bench_conv" --repeats "$REPEATS" | tee "$OUT/conv_native.txt"
+
 if (( V3 )); then
   echo "== bench_step (-march=x86-64-v3)"
   wait_for_quiet
@@ -100,6 +104,10 @@ if (( TORCH )); then
     echo "== torch_peer (system BLAS)"
     wait_for_quiet
     /usr/bin/python3 "$ROOT/bench/torch_peer.py" --repeats "$REPEATS" | tee "$OUT/torch_sysblas.txt"
+    echo "== torch_peer --cnn (system BLAS)"
+    wait_for_quiet
+    /usr/bin/python3 "$ROOT/bench/torch_peer.py" --repeats "$REPEATS" --cnn |
+      tee "$OUT/torch_cnn_sysblas.txt"
     if (( OPENBLAS )); then
       if lib="$(openblas_dir)"; then
         for t in 1 2; do

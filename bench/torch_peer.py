@@ -9,13 +9,18 @@
     4096 synthetic samples): samples/s over shuffled epochs, and its FLOP rate at 6*params per
     sample.
 
+With --cnn, instead: (c) resources/examples/fashion_mnist_cnn.json's network (Conv2D 16 3x3 relu,
+    MaxPool 2, Conv2D 32 3x3 relu, MaxPool 2, Linear 800-128 relu, Linear 128-10; Adam, batch 32;
+    4096 synthetic 28 x 28 images), channels-last as fitbench holds them: samples/s over shuffled
+    epochs, the peer of bench_conv (a).
+
 Medians of >= 5 repeats. Run with /usr/bin/python3 (Debian's python3-torch).
 Debian's python3-torch is built with BLAS_INFO=generic: its GEMMs go to whatever libblas.so.3
 the system provides (the netlib reference BLAS unless OpenBLAS is installed). To measure it with
 OpenBLAS without changing the system, extract libopenblas0-pthread and run with
 LD_LIBRARY_PATH=<dir with its libblas.so.3> OPENBLAS_NUM_THREADS=<threads> (bench/run_all.sh
 --openblas does this). The BLAS in use is printed.
-Usage: torch_peer.py [--repeats N] [--threads 1,2]
+Usage: torch_peer.py [--repeats N] [--threads 1,2] [--cnn]
 """
 import argparse
 import os
@@ -145,10 +150,50 @@ def bench_mlp(repeats, samples=4096, batch=256):
     return statistics.median(rates), 6.0 * params, gemm
 
 
+def bench_cnn(repeats, samples=4096, batch=32):
+    torch.manual_seed(1)
+    g = torch.Generator().manual_seed(31)
+    x = torch.rand(samples, 1, 28, 28, generator=g).contiguous(memory_format=torch.channels_last)
+    y = torch.randint(0, 10, (samples,), generator=g)
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(1, 16, 3), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+        torch.nn.Conv2d(16, 32, 3), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+        torch.nn.Flatten(), torch.nn.Linear(800, 128), torch.nn.ReLU(), torch.nn.Linear(128, 10))
+    model = model.to(memory_format=torch.channels_last)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    opt = torch.optim.Adam(model.parameters(), lr=1e-3, eps=1e-7)
+
+    def epoch():
+        perm = torch.randperm(samples)
+        loss_sum = torch.zeros(())
+        correct = torch.zeros(())
+        for start in range(0, samples, batch):
+            idx = perm[start:start + batch]
+            bx, by = x[idx], y[idx]
+            opt.zero_grad(set_to_none=False)
+            logits = model(bx)
+            loss = loss_fn(logits, by)
+            loss.backward()
+            opt.step()
+            with torch.no_grad():
+                loss_sum += loss.detach() * by.shape[0]
+                correct += (logits.argmax(1) == by).sum()
+        _ = (loss_sum / samples).item(), (correct / samples).item()
+
+    epoch()  # warm-up
+    rates = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        epoch()
+        rates.append(samples / (time.perf_counter() - t0))
+    return statistics.median(rates)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--repeats", type=int, default=7)
     ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--cnn", action="store_true")
     args = ap.parse_args()
     repeats = max(5, args.repeats)
     print(f"torch_peer: torch {torch.__version__}, mkldnn {torch.backends.mkldnn.is_available()}, "
@@ -158,6 +203,12 @@ def main():
     summary = []
     for threads in [int(t) for t in args.threads.split(",")]:
         torch.set_num_threads(threads)
+        if args.cnn:
+            sps = bench_cnn(repeats)
+            rows.append((f"(c) fashion_mnist_cnn Adam batch 32, {threads} thread(s)",
+                         f"{sps:9.0f} samp/s"))
+            summary.append(f"t{threads}_cnn_samples_per_s={sps:.0f}")
+            continue
         step_us, fit_step_us = bench_seed(repeats)
         sps, flops_per_sample, gemm_per_sample = bench_mlp(repeats)
         gflops = sps * flops_per_sample * 1e-9
