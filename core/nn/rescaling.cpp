@@ -10,9 +10,8 @@ void Rescaling::forward(std::span<const Matrix* const>, ConstMatrixRef x, Matrix
   y.array() += static_cast<float>(spec().offset);
 }
 
-void Rescaling::backward(std::span<const Matrix* const>, ConstMatrixRef, ConstMatrixRef,
-                         MatrixRef, MatrixRef dy, bool want_dx, MatrixRef dx,
-                         std::span<Matrix* const>) const {
+void Rescaling::backward(std::span<const Matrix* const>, ConstMatrixRef, ConstMatrixRef, MatrixRef,
+                         MatrixRef dy, bool want_dx, MatrixRef dx, std::span<Matrix* const>) const {
   if (want_dx) dx.noalias() = dy * static_cast<float>(spec().scale);
 }
 
