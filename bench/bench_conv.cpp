@@ -19,18 +19,12 @@ namespace {
 
 using namespace fitbench;
 using fitbench::bench::Clock;
+using fitbench::bench::EpochTimer;
 using fitbench::bench::gemm_gflops_1;
 using fitbench::bench::median;
 using fitbench::bench::random_matrix;
 using fitbench::bench::seconds_since;
 using fitbench::bench::time_per_iteration;
-
-struct EpochTimer : Callback {
-  Clock::time_point begin;
-  std::vector<double> seconds;
-  void on_epoch_begin(int, const Logs&) override { begin = Clock::now(); }
-  void on_epoch_end(int, Logs&) override { seconds.push_back(seconds_since(begin)); }
-};
 
 // The example's network trained on `x`, `y` for 1 + repeats epochs: the median samples/s of the
 // epochs after the first (which also pays the setup).

@@ -11,6 +11,7 @@
 #include "bench/bench_util.h"
 #include "core/base/tensor.h"
 #include "core/python/random.h"
+#include "core/training/callback.h"
 
 namespace fitbench::bench {
 
@@ -67,5 +68,13 @@ inline double gemm_gflops_1(Index m, Index k, Index n, int repeats) {
   const double t = time_per_iteration([&](long it) { g.run(it); }, repeats, 0.25);
   return g.flops() / t * 1e-9;
 }
+
+// Each epoch's wall time in seconds, as fit() reports its callbacks (throughput benchmarks).
+struct EpochTimer : Callback {
+  Clock::time_point begin;
+  std::vector<double> seconds;
+  void on_epoch_begin(int, const Logs&) override { begin = Clock::now(); }
+  void on_epoch_end(int, Logs&) override { seconds.push_back(seconds_since(begin)); }
+};
 
 }  // namespace fitbench::bench

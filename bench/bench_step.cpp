@@ -34,6 +34,7 @@ using fitbench::bench::median;
 using namespace fitbench;
 using fitbench::bench::Clock;
 using fitbench::bench::dense;
+using fitbench::bench::EpochTimer;
 using fitbench::bench::Gemm;
 using fitbench::bench::gemm_gflops_1;
 using fitbench::bench::input;
@@ -201,13 +202,6 @@ struct MlpGemms {
 // The MLP's fit() samples/s over whole epochs of x (batch 256), median of repeats; devices > 0
 // trains with DataParallel over that many simulated devices.
 // The time of each epoch of a fit().
-struct EpochTimer : Callback {
-  Clock::time_point begin;
-  std::vector<double> seconds;
-  void on_epoch_begin(int, const Logs&) override { begin = Clock::now(); }
-  void on_epoch_end(int, Logs&) override { seconds.push_back(seconds_since(begin)); }
-};
-
 // Steady-state training throughput: one fit() of 1 + repeats epochs, and the median samples/s
 // of its epochs after the first. The first epoch also pays what a fit() sets up once (a
 // DataParallel executor's threads, replicas and optimizer clones: fresh memory, which this VM's

@@ -114,6 +114,18 @@ void activation_forward(Activation a, ConstMatrixRef z, MatrixRef out) {
   }
 }
 
+bool activation_needs_z(Activation a) {
+  switch (a) {
+    case Activation::kLinear:
+    case Activation::kSigmoid:
+    case Activation::kTanh:
+    case Activation::kSoftmax:
+      return false;
+    default:
+      return true;
+  }
+}
+
 void activation_backward(Activation a, ConstMatrixRef z, ConstMatrixRef out, MatrixRef grad) {
   auto g = grad.array();
   auto zi = z.array();

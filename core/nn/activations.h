@@ -32,6 +32,10 @@ const char* activation_names();
 // out = f(z). `out` may alias `z` for every activation.
 void activation_forward(Activation a, ConstMatrixRef z, MatrixRef out);
 
+// Whether activation_backward needs the pre-activation z itself: false when the derivative follows
+// from the output alone (linear, sigmoid, tanh, softmax), so a layer need not keep z.
+bool activation_needs_z(Activation a);
+
 // In place: grad (dL/d out) becomes dL/dz, given the pre-activation z and the output out = f(z).
 void activation_backward(Activation a, ConstMatrixRef z, ConstMatrixRef out, MatrixRef grad);
 

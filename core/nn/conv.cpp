@@ -46,20 +46,9 @@ std::vector<VariableDef> Conv2D::variable_defs(int64_t) const {
   return defs;
 }
 
-bool Conv2D::keeps_z() const {
-  switch (activation_) {
-    case Activation::kLinear:
-    case Activation::kSigmoid:
-    case Activation::kTanh:
-    case Activation::kSoftmax:
-      return false;
-    default:
-      return true;
-  }
-}
-
 int64_t Conv2D::cache_units(int64_t) const {
-  return pixels_out() * window() + (keeps_z() ? pixels_out() * spec().filters : 0);
+  return pixels_out() * window() +
+         (activation_needs_z(activation_) ? pixels_out() * spec().filters : 0);
 }
 
 void Conv2D::im2col(ConstMatrixRef x, float* windows) const {
@@ -131,7 +120,8 @@ void Conv2D::forward(std::span<const Matrix* const> params, ConstMatrixRef x, Ma
   float* windows = contiguous_data(cache, "cache");
   im2col(x, windows);
   RowBlock out(contiguous_data(y, "output"), rows, filters);
-  RowBlock z(keeps_z() ? windows + rows * window() : out.data(), rows, filters);
+  RowBlock z(activation_needs_z(activation_) ? windows + rows * window() : out.data(), rows,
+             filters);
   z.noalias() = ConstRowBlock(windows, rows, window()) * kernel;
   if (spec().use_bias) z.rowwise() += params[1]->row(0);
   activation_forward(activation_, z, out);
@@ -144,7 +134,8 @@ void Conv2D::backward(std::span<const Matrix* const> params, ConstMatrixRef, Con
   const Index rows = y.rows() * pixels_out(), filters = kernel.cols();
   float* windows = contiguous_data(cache, "cache");
   const ConstRowBlock out(contiguous_data(y, "output"), rows, filters);
-  const ConstRowBlock z(keeps_z() ? windows + rows * window() : out.data(), rows, filters);
+  const ConstRowBlock z(activation_needs_z(activation_) ? windows + rows * window() : out.data(),
+                        rows, filters);
   RowBlock dz(contiguous_data(dy, "gradient"), rows, filters);
   activation_backward(activation_, z, out, dz);  // dy is now dL/dz
   if (grads[0]) grads[0]->noalias() = ConstRowBlock(windows, rows, window()).transpose() * dz;

@@ -41,7 +41,6 @@ class Conv2D : public Layer {
  private:
   Index pixels_out() const { return geo_.out_height * geo_.out_width; }
   Index window() const { return spec().kernel_size[0] * spec().kernel_size[1] * geo_.channels; }
-  bool keeps_z() const;
   void im2col(ConstMatrixRef x, float* windows) const;
   void col2im(const float* windows, MatrixRef dx) const;
 

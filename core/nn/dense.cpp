@@ -32,16 +32,8 @@ std::vector<VariableDef> Dense::variable_defs(int64_t input_units) const {
 }
 
 int64_t Dense::cache_units(int64_t) const {
-  // The pre-activation z is needed by backward unless the derivative follows from y alone.
-  switch (activation_) {
-    case Activation::kLinear:
-    case Activation::kSigmoid:
-    case Activation::kTanh:
-    case Activation::kSoftmax:
-      return 0;
-    default:
-      return spec().units;
-  }
+  // The pre-activation z, when backward needs it.
+  return activation_needs_z(activation_) ? spec().units : 0;
 }
 
 void Dense::forward(std::span<const Matrix* const> params, ConstMatrixRef x, MatrixRef y,
