@@ -171,6 +171,11 @@ ParsedLayer parse_layer(const Json& v, const std::string& path) {
     keys.insert(keys.end(), {"scale", "offset", "activity_regularizer"});
   } else if (class_name == "GlobalAveragePooling2D") {
     keys.insert(keys.end(), {"data_format", "keepdims", "activity_regularizer"});
+  } else if (class_name == "LayerNormalization") {
+    keys.insert(keys.end(),
+                {"axis", "epsilon", "center", "scale", "rms_scaling", "beta_initializer",
+                 "gamma_initializer", "beta_regularizer", "gamma_regularizer", "beta_constraint",
+                 "gamma_constraint", "activity_regularizer"});
   } else {
     keys.insert(keys.end(), {"rate", "seed", "noise_shape", "activity_regularizer"});
   }
@@ -257,6 +262,37 @@ ParsedLayer parse_layer(const Json& v, const std::string& path) {
     // fitbench's images are channels_last, Keras's default; keepdims would give (1, 1, channels).
     r.only("data_format", {"channels_last"});
     r.only("keepdims", {false});
+  } else if (class_name == "LayerNormalization") {
+    // -1 or [-1] as made, [rank] once built (Keras's build sorts the axes it normalizes over);
+    // whether it is the input's last axis is checked when the model is built.
+    if (const Json* axis = r.get_non_null("axis")) {
+      const std::string apath = r.path_of("axis");
+      const char* expected = "an axis such as -1, or a list of one such as [-1]";
+      const Json* one = axis;
+      if (axis->is_array()) {
+        if (axis->size() != 1)
+          json_io::fail(apath, "fitbench normalizes over one axis, the last (-1)");
+        one = &(*axis)[0];
+        layer.axis = {json_io::to_int(*one, index_path(apath, 0), expected, -1)};
+      } else {
+        layer.axis = {json_io::to_int(*one, apath, expected, -1)};
+      }
+    }
+    layer.epsilon = r.number("epsilon", layer.epsilon, "a number in (0, 1]",
+                             {.lo = 0.0, .hi = 1.0, .lo_open = true});
+    layer.center = r.boolean("center", true);
+    layer.scale_gamma = r.boolean("scale", true);
+    r.only("rms_scaling", {false});
+    if (const Json* init = r.get("gamma_initializer"))
+      layer.gamma_initializer = parse_initializer(*init, r.path_of("gamma_initializer"));
+    if (const Json* init = r.get("beta_initializer"))
+      layer.beta_initializer = parse_initializer(*init, r.path_of("beta_initializer"));
+    if (const Json* reg = r.get("gamma_regularizer"))
+      layer.gamma_regularizer = parse_regularizer(*reg, r.path_of("gamma_regularizer"));
+    if (const Json* reg = r.get("beta_regularizer"))
+      layer.beta_regularizer = parse_regularizer(*reg, r.path_of("beta_regularizer"));
+    r.only("gamma_constraint", {});
+    r.only("beta_constraint", {});
   } else if (class_name == "Rescaling") {
     // One number each; Keras also takes a list per channel, which fitbench does not.
     const double most = std::numeric_limits<float>::max();
@@ -444,6 +480,15 @@ Json model_config_to_ordered_json(const ModelSpec& spec) {
       } else if (layer.class_name == "Rescaling") {
         config["scale"] = layer.scale;
         config["offset"] = layer.offset;
+      } else if (layer.class_name == "LayerNormalization") {
+        config["axis"] = layer.axis.size() == 1 ? Json(layer.axis[0]) : Json(layer.axis);
+        config["epsilon"] = layer.epsilon;
+        config["center"] = layer.center;
+        config["scale"] = layer.scale_gamma;
+        config["beta_initializer"] = initializer_to_json(layer.beta_initializer);
+        config["gamma_initializer"] = initializer_to_json(layer.gamma_initializer);
+        config["beta_regularizer"] = regularizer_to_json(layer.beta_regularizer);
+        config["gamma_regularizer"] = regularizer_to_json(layer.gamma_regularizer);
       }
     }
     Json entry = Json::object();

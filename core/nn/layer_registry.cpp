@@ -97,6 +97,42 @@ constexpr std::array<FieldInfo, 2> kRescalingFields{{
      .hi = std::numeric_limits<float>::max()},
 }};
 
+// keras/src/layers/normalization/layer_normalization.py.
+constexpr std::array<FieldInfo, 8> kLayerNormalizationFields{{
+    {.key = "epsilon",
+     .type = FieldType::kFloat,
+     .number = 1e-3,
+     .description = "Added to each variance before its square root, so a constant input stays "
+                    "finite.",
+     .lo = 1e-12,
+     .hi = 1.0},
+    {.key = "scale",
+     .type = FieldType::kBool,
+     .number = 1,
+     .description = "Multiply the normalized values by a learned gamma."},
+    {.key = "center",
+     .type = FieldType::kBool,
+     .number = 1,
+     .description = "Add a learned beta to the normalized values."},
+    kDenseFields[3],
+    {.key = "gamma_initializer",
+     .type = FieldType::kInitializer,
+     .text = "ones",
+     .description = "How gamma's values start.",
+     .choices = "initializer"},
+    {.key = "beta_initializer",
+     .type = FieldType::kInitializer,
+     .text = "zeros",
+     .description = "How beta's values start.",
+     .choices = "initializer"},
+    {.key = "gamma_regularizer",
+     .type = FieldType::kRegularizer,
+     .description = "L1/L2 penalty on gamma added to the loss."},
+    {.key = "beta_regularizer",
+     .type = FieldType::kRegularizer,
+     .description = "L1/L2 penalty on beta added to the loss."},
+}};
+
 // keras/src/layers/convolutional/{base_conv,conv2d}.py.
 constexpr std::array<FieldInfo, 11> kConv2DFields{{
     {.key = "filters",
@@ -148,7 +184,7 @@ constexpr std::array<FieldInfo, 3> kPoolingFields{{
      .choices = "padding"},
 }};
 
-constexpr std::array<LayerInfo, 11> kLayers{{
+constexpr std::array<LayerInfo, 12> kLayers{{
     {kInputLayer, "input_layer", "The model's input: its shape comes from the data.", kInputFields,
      true},
     {"Dense", "dense", "Fully connected: activation(inputs @ kernel + bias).", kDenseFields, false,
@@ -176,6 +212,10 @@ constexpr std::array<LayerInfo, 11> kLayers{{
      "global_average_pooling2d",
      "Averages each channel over the image: (height, width, channels) into (channels).",
      {}},
+    {"LayerNormalization", "layer_normalization",
+     "Shifts and scales each sample's last axis (an image's channels at each pixel) to mean 0 "
+     "and variance 1, then by a learned gamma and beta.",
+     kLayerNormalizationFields},
 }};
 
 }  // namespace

@@ -32,7 +32,7 @@ struct RegularizerSpec {
 struct LayerSpec {
   std::string class_name;  // "InputLayer", "Dense", "Activation", "Dropout", "Flatten", "Reshape",
                            // "Rescaling", "GlobalAveragePooling2D", "Conv2D",
-                           // "MaxPooling2D", "AveragePooling2D"
+                           // "MaxPooling2D", "AveragePooling2D", "LayerNormalization"
   std::string name;        // empty: Keras's automatic name (dense, dense_1, ...)
   bool trainable = true;
 
@@ -70,6 +70,19 @@ struct LayerSpec {
   // Rescaling: y = x * scale + offset.
   double scale = 1.0;
   double offset = 0.0;
+
+  // LayerNormalization: the axis it normalizes over, as Keras's config gives it (-1, or the
+  // last axis's index counting the batch's; fitbench takes the last axis only), the epsilon
+  // added to the variance, and whether it learns a scale (gamma; Keras's "scale", named apart
+  // from Rescaling's factor) and an offset (beta; Keras's "center").
+  std::vector<int64_t> axis{-1};
+  double epsilon = 1e-3;
+  bool scale_gamma = true;
+  bool center = true;
+  InitializerSpec gamma_initializer{"ones", 0.0, 0.05, -0.05, 0.05, std::nullopt};
+  InitializerSpec beta_initializer{"zeros", 0.0, 0.05, -0.05, 0.05, std::nullopt};
+  RegularizerSpec gamma_regularizer{};
+  RegularizerSpec beta_regularizer{};
 };
 
 // keras.Input(shape=(features,)) and keras.layers.Dense(units, activation), the other fields at

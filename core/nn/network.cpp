@@ -13,6 +13,7 @@
 #include "core/nn/dropout.h"
 #include "core/nn/initializers.h"
 #include "core/nn/layer_registry.h"
+#include "core/nn/normalization.h"
 #include "core/nn/pooling.h"
 #include "core/nn/rescaling.h"
 #include "core/nn/reshaping.h"
@@ -81,6 +82,13 @@ std::unique_ptr<Layer> make_layer(const LayerSpec& l, const std::string& place) 
         throw InputError(place + ".config." + key, "must be a finite float32 number");
     return std::make_unique<Rescaling>(l);
   }
+  if (l.class_name == "LayerNormalization") {
+    if (!(l.epsilon > 0.0 && l.epsilon <= 1.0))
+      throw InputError(place + ".config.epsilon", "must be a number in (0, 1]");
+    validate_initializer(l.gamma_initializer, place + ".config.gamma_initializer");
+    validate_initializer(l.beta_initializer, place + ".config.beta_initializer");
+    return std::make_unique<LayerNormalization>(l);
+  }
   if (l.class_name == "Reshape") {
     check_target_shape(l.target_shape, place);
     return std::make_unique<Reshape>(l);
@@ -88,8 +96,8 @@ std::unique_ptr<Layer> make_layer(const LayerSpec& l, const std::string& place) 
   throw InputError(place + ".class_name",
                    "layer \"" + l.class_name +
                        "\" is not supported; fitbench has InputLayer, Dense, Conv2D, MaxPooling2D, "
-                       "AveragePooling2D, Activation, Dropout, Flatten, Reshape, Rescaling and "
-                       "GlobalAveragePooling2D");
+                       "AveragePooling2D, Activation, Dropout, Flatten, Reshape, Rescaling, "
+                       "GlobalAveragePooling2D and LayerNormalization");
 }
 
 Network::Network(const ModelSpec& spec) : name_(spec.name.empty() ? "sequential" : spec.name) {

@@ -154,6 +154,15 @@ std::string layer_code(const LayerSpec& l, const std::string& name) {
     return call(
         "keras.layers.Rescaling",
         {py_float(l.scale), opt(l.offset != 0.0, "offset", py_float(l.offset)), frozen, named});
+  if (l.class_name == "LayerNormalization")
+    return call(
+        "keras.layers.LayerNormalization",
+        {opt(l.epsilon != 1e-3, "epsilon", py_float(l.epsilon)), opt(!l.center, "center", "False"),
+         opt(!l.scale_gamma, "scale", "False"),
+         opt(true, "beta_initializer", initializer_code(l.beta_initializer, "zeros")),
+         opt(true, "gamma_initializer", initializer_code(l.gamma_initializer, "ones")),
+         opt(true, "beta_regularizer", regularizer_code(l.beta_regularizer)),
+         opt(true, "gamma_regularizer", regularizer_code(l.gamma_regularizer)), frozen, named});
   // Dropout (the model was built, so no other class reaches here).
   return call("keras.layers.Dropout",
               {py_float(l.rate),

@@ -85,6 +85,13 @@ void Sequential::build(const Shape& input_shape) {
       const uint32_t bias_seed = draw(ls.bias_initializer);
       seeds.push_back(kernel_seed);
       if (ls.use_bias) seeds.push_back(bias_seed);
+    } else if (ls.class_name == "LayerNormalization") {
+      // Its constructor reads beta_initializer before gamma_initializer; the variables are gamma,
+      // then beta.
+      const uint32_t beta_seed = draw(ls.beta_initializer);
+      const uint32_t gamma_seed = draw(ls.gamma_initializer);
+      if (ls.scale_gamma) seeds.push_back(gamma_seed);
+      if (ls.center) seeds.push_back(beta_seed);
     } else if (ls.class_name == "Dropout" && ls.rate > 0.0 && !ls.seed) {
       make_default_seed();
     }

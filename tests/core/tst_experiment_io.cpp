@@ -141,6 +141,25 @@ void compare_model(const ModelSpec& a, const ModelSpec& b) {
     QCOMPARE(x.rate, y.rate);
     QCOMPARE(x.seed, y.seed);
     QCOMPARE(x.target_shape, y.target_shape);
+    QCOMPARE(x.filters, y.filters);
+    QCOMPARE(x.kernel_size, y.kernel_size);
+    QCOMPARE(x.strides, y.strides);
+    QCOMPARE(x.padding, y.padding);
+    QCOMPARE(x.pool_size, y.pool_size);
+    QCOMPARE(x.scale, y.scale);
+    QCOMPARE(x.offset, y.offset);
+    QCOMPARE(x.axis, y.axis);
+    QCOMPARE(x.epsilon, y.epsilon);
+    QCOMPARE(x.scale_gamma, y.scale_gamma);
+    QCOMPARE(x.center, y.center);
+    for (const auto member : {&LayerSpec::gamma_initializer, &LayerSpec::beta_initializer}) {
+      compare_initializer(x.*member, y.*member);
+      if (QTest::currentTestFailed()) return;
+    }
+    for (const auto member : {&LayerSpec::gamma_regularizer, &LayerSpec::beta_regularizer}) {
+      QCOMPARE((x.*member).l1, (y.*member).l1);
+      QCOMPARE((x.*member).l2, (y.*member).l2);
+    }
   }
 }
 
@@ -434,7 +453,20 @@ ExperimentSpec make_spec(int which) {
       reshape.target_shape = {-1, 1};
       LayerSpec flatten;
       flatten.class_name = "Flatten";
-      s.model.layers.insert(s.model.layers.begin() + 1, {reshape, flatten});
+      // A LayerNormalization with every field away from Keras's defaults, over the columns' one
+      // channel by its index.
+      LayerSpec norm;
+      norm.class_name = "LayerNormalization";
+      norm.axis = {2};
+      norm.epsilon = 0.01;
+      norm.scale_gamma = false;
+      norm.gamma_initializer.name = "random_normal";
+      norm.gamma_initializer.stddev = 0.5;
+      norm.gamma_initializer.seed = 3;
+      norm.beta_initializer.name = "ones";
+      norm.gamma_regularizer.l2 = 0.01;
+      norm.beta_regularizer.l1 = 0.02;
+      s.model.layers.insert(s.model.layers.begin() + 1, {reshape, norm, flatten});
       return s;
     }
     default:
@@ -752,7 +784,7 @@ void TestExperimentIo::errors_data() {
       "model.config.layers[3].class_name",
       "\"LSTM\" is not supported by fitbench; expected one of: InputLayer, Dense, Conv2D, "
       "MaxPooling2D, AveragePooling2D, Activation, Dropout, Flatten, Reshape, Rescaling, "
-      "GlobalAveragePooling2D");
+      "GlobalAveragePooling2D, LayerNormalization");
   row("/model/config/layers/-",
       R"({"class_name": "MaxPooling2D", "config": {"pool_size": [2, 2], "strides": [2]}})",
       "model.config.layers[3].config.strides",
@@ -803,6 +835,24 @@ void TestExperimentIo::errors_data() {
   row("/model/config/layers/-",
       R"({"class_name": "Rescaling", "config": {"scale": 1, "offset": [0.5]}})",
       "model.config.layers[3].config.offset", "must be a number a float32 holds, got an array");
+  row("/model/config/layers/-",
+      R"({"class_name": "LayerNormalization", "config": {"axis": [1, 2]}})",
+      "model.config.layers[3].config.axis", "fitbench normalizes over one axis, the last (-1)");
+  row("/model/config/layers/-",
+      R"({"class_name": "LayerNormalization", "config": {"axis": "last"}})",
+      "model.config.layers[3].config.axis",
+      "must be an axis such as -1, or a list of one such as [-1], got \"last\"");
+  row("/model/config/layers/-", R"({"class_name": "LayerNormalization", "config": {"epsilon": 0}})",
+      "model.config.layers[3].config.epsilon", "must be a number in (0, 1], got 0");
+  row("/model/config/layers/-",
+      R"({"class_name": "LayerNormalization", "config": {"rms_scaling": true}})",
+      "model.config.layers[3].config.rms_scaling",
+      "true is not supported by fitbench (only false is)");
+  row("/model/config/layers/-",
+      R"({"class_name": "LayerNormalization", "config": {"gamma_initializer": "magic"}})",
+      "model.config.layers[3].config.gamma_initializer",
+      "\"magic\" is not supported by fitbench; expected one of: GlorotUniform, GlorotNormal, "
+      "HeUniform, HeNormal, LecunUniform, LecunNormal, RandomNormal, RandomUniform, Zeros, Ones");
   row("/model/config/layers/-", R"({"class_name": "Reshape", "config": {}})",
       "model.config.layers[3].config.target_shape",
       "is required (the shape of one sample after the layer)");

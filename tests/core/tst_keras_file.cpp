@@ -109,6 +109,37 @@ class TestKerasFile : public QObject {
     return (variants_ + "/" + QString::fromUtf8(name)).toStdString();
   }
 
+  // Trains `m` (compiled) on x, y (20 features, 3 classes) for two epochs, writes it as
+  // <stem>.keras and <stem>.json, and has the checker read the .keras file as Keras would: its
+  // layout, its config's keys, and its NumPy forward pass giving the engine's predictions of x.
+  // Returns those predictions ("" from the checker on success, its sentence otherwise).
+  Matrix writtenAndChecked(Sequential& m, const Matrix& x, const Matrix& y, const std::string& stem,
+                           QString* checker) const {
+    m.fit(x, y, two_epochs());
+    write_model_file(m.model_file(), path((stem + ".keras").c_str()));
+    write_model_file(m.model_file(), path((stem + ".json").c_str()));
+    const Matrix predicted = m.predict(x);
+    QStringList header;
+    for (int i = 0; i < 20; ++i) header << QString("f%1").arg(i);
+    const std::string columns = header.join(',').toStdString();
+    write_csv(x, columns.c_str(), path((stem + "x.csv").c_str()));
+    write_csv(predicted, "p0,p1,p2", path((stem + "p.csv").c_str()));
+    const auto file = [&](const std::string& name) {
+      return QString::fromStdString(path((stem + name).c_str()));
+    };
+    *checker =
+        run_python({FITBENCH_SOURCE_DIR "/tests/reference/keras_file_check.py", file(".keras"),
+                    file(".json"), "--data", file("x.csv"), "--predictions", file("p.csv")});
+    return predicted;
+  }
+
+  // The line of Keras's summary table that names `layer`, its spaces collapsed.
+  static QString summaryRow(const std::string& summary, const QString& layer) {
+    for (const QString& line : QString::fromStdString(summary).split('\n'))
+      if (line.contains(layer)) return line.simplified();
+    return QString();
+  }
+
  private slots:
   void initTestCase() {
     QVERIFY(dir_.isValid());
@@ -226,12 +257,8 @@ class TestKerasFile : public QObject {
     Sequential again(back.config);
     again.set_weights(back.weights, "s.keras");
     QCOMPARE(again.predict(x), predicted);
-    const QStringList summary = QString::fromStdString(again.summary()).split('\n');
-    const auto row = [&](const QString& layer) {
-      for (const QString& line : summary)
-        if (line.contains(layer)) return line.simplified();
-      return QString();
-    };
+    const std::string summary = again.summary();
+    const auto row = [&](const QString& layer) { return summaryRow(summary, layer); };
     QCOMPARE(row("(Reshape)"), QString("│ reshape (Reshape) │ (None, 4, 1) │ 0 │"));
     QCOMPARE(row("(Flatten)"), QString("│ flatten (Flatten) │ (None, 4) │ 0 │"));
   }
@@ -330,21 +357,9 @@ class TestKerasFile : public QObject {
     spec.layers = {input, conv, average, conv2, max, flat, fixtures::dense(3, "softmax")};
     Sequential m(spec);
     fixtures::compile(m, optimizer("Adam"));
-    m.fit(x, y, two_epochs());
-    write_model_file(m.model_file(), path("c1.keras"));
-    write_model_file(m.model_file(), path("c1.json"));
-    const Matrix predicted = m.predict(x);
-    QStringList header;
-    for (int i = 0; i < 20; ++i) header << QString("f%1").arg(i);
-    const std::string columns = header.join(',').toStdString();
-    write_csv(x, columns.c_str(), path("c1x.csv"));
-    write_csv(predicted, "p0,p1,p2", path("c1p.csv"));
-    QCOMPARE(run_python({FITBENCH_SOURCE_DIR "/tests/reference/keras_file_check.py",
-                         QString::fromStdString(path("c1.keras")),
-                         QString::fromStdString(path("c1.json")), "--data",
-                         QString::fromStdString(path("c1x.csv")), "--predictions",
-                         QString::fromStdString(path("c1p.csv"))}),
-             QString("ok"));
+    QString checker;
+    const Matrix predicted = writtenAndChecked(m, x, y, "c1", &checker);
+    QCOMPARE(checker, QString("ok"));
     QCOMPARE(run_python({"-c",
                          "import io, json, sys, zipfile, h5py\n"
                          "z = zipfile.ZipFile(sys.argv[1])\n"
@@ -374,17 +389,70 @@ class TestKerasFile : public QObject {
     Sequential again(back.config);
     again.set_weights(back.weights, "c1.keras");
     QCOMPARE(again.predict(x), predicted);
-    const QStringList summary = QString::fromStdString(again.summary()).split('\n');
-    const auto row = [&](const QString& layer) {
-      for (const QString& line : summary)
-        if (line.contains(layer)) return line.simplified();
-      return QString();
-    };
+    const std::string summary = again.summary();
+    const auto row = [&](const QString& layer) { return summaryRow(summary, layer); };
     // Keras's counts: 2*2*1*3 + 3 and 3*2*3*4 without a bias.
     QCOMPARE(row("conv2d (Conv2D)"), QString("│ conv2d (Conv2D) │ (None, 3, 4, 3) │ 15 │"));
     QCOMPARE(row("conv2d_1 (Conv2D)"), QString("│ conv2d_1 (Conv2D) │ (None, 2, 4, 4) │ 72 │"));
     QCOMPARE(row("(MaxPooling2D)"),
              QString("│ max_pooling2d (MaxPooling2D) │ (None, 1, 2, 4) │ 0 │"));
+  }
+
+  // LayerNormalization over an image's channels (gamma and beta) and over a Dense's units (beta
+  // only, epsilon 0.01), as Keras 3.16 writes them: the config's keys and its built axis ([3],
+  // [1]), gamma and beta in layers/<name>/vars, the checker's NumPy normalization giving the
+  // predictions, the file read back with the same numbers and the summary's parameter counts.
+  void layerNormalizationAsKerasWritesIt() {
+    set_random_seed(9);
+    Matrix x, y;
+    fixtures::make_data(x, y, 20, 3);
+    LayerSpec input = fixtures::input(20);
+    input.shape = {5, 2, 2};
+    LayerSpec norm;
+    norm.class_name = "LayerNormalization";
+    LayerSpec norm2 = norm;
+    norm2.scale_gamma = false;
+    norm2.epsilon = 0.01;
+    LayerSpec flat;
+    flat.class_name = "Flatten";
+    ModelSpec spec;
+    spec.layers = {
+        input, norm, flat, fixtures::dense(6, "relu"), norm2, fixtures::dense(3, "softmax")};
+    Sequential m(spec);
+    fixtures::compile(m, optimizer("Adam"));
+    QString checker;
+    const Matrix predicted = writtenAndChecked(m, x, y, "n1", &checker);
+    QCOMPARE(checker, QString("ok"));
+    QCOMPARE(run_python({"-c",
+                         "import io, json, sys, zipfile, h5py\n"
+                         "z = zipfile.ZipFile(sys.argv[1])\n"
+                         "layers = json.loads(z.read('config.json'))['config']['layers']\n"
+                         "for i in (1, 4):\n"
+                         "    k = layers[i]['config']\n"
+                         "    print(k['axis'], k['epsilon'], k['center'], k['scale'])\n"
+                         "h = h5py.File(io.BytesIO(z.read('model.weights.h5')), 'r')\n"
+                         "print(sorted(h['layers/layer_normalization/vars']), "
+                         "h['layers/layer_normalization/vars/0'].shape, "
+                         "sorted(h['layers/layer_normalization_1/vars']), "
+                         "h['layers/layer_normalization_1/vars/0'].shape)\n",
+                         QString::fromStdString(path("n1.keras"))}),
+             QString("[3] 0.001 True True\n"
+                     "[1] 0.01 True False\n"
+                     "['0', '1'] (2,) ['0'] (6,)"));
+    const ModelFile back = read_model_file(path("n1.keras"));
+    QCOMPARE(back.config.layers[1].class_name, std::string("LayerNormalization"));
+    QCOMPARE(back.config.layers[1].axis, std::vector<int64_t>{3});
+    QCOMPARE(back.config.layers[4].scale_gamma, false);
+    QCOMPARE(back.config.layers[4].epsilon, 0.01);
+    Sequential again(back.config);
+    again.set_weights(back.weights, "n1.keras");
+    QCOMPARE(again.predict(x), predicted);
+    const std::string summary = again.summary();
+    const auto row = [&](const QString& layer) { return summaryRow(summary, layer); };
+    // Keras's table wraps a name and class wider than its column: "(LayerNormalization)" goes
+    // on a line of its own.
+    QCOMPARE(row("layer_normalization "), QString("│ layer_normalization │ (None, 5, 2, 2) │ 4 │"));
+    QCOMPARE(row("layer_normalization_1 "), QString("│ layer_normalization_1 │ (None, 6) │ 6 │"));
   }
 
   // Read back: the config, compile options, weights (bit for bit), statistics (through float32,

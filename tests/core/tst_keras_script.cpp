@@ -167,6 +167,11 @@ void check_record(const RunPlan& plan, const ScriptRun& run) {
     if (l.class_name == "Dropout") QCOMPARE(args.at("rate").get<double>(), l.rate);
     if (l.class_name == "Reshape")
       QCOMPARE(args.at("target_shape").get<std::vector<int64_t>>(), l.target_shape);
+    if (l.class_name == "LayerNormalization") {
+      QCOMPARE(args.value("epsilon", 1e-3), l.epsilon);
+      QCOMPARE(args.value("center", true), l.center);
+      QCOMPARE(args.value("scale", true), l.scale_gamma);
+    }
     if (l.class_name == "Rescaling") {
       QCOMPARE(args.at("scale").get<double>(), l.scale);
       QCOMPARE(args.value("offset", 0.0), l.offset);
@@ -364,6 +369,7 @@ class TestKerasScript : public QObject {
         {"class_name": "Reshape", "config": {"target_shape": [28, 28, 1]}},
         {"class_name": "Conv2D", "config": {"filters": 4, "kernel_size": 3, "strides": [2, 1],
                                             "padding": "same", "activation": "relu"}},
+        {"class_name": "LayerNormalization", "config": {"epsilon": 0.01, "center": false}},
         {"class_name": "GlobalAveragePooling2D", "config": {}},
         {"class_name": "Dense", "config": {"name": "out", "units": 10, "activation": "softmax"}}]}},
       "compile": {"optimizer": "adam", "loss": "sparse_categorical_crossentropy"},
@@ -372,6 +378,9 @@ class TestKerasScript : public QObject {
     const std::string conv_script = keras_script(conv);
     QVERIFY2(conv_script.find("keras.layers.Conv2D(4, (3, 3), strides=(2, 1), padding=\"same\", "
                               "activation=\"relu\", name=\"conv2d\")") != std::string::npos,
+             conv_script.c_str());
+    QVERIFY2(conv_script.find("keras.layers.LayerNormalization(epsilon=0.01, center=False, "
+                              "name=\"layer_normalization\")") != std::string::npos,
              conv_script.c_str());
     QVERIFY2(conv_script.find("keras.layers.GlobalAveragePooling2D(name=\"global_average_"
                               "pooling2d\")") != std::string::npos,

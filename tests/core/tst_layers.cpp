@@ -141,6 +141,14 @@ LayerSpec pool2d(const std::string& kind, Shape pool, Shape strides, const std::
   return l;
 }
 
+LayerSpec layer_norm(bool scale = true, bool center = true) {
+  LayerSpec l;
+  l.class_name = "LayerNormalization";
+  l.scale_gamma = scale;
+  l.center = center;
+  return l;
+}
+
 // ModelParallel on a 1 x 2 mesh, the first Dense sharded by its units.
 DistributionSpec model_parallel_1x2() {
   DistributionSpec mp;
@@ -230,6 +238,12 @@ class TestLayers : public QObject {
   void global_average_pooling();
   void global_average_pooling_gradients();
   void global_average_pooling_trains_on_every_strategy();
+  void layer_normalization_values_data();
+  void layer_normalization_values();
+  void layer_normalization_gradients_data();
+  void layer_normalization_gradients();
+  void layer_normalization_refusals();
+  void layer_normalization_trains_on_every_strategy();
   void conv2d_values_data();
   void conv2d_values();
   void conv2d_gradients_data();
@@ -590,6 +604,103 @@ void TestLayers::rescaling_trains_on_every_strategy() {
   // a 1 x 2 mesh (Rescaling runs whole on each device of the row) train as one device does.
   ModelSpec spec;
   spec.layers = {fixtures::input(6), rescaling(0.5, 0.25), dense(8, "relu"), dense(3, "softmax")};
+  check_strategies(spec);
+}
+
+void TestLayers::layer_normalization_values_data() {
+  QTest::addColumn<Shape>("shape");
+  QTest::addColumn<bool>("scale");
+  QTest::addColumn<bool>("center");
+  QTest::newRow("features") << Shape{5} << true << true;
+  QTest::newRow("image channels") << Shape{2, 3, 4} << true << true;
+  QTest::newRow("no gamma") << Shape{3, 4} << false << true;
+  QTest::newRow("no beta") << Shape{3, 4} << true << false;
+  QTest::newRow("neither") << Shape{6} << false << false;
+}
+
+void TestLayers::layer_normalization_values() {
+  // Each group of the last axis against its normalization written out in double: the mean and
+  // the population variance of the group, (x - mean) / sqrt(variance + 0.001) * gamma + beta.
+  QFETCH(Shape, shape);
+  QFETCH(bool, scale);
+  QFETCH(bool, center);
+  ModelSpec spec;
+  spec.layers = {shaped_input(shape), layer_norm(scale, center)};
+  Fixture f(spec, shape_size(shape), 3, 57);
+  const Index channels = shape.back(), groups = shape_size(shape) / channels;
+  QCOMPARE(f.net.layer_shape(0), shape);
+  QCOMPARE(f.net.variables().size(), size_t(scale) + size_t(center));
+  for (const auto& v : f.net.variables()) QCOMPARE(v.shape, (Shape{channels}));
+  if (scale) QVERIFY(f.net.variables()[0].path.ends_with("/gamma"));
+  if (center) QVERIFY(f.net.variables().back().path.ends_with("/beta"));
+  f.loss(f.x);
+  const Matrix y = f.net.output(f.ws, f.x.rows());
+  for (Index r = 0; r < f.x.rows(); ++r)
+    for (Index p = 0; p < groups; ++p) {
+      double mean = 0.0, variance = 0.0;
+      for (Index c = 0; c < channels; ++c) mean += f.x(r, p * channels + c);
+      mean /= double(channels);
+      for (Index c = 0; c < channels; ++c) variance += std::pow(f.x(r, p * channels + c) - mean, 2);
+      variance /= double(channels);
+      for (Index c = 0; c < channels; ++c) {
+        double want = (f.x(r, p * channels + c) - mean) / std::sqrt(variance + 1e-3);
+        if (scale) want *= f.values[0](0, c);
+        if (center) want += f.values.back()(0, c);
+        const float got = y(r, p * channels + c);
+        if (std::abs(got - want) > 1e-5 * std::max(1.0, std::abs(want)))
+          QFAIL(qPrintable(QString("row %1 group %2 channel %3: %4, want %5")
+                               .arg(r)
+                               .arg(p)
+                               .arg(c)
+                               .arg(got)
+                               .arg(want)));
+      }
+    }
+}
+
+void TestLayers::layer_normalization_gradients_data() {
+  QTest::addColumn<bool>("scale");
+  QTest::addColumn<bool>("center");
+  QTest::newRow("gamma and beta") << true << true;
+  QTest::newRow("gamma") << true << false;
+  QTest::newRow("beta") << false << true;
+}
+
+void TestLayers::layer_normalization_gradients() {
+  // Dense(12, tanh) -> Reshape((3, 4)) -> LayerNormalization -> Flatten -> Dense(2): gamma's,
+  // beta's and every Dense variable's gradient against central differences, so the input
+  // gradient through the normalization is checked through the first Dense's.
+  QFETCH(bool, scale);
+  QFETCH(bool, center);
+  ModelSpec spec;
+  spec.layers = {fixtures::input(3),        dense(12, "tanh"), reshape({3, 4}),
+                 layer_norm(scale, center), flatten(),         dense(2, "linear")};
+  Fixture f(spec, 3, 4, 43);
+  int64_t expected = 0;
+  for (const auto& v : f.net.variables()) expected += shape_size(v.shape);
+  QCOMPARE(checked_gradients(f), static_cast<int>(expected));
+}
+
+void TestLayers::layer_normalization_refusals() {
+  LayerSpec second = layer_norm();
+  second.axis = {1};
+  QCOMPARE(QString::fromStdString(build_error({shaped_input({3, 4}), second}, Shape{3, 4})),
+           QStringLiteral("model.config.layers[1].config.axis: fitbench normalizes over the last "
+                          "axis only: -1 (or 2 for an input of shape (None, 3, 4))"));
+  second.axis = {2};
+  QCOMPARE(build_error({shaped_input({3, 4}), second}, Shape{3, 4}), std::string());
+  LayerSpec no_epsilon = layer_norm();
+  no_epsilon.epsilon = 0.0;
+  QCOMPARE(QString::fromStdString(build_error({fixtures::input(4), no_epsilon}, Shape{4})),
+           QStringLiteral("model.config.layers[1].config.epsilon: must be a number in (0, 1]"));
+}
+
+void TestLayers::layer_normalization_trains_on_every_strategy() {
+  // Dense(8, relu) -> LayerNormalization -> Dense(3, softmax): DataParallel on 3 devices and
+  // ModelParallel on a 1 x 2 mesh (the first Dense sharded by its units, the normalization's
+  // gamma and beta whole on each device of the row) train as one device does.
+  ModelSpec spec;
+  spec.layers = {fixtures::input(6), dense(8, "relu"), layer_norm(), dense(3, "softmax")};
   check_strategies(spec);
 }
 

@@ -111,9 +111,18 @@ class TestRegistries : public QObject {
 
 void TestRegistries::layerClasses() {
   // Keras's class names fitbench reads, as the reader listed them before the registry.
-  const std::vector<std::string> expected = {
-      "InputLayer", "Dense",   "Conv2D",  "MaxPooling2D", "AveragePooling2D",      "Activation",
-      "Dropout",    "Flatten", "Reshape", "Rescaling",    "GlobalAveragePooling2D"};
+  const std::vector<std::string> expected = {"InputLayer",
+                                             "Dense",
+                                             "Conv2D",
+                                             "MaxPooling2D",
+                                             "AveragePooling2D",
+                                             "Activation",
+                                             "Dropout",
+                                             "Flatten",
+                                             "Reshape",
+                                             "Rescaling",
+                                             "GlobalAveragePooling2D",
+                                             "LayerNormalization"};
   QCOMPARE(names_of(layer_classes(), [](const LayerInfo& l) { return l.class_name; }), expected);
   const std::string message = error_of([] {
     parse_with(Json::array({{{"class_name", "LSTM"}, {"config", Json::object()}}}),

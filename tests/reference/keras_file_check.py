@@ -62,6 +62,11 @@ CONV_KEYS = ["name", "trainable", "dtype", "filters", "kernel_size", "strides", 
              "kernel_initializer", "bias_initializer", "kernel_regularizer", "bias_regularizer",
              "activity_regularizer", "kernel_constraint", "bias_constraint"]
 
+LAYER_NORMALIZATION_KEYS = ["name", "trainable", "dtype", "axis", "epsilon", "center", "scale",
+                            "rms_scaling", "beta_initializer", "gamma_initializer",
+                            "beta_regularizer", "gamma_regularizer", "beta_constraint",
+                            "gamma_constraint"]
+
 
 def conv_output(size, kernel, stride, padding):
     # keras/src/ops/operation_utils.py compute_conv_output_shape.
@@ -143,6 +148,12 @@ def check_config(cfg):
                    f"GlobalAveragePooling2D keys {list(layer['config'])}")
             expect(layer["config"]["keepdims"] is False, "keepdims")
             shape = [None, shape[-1]]
+        elif cls == "LayerNormalization":
+            c = layer["config"]
+            expect(list(c) == LAYER_NORMALIZATION_KEYS, f"LayerNormalization keys {list(c)}")
+            # A built layer's axis: the sorted axes it normalizes over, the batch's counted.
+            expect(c["axis"] == [len(shape) - 1], f"LayerNormalization axis {c['axis']}")
+            expect(c["rms_scaling"] is False, "rms_scaling")
     compile_config = cfg["compile_config"]
     if compile_config is not None:
         expect(list(compile_config) == ["optimizer", "loss", "loss_weights", "metrics",
@@ -180,6 +191,9 @@ def check_weights(h5, layers, fitbench):
         names = ["kernel", "bias"] if cls in ("Dense", "Conv2D") else []
         if cls in ("Dense", "Conv2D") and not layer["config"]["use_bias"]:
             names = ["kernel"]
+        if cls == "LayerNormalization":
+            names = [n for n, on in (("gamma", layer["config"]["scale"]),
+                                     ("beta", layer["config"]["center"])) if on]
         expect(sorted(vars_) == [str(i) for i in range(len(names))],
                f"{group} holds {sorted(vars_)}")
         for i, var_name in enumerate(names):
@@ -286,6 +300,19 @@ def keras_predict(h5, layers, x):
         elif cls == "Rescaling":
             # float32, the product and the sum each rounded, as Keras's call.
             x = x.astype(np.float32) * np.float32(cfg["scale"]) + np.float32(cfg["offset"])
+        elif cls == "LayerNormalization":
+            # keras/src/ops/nn.py _layer_normalization over the last axis.
+            mean = x.mean(axis=-1, keepdims=True, dtype=np.float32)
+            inv = np.float32(1) / np.sqrt(x.var(axis=-1, keepdims=True, dtype=np.float32) +
+                                          np.float32(cfg["epsilon"]))
+            k = 0
+            if cfg["scale"]:
+                inv = inv * vars_["0"][()]
+                k = 1
+            res = -mean * inv
+            if cfg["center"]:
+                res = res + vars_[str(k)][()]
+            x = x * inv + res
         x = x.astype(np.float32)
     return x
 

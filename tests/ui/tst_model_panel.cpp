@@ -8,6 +8,7 @@
 #include <QLineEdit>
 #include <QListWidget>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTest>
@@ -484,6 +485,53 @@ class TestModelPanel : public QObject {
     for (QLabel* label : issue)
       shown = shown || (label->isVisibleTo(&panel) && label->text().contains("40 x 3 kernel"));
     QVERIFY(shown);
+  }
+
+  // A LayerNormalization between two Dense layers, edited as a person does: gamma switched off
+  // with a click, epsilon typed, the gamma initializer's box gone with gamma, and the summary
+  // counting beta's parameters alone.
+  void layerNormalizationFromItsFields() {
+    ModelPanel panel;
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.setSpec(model({dense(6, "relu"), dense(3, "softmax")}));
+    panel.setInputShape({4});
+    panel.selectLayer(0);
+    panel.addLayer(QStringLiteral("LayerNormalization"));
+    QCOMPARE(classNames(panel.spec()), QStringList({"Dense", "LayerNormalization", "Dense"}));
+    QCOMPARE(panel.layerList()->item(2)->text(), QStringLiteral("LayerNormalization"));
+    QWidget* editor = panel.layerEditor();
+    auto* gamma = editor->findChild<QCheckBox*>(QStringLiteral("scale_gamma"));
+    auto* center = editor->findChild<QCheckBox*>(QStringLiteral("center"));
+    auto* epsilon = editor->findChild<QDoubleSpinBox*>(QStringLiteral("epsilon"));
+    QVERIFY(gamma && gamma->isVisible() && gamma->isChecked());
+    QVERIFY(center && center->isVisible() && center->isChecked());
+    QVERIFY(epsilon && epsilon->isVisible());
+    QVERIFY(!editor->findChild<QWidget*>(QStringLiteral("scale"))->isVisible());
+    QVERIFY(!editor->findChild<QWidget*>(QStringLiteral("units"))->isVisible());
+    auto* advanced = editor->findChild<QToolButton*>(QStringLiteral("advanced"));
+    QVERIFY(advanced && advanced->isVisible());
+    QTest::mouseClick(advanced, Qt::LeftButton);
+    QVERIFY(editor->findChild<QWidget*>(QStringLiteral("gamma_initializer"))->isVisible());
+    QVERIFY(!editor->findChild<QWidget*>(QStringLiteral("kernel_initializer"))->isVisible());
+
+    QTest::mouseClick(gamma, Qt::LeftButton, {}, QPoint(4, gamma->height() / 2));
+    QVERIFY(!panel.spec().layers[1].scale_gamma);
+    QVERIFY(!editor->findChild<QWidget*>(QStringLiteral("gamma_initializer"))->isVisible());
+    QVERIFY(!editor->findChild<QWidget*>(QStringLiteral("gamma_l2"))->isVisible());
+    QVERIFY(editor->findChild<QWidget*>(QStringLiteral("beta_l2"))->isVisible());
+    epsilon->selectAll();
+    QTest::keyClicks(epsilon, QStringLiteral("0.01"));
+    QTest::keyClick(epsilon, Qt::Key_Enter);
+    QCOMPARE(panel.spec().layers[1].epsilon, 0.01);
+    QCOMPARE(panel.layerList()->item(2)->text(),
+             QStringLiteral("LayerNormalization(epsilon 0.01, no gamma)"));
+    QVERIFY2(panel.errorText().isEmpty(), qPrintable(panel.errorText()));
+    // beta alone: 6 parameters (the shown panel's summary fits its width, so no comparison
+    // with Keras's 98 columns here; convolutionFromItsFields makes it).
+    QVERIFY2(panel.summaryText().contains(
+                 QRegularExpression(QStringLiteral("layer_normaliz\\S*[ │]+\\(None, 6\\)[ │]+6 "))),
+             qPrintable(panel.summaryText()));
   }
 
   void summaryWaitsForTheData() {

@@ -83,9 +83,9 @@ void TestRegistryPanels::addMenuListsLayerRegistry() {
   QStringList expected;
   for (const LayerInfo& info : layer_classes())
     if (!info.input) expected << q(info.class_name);
-  QCOMPARE(expected,
-           QStringList({"Dense", "Conv2D", "MaxPooling2D", "AveragePooling2D", "Activation",
-                        "Dropout", "Flatten", "Reshape", "Rescaling", "GlobalAveragePooling2D"}));
+  QCOMPARE(expected, QStringList({"Dense", "Conv2D", "MaxPooling2D", "AveragePooling2D",
+                                  "Activation", "Dropout", "Flatten", "Reshape", "Rescaling",
+                                  "GlobalAveragePooling2D", "LayerNormalization"}));
   QStringList shown;
   clickMenuButton(add, [&](QMenu* menu) {
     for (QAction* a : menu->actions()) shown << a->text();
@@ -120,13 +120,22 @@ void TestRegistryPanels::addMenuAddsEveryClassWithItsFields() {
     QCOMPARE(added.rate, expected.rate);
     // A row for each field the registry gives the class, none for the others' fields.
     LayerEditor* editor = panel.layerEditor();
-    for (const char* key : {"units", "activation", "use_bias", "trainable", "rate", "seed"}) {
+    for (const char* key :
+         {"units", "activation", "use_bias", "trainable", "rate", "seed", "epsilon", "center"}) {
       QWidget* w = editor->findChild<QWidget*>(QLatin1String(key));
       QVERIFY2(w != nullptr, key);
       QCOMPARE(w->isVisibleTo(editor), layer_has_field(info.class_name, key));
     }
     QWidget* advanced = editor->findChild<QWidget*>(QStringLiteral("advanced"));
-    QCOMPARE(advanced->isVisibleTo(editor), layer_has_field(info.class_name, "kernel_initializer"));
+    QCOMPARE(advanced->isVisibleTo(editor),
+             layer_has_field(info.class_name, "kernel_initializer") ||
+                 layer_has_field(info.class_name, "gamma_initializer"));
+    // Rescaling's factor and LayerNormalization's switch for gamma share the key "scale".
+    const FieldInfo* scale = find_field(info.fields, "scale");
+    QCOMPARE(editor->findChild<QWidget*>(QStringLiteral("scale"))->isVisibleTo(editor),
+             scale != nullptr && scale->type == FieldType::kFloat);
+    QCOMPARE(editor->findChild<QWidget*>(QStringLiteral("scale_gamma"))->isVisibleTo(editor),
+             scale != nullptr && scale->type == FieldType::kBool);
   }
 }
 

@@ -122,6 +122,10 @@ LayerEditor::LayerEditor(QWidget* parent) : QWidget(parent) {
   layout->addWidget(m_kernelInit.box);
   buildInitializerBox(m_biasInit, tr("Bias initializer"), QStringLiteral("bias_initializer"));
   layout->addWidget(m_biasInit.box);
+  buildInitializerBox(m_gammaInit, tr("Gamma initializer"), QStringLiteral("gamma_initializer"));
+  layout->addWidget(m_gammaInit.box);
+  buildInitializerBox(m_betaInit, tr("Beta initializer"), QStringLiteral("beta_initializer"));
+  layout->addWidget(m_betaInit.box);
   buildRegularizerBox();
   layout->addWidget(m_regularizerBox);
   for (const QString& field :
@@ -220,6 +224,22 @@ void LayerEditor::buildLayerBox() {
       tr("Then this is added to each value: with scale 1/127.5, an offset of -1 maps pixels to "
          "[-1, 1]."));
   m_layerForm->addRow(tr("Offset"), m_offset);
+  m_epsilon = makeNumber(m_layerBox, 1e-12, 1.0);
+  m_epsilon->setObjectName(QStringLiteral("epsilon"));
+  m_epsilon->setToolTip(
+      tr("Added to each variance before its square root, so that values that are all equal "
+         "still give a finite output (Keras: 0.001)."));
+  m_layerForm->addRow(tr("Epsilon"), m_epsilon);
+  m_scaleGamma = new QCheckBox(tr("Scale by a learned gamma"), m_layerBox);
+  m_scaleGamma->setObjectName(QStringLiteral("scale_gamma"));
+  m_scaleGamma->setToolTip(
+      tr("Multiply the normalized values by a learned gamma per channel (Keras's scale)."));
+  m_layerForm->addRow(QString(), m_scaleGamma);
+  m_center = new QCheckBox(tr("Center by a learned beta"), m_layerBox);
+  m_center->setObjectName(QStringLiteral("center"));
+  m_center->setToolTip(
+      tr("Add a learned beta per channel to the normalized values (Keras's center)."));
+  m_layerForm->addRow(QString(), m_center);
   m_targetShape = new QLineEdit(m_layerBox);
   m_targetShape->setObjectName(QStringLiteral("target_shape"));
   m_targetShape->setPlaceholderText(tr("e.g. 7, 112"));
@@ -294,6 +314,18 @@ void LayerEditor::buildRegularizerBox() {
   m_biasL2 = makeNumber(m_regularizerBox, 0.0, 100.0);
   m_biasL2->setObjectName(QStringLiteral("bias_l2"));
   m_regularizerForm->addRow(tr("Bias L2"), m_biasL2);
+  m_gammaL1 = makeNumber(m_regularizerBox, 0.0, 100.0);
+  m_gammaL1->setObjectName(QStringLiteral("gamma_l1"));
+  m_regularizerForm->addRow(tr("Gamma L1"), m_gammaL1);
+  m_gammaL2 = makeNumber(m_regularizerBox, 0.0, 100.0);
+  m_gammaL2->setObjectName(QStringLiteral("gamma_l2"));
+  m_regularizerForm->addRow(tr("Gamma L2"), m_gammaL2);
+  m_betaL1 = makeNumber(m_regularizerBox, 0.0, 100.0);
+  m_betaL1->setObjectName(QStringLiteral("beta_l1"));
+  m_regularizerForm->addRow(tr("Beta L1"), m_betaL1);
+  m_betaL2 = makeNumber(m_regularizerBox, 0.0, 100.0);
+  m_betaL2->setObjectName(QStringLiteral("beta_l2"));
+  m_regularizerForm->addRow(tr("Beta L2"), m_betaL2);
 }
 
 void LayerEditor::connectSignals() {
@@ -339,22 +371,26 @@ void LayerEditor::connectSignals() {
     updateVisibility();
     edited();
   });
-  connect(m_trainable, &QCheckBox::toggled, this, [this](bool on) {
-    m_layer.trainable = on;
-    edited();
-  });
-  connect(m_rate, &QDoubleSpinBox::valueChanged, this, [this](double v) {
-    m_layer.rate = v;
-    edited();
-  });
-  connect(m_scale, &QDoubleSpinBox::valueChanged, this, [this](double v) {
-    m_layer.scale = v;
-    edited();
-  });
-  connect(m_offset, &QDoubleSpinBox::valueChanged, this, [this](double v) {
-    m_layer.offset = v;
-    edited();
-  });
+  // A field that is one member of the layer.
+  const auto check = [this](QCheckBox* box, bool LayerSpec::*member) {
+    connect(box, &QCheckBox::toggled, this, [this, member](bool on) {
+      m_layer.*member = on;
+      edited();
+    });
+  };
+  const auto number = [this](NumberSpinBox* spin, double LayerSpec::*member) {
+    connect(spin, &QDoubleSpinBox::valueChanged, this, [this, member](double v) {
+      m_layer.*member = v;
+      edited();
+    });
+  };
+  check(m_trainable, &LayerSpec::trainable);
+  check(m_scaleGamma, &LayerSpec::scale_gamma);
+  check(m_center, &LayerSpec::center);
+  number(m_rate, &LayerSpec::rate);
+  number(m_scale, &LayerSpec::scale);
+  number(m_offset, &LayerSpec::offset);
+  number(m_epsilon, &LayerSpec::epsilon);
   connect(m_targetShape, &QLineEdit::textEdited, this, [this](const QString& text) {
     // "7, 112" (commas or spaces between); text that is not whole numbers leaves no shape, which
     // the model checks say with what target_shape takes.
@@ -382,6 +418,8 @@ void LayerEditor::connectSignals() {
   });
   connectInitializer(m_kernelInit, &LayerSpec::kernel_initializer);
   connectInitializer(m_biasInit, &LayerSpec::bias_initializer);
+  connectInitializer(m_gammaInit, &LayerSpec::gamma_initializer);
+  connectInitializer(m_betaInit, &LayerSpec::beta_initializer);
   const auto regularizer = [this](NumberSpinBox* spin, RegularizerSpec LayerSpec::*member,
                                   double RegularizerSpec::*field) {
     connect(spin, &QDoubleSpinBox::valueChanged, this, [this, member, field](double v) {
@@ -393,6 +431,10 @@ void LayerEditor::connectSignals() {
   regularizer(m_kernelL2, &LayerSpec::kernel_regularizer, &RegularizerSpec::l2);
   regularizer(m_biasL1, &LayerSpec::bias_regularizer, &RegularizerSpec::l1);
   regularizer(m_biasL2, &LayerSpec::bias_regularizer, &RegularizerSpec::l2);
+  regularizer(m_gammaL1, &LayerSpec::gamma_regularizer, &RegularizerSpec::l1);
+  regularizer(m_gammaL2, &LayerSpec::gamma_regularizer, &RegularizerSpec::l2);
+  regularizer(m_betaL1, &LayerSpec::beta_regularizer, &RegularizerSpec::l1);
+  regularizer(m_betaL2, &LayerSpec::beta_regularizer, &RegularizerSpec::l2);
 }
 
 void LayerEditor::connectInitializer(InitializerRows& rows, InitializerSpec LayerSpec::*member) {
@@ -470,6 +512,9 @@ void LayerEditor::setLayer(const LayerSpec& layer, const QString& autoName) {
   m_rate->setValue(layer.rate);
   m_scale->setValue(layer.scale);
   m_offset->setValue(layer.offset);
+  m_epsilon->setValue(layer.epsilon);
+  m_scaleGamma->setChecked(layer.scale_gamma);
+  m_center->setChecked(layer.center);
   QStringList dims;
   for (int64_t d : layer.target_shape) dims << QString::number(d);
   m_targetShape->setText(dims.join(QStringLiteral(", ")));
@@ -478,10 +523,16 @@ void LayerEditor::setLayer(const LayerSpec& layer, const QString& autoName) {
   m_seed->setEnabled(layer.seed.has_value());
   fillInitializer(m_kernelInit, layer.kernel_initializer);
   fillInitializer(m_biasInit, layer.bias_initializer);
+  fillInitializer(m_gammaInit, layer.gamma_initializer);
+  fillInitializer(m_betaInit, layer.beta_initializer);
   m_kernelL1->setValue(layer.kernel_regularizer.l1);
   m_kernelL2->setValue(layer.kernel_regularizer.l2);
   m_biasL1->setValue(layer.bias_regularizer.l1);
   m_biasL2->setValue(layer.bias_regularizer.l2);
+  m_gammaL1->setValue(layer.gamma_regularizer.l1);
+  m_gammaL2->setValue(layer.gamma_regularizer.l2);
+  m_betaL1->setValue(layer.beta_regularizer.l1);
+  m_betaL2->setValue(layer.beta_regularizer.l2);
   setIssues({});
   updateVisibility();
   m_filling = false;
@@ -513,14 +564,27 @@ void LayerEditor::updateVisibility() {
   m_layerForm->setRowVisible(m_useBias, has("use_bias"));
   m_layerForm->setRowVisible(m_trainable, has("trainable"));
   m_layerForm->setRowVisible(m_rate, has("rate"));
-  m_layerForm->setRowVisible(m_scale, has("scale"));
+  // "scale" is Rescaling's factor and LayerNormalization's switch for gamma.
+  const auto hasOfType = [&](std::string_view key, FieldType type) {
+    const LayerInfo* info = m_hasLayer ? find_layer_class(c) : nullptr;
+    const FieldInfo* field = info ? find_field(info->fields, key) : nullptr;
+    return field != nullptr && field->type == type;
+  };
+  m_layerForm->setRowVisible(m_scale, hasOfType("scale", FieldType::kFloat));
   m_layerForm->setRowVisible(m_offset, has("offset"));
+  m_layerForm->setRowVisible(m_epsilon, has("epsilon"));
+  m_layerForm->setRowVisible(m_scaleGamma, hasOfType("scale", FieldType::kBool));
+  m_layerForm->setRowVisible(m_center, has("center"));
   m_layerForm->setRowVisible(m_targetShape, has("target_shape"));
   m_layerForm->setRowVisible(m_seed->parentWidget(), has("seed"));
   const bool kernelInit = has("kernel_initializer");
   const bool biasInit = has("bias_initializer") && m_layer.use_bias;
-  const bool regularizers = has("kernel_regularizer") || has("bias_regularizer");
-  const bool anyAdvanced = kernelInit || has("bias_initializer") || regularizers;
+  const bool gammaInit = has("gamma_initializer") && m_layer.scale_gamma;
+  const bool betaInit = has("beta_initializer") && m_layer.center;
+  const bool regularizers = has("kernel_regularizer") || has("bias_regularizer") ||
+                            has("gamma_regularizer") || has("beta_regularizer");
+  const bool anyAdvanced =
+      kernelInit || has("bias_initializer") || has("gamma_initializer") || regularizers;
   const bool advanced = anyAdvanced && m_advanced->isChecked();
   m_layerForm->setRowVisible(m_advanced, anyAdvanced);
   const bool customized =
@@ -529,16 +593,27 @@ void LayerEditor::updateVisibility() {
       (has("bias_initializer") &&
        m_layer.bias_initializer.name != defaultText(c, "bias_initializer")) ||
       m_layer.bias_initializer.seed || m_layer.kernel_regularizer.active() ||
-      m_layer.bias_regularizer.active();
+      m_layer.bias_regularizer.active() ||
+      (has("gamma_initializer") &&
+       (m_layer.gamma_initializer.name != defaultText(c, "gamma_initializer") ||
+        m_layer.beta_initializer.name != defaultText(c, "beta_initializer") ||
+        m_layer.gamma_initializer.seed || m_layer.beta_initializer.seed ||
+        m_layer.gamma_regularizer.active() || m_layer.beta_regularizer.active()));
   m_advanced->setText(customized ? tr("Initializers and regularizers (customized)")
                                  : tr("Initializers and regularizers"));
   m_kernelInit.box->setVisible(advanced && kernelInit);
   m_biasInit.box->setVisible(advanced && biasInit);
+  m_gammaInit.box->setVisible(advanced && gammaInit);
+  m_betaInit.box->setVisible(advanced && betaInit);
   m_regularizerBox->setVisible(advanced && regularizers);
   m_regularizerForm->setRowVisible(m_kernelL1, has("kernel_regularizer"));
   m_regularizerForm->setRowVisible(m_kernelL2, has("kernel_regularizer"));
   m_regularizerForm->setRowVisible(m_biasL1, has("bias_regularizer") && m_layer.use_bias);
   m_regularizerForm->setRowVisible(m_biasL2, has("bias_regularizer") && m_layer.use_bias);
+  for (NumberSpinBox* spin : {m_gammaL1, m_gammaL2})
+    m_regularizerForm->setRowVisible(spin, has("gamma_regularizer") && m_layer.scale_gamma);
+  for (NumberSpinBox* spin : {m_betaL1, m_betaL2})
+    m_regularizerForm->setRowVisible(spin, has("beta_regularizer") && m_layer.center);
   // An initializer's rows show when the initializer registry says it takes their field.
   const auto initializerRows = [](InitializerRows& rows, const InitializerSpec& spec) {
     rows.form->setRowVisible(rows.mean, initializerHas(spec.name, "mean"));
@@ -549,6 +624,8 @@ void LayerEditor::updateVisibility() {
   };
   initializerRows(m_kernelInit, m_layer.kernel_initializer);
   initializerRows(m_biasInit, m_layer.bias_initializer);
+  initializerRows(m_gammaInit, m_layer.gamma_initializer);
+  initializerRows(m_betaInit, m_layer.beta_initializer);
   // An issue label shows only while it has text and its field is shown.
   for (QLabel* label : {m_nameIssue, m_unitsIssue, m_filtersIssue, m_kernelSizeIssue,
                         m_poolSizeIssue, m_activationIssue, m_rateIssue, m_targetShapeIssue}) {
@@ -586,6 +663,7 @@ QWidget* LayerEditor::fieldWidget(const QString& field) const {
   if (field == QLatin1String("rate")) return m_rate;
   if (field == QLatin1String("scale")) return m_scale;
   if (field == QLatin1String("offset")) return m_offset;
+  if (field == QLatin1String("epsilon")) return m_epsilon;
   if (field == QLatin1String("target_shape")) return m_targetShape;
   if (field == QLatin1String("activation")) return m_activation;
   if (field == QLatin1String("name")) return m_name;

@@ -1,4 +1,4 @@
-// The editor for one layer of the Model panel (Dense, Dropout or Activation): it holds a copy of
+// The editor for one layer of the Model panel (any class of the layer registry): it holds a copy of
 // the LayerSpec, writes each user edit into it and says so with layerEdited(). Also NumberSpinBox,
 // the %g-formatted spin box the Model and Training panels share. Widgets; UI thread only.
 #pragma once
@@ -111,6 +111,9 @@ class LayerEditor : public QWidget {
   QLabel* m_rateIssue = nullptr;
   NumberSpinBox* m_scale = nullptr;    // Rescaling
   NumberSpinBox* m_offset = nullptr;   // Rescaling
+  NumberSpinBox* m_epsilon = nullptr;  // LayerNormalization
+  QCheckBox* m_scaleGamma = nullptr;   // LayerNormalization: Keras's "scale"
+  QCheckBox* m_center = nullptr;       // LayerNormalization
   QLineEdit* m_targetShape = nullptr;  // Reshape: "7, 112"
   QLabel* m_targetShapeIssue = nullptr;
   QCheckBox* m_seedSet = nullptr;
@@ -119,12 +122,18 @@ class LayerEditor : public QWidget {
   QToolButton* m_advanced = nullptr;  // shows the initializer and regularizer boxes
   InitializerRows m_kernelInit;
   InitializerRows m_biasInit;
+  InitializerRows m_gammaInit;  // LayerNormalization
+  InitializerRows m_betaInit;
   QGroupBox* m_regularizerBox = nullptr;
   QFormLayout* m_regularizerForm = nullptr;
   NumberSpinBox* m_kernelL1 = nullptr;
   NumberSpinBox* m_kernelL2 = nullptr;
   NumberSpinBox* m_biasL1 = nullptr;
   NumberSpinBox* m_biasL2 = nullptr;
+  NumberSpinBox* m_gammaL1 = nullptr;
+  NumberSpinBox* m_gammaL2 = nullptr;
+  NumberSpinBox* m_betaL1 = nullptr;
+  NumberSpinBox* m_betaL2 = nullptr;
 };
 
 // Keras's activation names as the layers take them, in the order the editors list them.

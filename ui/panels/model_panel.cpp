@@ -248,7 +248,13 @@ QString ModelPanel::rowText(int index) const {
         args << QStringLiteral("stride %1x%2").arg(l.strides[0]).arg(l.strides[1]);
       if (f.key == "padding" && l.padding != "valid") args << QString::fromStdString(l.padding);
       if (f.key == "rate") args << sixDigits(l.rate);
-      if (f.key == "scale") args << sixDigits(l.scale);
+      if (f.key == "scale" && f.type == FieldType::kFloat) args << sixDigits(l.scale);
+      // LayerNormalization: what differs from Keras's defaults.
+      if (f.key == "scale" && f.type == FieldType::kBool && !l.scale_gamma)
+        args << QStringLiteral("no gamma");
+      if (f.key == "center" && !l.center) args << QStringLiteral("no beta");
+      if (f.key == "epsilon" && l.epsilon != f.number)
+        args << QStringLiteral("epsilon %1").arg(sixDigits(l.epsilon));
       if (f.key == "offset" && l.offset != 0.0) args << sixDigits(l.offset);
       if (f.key == "activation") args << QString::fromStdString(l.activation);
       if (f.key == "target_shape")

@@ -91,6 +91,9 @@ layers = _module("layers", {
     "Reshape": ["target_shape"],
     "Rescaling": ["scale", "offset"],
     "GlobalAveragePooling2D": ["data_format", "keepdims"],
+    "LayerNormalization": ["axis", "epsilon", "center", "scale", "beta_initializer",
+                           "gamma_initializer", "beta_regularizer", "gamma_regularizer",
+                           "beta_constraint", "gamma_constraint"],
 }, _LAYER_EXTRA)
 _OPTIMIZER_COMMON = ["weight_decay", "clipnorm", "clipvalue", "global_clipnorm", "use_ema",
                      "ema_momentum", "ema_overwrite_frequency", "loss_scale_factor",
