@@ -38,9 +38,12 @@ class Conv2D : public Layer {
                 MatrixRef cache, MatrixRef dy, bool want_dx, MatrixRef dx,
                 std::span<Matrix* const> grads) const override;
 
- private:
+  // After build: the output's pixels, and one window's values (kh * kw * channels); a sample's
+  // forward GEMM is (pixels_out, window) x (window, filters).
   Index pixels_out() const { return geo_.out_height * geo_.out_width; }
   Index window() const { return spec().kernel_size[0] * spec().kernel_size[1] * geo_.channels; }
+
+ private:
   void im2col(ConstMatrixRef x, float* windows) const;
   void col2im(const float* windows, MatrixRef dx) const;
 

@@ -8,8 +8,10 @@
 #include "core/distribution/layout/layout_map.h"
 #include "core/distribution/layout/model_parallel_plan.h"
 #include "core/distribution/spec/strategies.h"
+#include "core/nn/conv.h"
 #include "core/nn/dense.h"
 #include "core/nn/network.h"
+#include "core/nn/normalization.h"
 
 namespace fitbench {
 namespace {
@@ -69,14 +71,24 @@ std::vector<LayerFlops> layer_flops(const Network& net) {
   for (size_t l = 0; l < net.layers().size(); ++l) {
     const int64_t units = net.layer_units(l);
     LayerFlops f;
-    if (dynamic_cast<const Dense*>(net.layers()[l].get())) {
-      const double product = 2.0 * static_cast<double>(inputs * units);
+    const auto* conv = dynamic_cast<const Conv2D*>(net.layers()[l].get());
+    if (dynamic_cast<const Dense*>(net.layers()[l].get()) || conv) {
+      // A Conv2D's product: each output pixel's window times the (window, filters) kernel.
+      const double product =
+          2.0 * (conv ? static_cast<double>(conv->pixels_out() * conv->window()) *
+                            static_cast<double>(conv->spec().filters)
+                      : static_cast<double>(inputs * units));
       // Forward: the product, bias and activation. Backward: the kernel's gradient, the bias's
       // and the activation's, and the input's gradient past the first layer.
       f.forward_products = product;
       f.backward_products = l > 0 ? 2.0 * product : product;
       f.forward = product + 2.0 * static_cast<double>(units);
       f.backward = f.backward_products + 2.0 * static_cast<double>(units);
+    } else if (dynamic_cast<const LayerNormalization*>(net.layers()[l].get())) {
+      // The moments, the normalization, gamma and beta: about 8 operations per unit forward;
+      // gamma's and beta's sums and the input's gradient about 10 backward.
+      f.forward = 8.0 * static_cast<double>(units);
+      f.backward = 10.0 * static_cast<double>(units);
     } else {
       // An element-wise layer: one operation per unit forward, two backward.
       f.forward = static_cast<double>(units);

@@ -94,6 +94,23 @@ class TestStepTime : public QObject {
     QVERIFY(qFuzzyCompare(t.samples_per_s, 32.0 / t.total_s));
   }
 
+  // A convolution is costed by its GEMM: 16 features as (4, 4, 1) images, Conv2D(2, 3x3, relu)
+  // gives (2, 2, 2): 4 pixels x 9 window values x 2 filters x 2 = 144 FLOPs forward (+ 8 + 8 for
+  // bias and activation), 144 backward for the kernel (first layer: no input gradient) + 16.
+  // Flatten (8 units: 8 + 16), LayerNormalization over the 8 (8 x 8 + 8 x 10), Dense(1, sigmoid)
+  // (16 + 2 forward; 16 + 16 + 2 backward). In all 160 + 160 + 24 + 144 + 18 + 34 = 540.
+  void convolutionIsCostedByItsProduct() {
+    json doc = mlp(16, {}, 1, 32, 64, nullptr);
+    json& layers = doc["model"]["config"]["layers"];
+    layers[0]["config"]["batch_shape"] = {nullptr, 4, 4, 1};
+    layers.insert(layers.begin() + 1,
+                  {{{"class_name", "Conv2D"},
+                    {"config", {{"filters", 2}, {"kernel_size", 3}, {"activation", "relu"}}}},
+                   {{"class_name", "Flatten"}, {"config", json::object()}},
+                   {{"class_name", "LayerNormalization"}, {"config", json::object()}}});
+    QCOMPARE(row_flops(capacity_input(plan_of(doc, 1))), 540.0);
+  }
+
   // ModelParallel 1x2 splitting the hidden layer by units: the forward all-gather of 32 rows x 8
   // units and the input gradient's all-reduce of 32 x 8 at the output layer... the products of
   // the split layer count half.
