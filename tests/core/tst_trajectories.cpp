@@ -24,12 +24,20 @@ namespace {
 
 constexpr double kTolerance = 1e-4;
 // The cases keras_reference.py writes; each must be present.
-const char* const kExpectedCases[] = {"sgd_bce_sigmoid",    "sgd_momentum_mse",
-                                      "sgd_nesterov_huber", "adam_cce_softmax",
-                                      "adam_amsgrad_scce",  "adamw_mae",
-                                      "rmsprop_bce_logits", "rmsprop_centered_momentum_mse_l2",
-                                      "adagrad_tanh_l1",    "adam_deep_activations",
-                                      "sgd_cce_logits"};
+const char* const kExpectedCases[] = {"sgd_bce_sigmoid",
+                                      "sgd_momentum_mse",
+                                      "sgd_nesterov_huber",
+                                      "adam_cce_softmax",
+                                      "adam_amsgrad_scce",
+                                      "adamw_mae",
+                                      "rmsprop_bce_logits",
+                                      "rmsprop_centered_momentum_mse_l2",
+                                      "adagrad_tanh_l1",
+                                      "adam_deep_activations",
+                                      "sgd_cce_logits",
+                                      "adam_conv_maxpool_scce",
+                                      "sgd_rescaling_avgpool_gap_mse",
+                                      "rmsprop_layer_normalization_cce"};
 
 fs::path trajectory_dir() { return fs::path(FITBENCH_SOURCE_DIR) / "tests/data/trajectories"; }
 
@@ -181,6 +189,8 @@ class TstTrajectories : public QObject {
     QTest::addColumn<QString>("name");
     QTest::newRow("sgd") << "sgd_bce_sigmoid";
     QTest::newRow("adam") << "adam_cce_softmax";
+    QTest::newRow("convolutions") << "adam_conv_maxpool_scce";
+    QTest::newRow("layer normalization") << "rmsprop_layer_normalization_cce";
   }
 
   void perturbed_learning_rate_is_caught() {

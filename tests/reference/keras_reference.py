@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Independent float64 reference of Keras 3's training rules (JAX backend) for Dense Sequentials.
+"""Independent float64 reference of Keras 3's training rules (JAX backend) for Sequentials.
 
 Writes the golden cases that tests/core/tst_trajectories.cpp replays through the engine:
 tests/data/trajectories/<case>.json with the model and compile configs (Keras style), the data,
@@ -7,6 +7,8 @@ the initial weights, every epoch's loss and metrics and the final weights.
 
 Rules implemented from the Keras 3 sources (read, not copied):
 - Dense: y = act(x @ kernel + bias)                      keras/src/layers/core/dense.py
+- Conv2D, the poolings, Flatten, Reshape, Rescaling, GlobalAveragePooling2D and
+  LayerNormalization: see "The model" below
 - activations (gelu exact, leaky_relu slope 0.2)        keras/src/activations/activations.py
 - losses, per sample: mean over the last axis (bce, mse, mae, huber), sum for the categorical
   ones; probabilities clipped to [1e-7, 1 - 1e-7], categorical outputs normalised to sum 1 first
@@ -194,50 +196,231 @@ def accuracy_hits(loss_name, out, y, margins):
 
 
 # ------------------------------------------------------------------------------------------------
-# The model: Dense layers; params is [kernel0, bias0, kernel1, bias1, ...].
+# The model: a Sequential's layers, each a dict with its "kind" (Keras's class name). A sample is
+# an array of the layer's input shape (channels last); params is every layer's variables in
+# Keras's order, concatenated:
+# - Dense: y = act(x @ kernel + bias)                     keras/src/layers/core/dense.py
+# - Conv2D: y = act(conv(x, kernel (kh, kw, in, out)) + bias), SAME's zeros split as XLA's (the
+#   smaller half above and to the left)                    keras/src/layers/convolutional/
+# - MaxPooling2D / AveragePooling2D: each window clipped to the image, so padding never wins a
+#   maximum and a mean divides by the pixels it covers    keras/src/backend/jax/nn.py
+#   (a maximum's gradient goes to the window's first pixel holding it)
+# - Flatten, Reshape: the values in C order               keras/src/layers/reshaping/
+# - Rescaling: x * scale + offset                          keras/src/layers/preprocessing/
+# - GlobalAveragePooling2D: each channel's mean            keras/src/layers/pooling/
+# - LayerNormalization over the last axis: (x - mean) / sqrt(var + epsilon) * gamma + beta, the
+#   population variance                                    keras/src/ops/nn.py
 
 
-def forward(layers, params, x):
+def var_names(layer):
+    kind = layer["kind"]
+    if kind == "Dense":
+        return ["kernel", "bias"]
+    if kind == "Conv2D":
+        return ["kernel", "bias"] if layer.get("use_bias", True) else ["kernel"]
+    if kind == "LayerNormalization":
+        return ([n for n, on in (("gamma", layer.get("scale", True)),
+                                 ("beta", layer.get("center", True))) if on])
+    return []
+
+
+def var_slices(layers):
+    out, start = [], 0
+    for layer in layers:
+        k = len(var_names(layer))
+        out.append(slice(start, start + k))
+        start += k
+    return out
+
+
+def out_size(size, window, stride, padding):
+    return (size - 1) // stride + 1 if padding == "same" else (size - window) // stride + 1
+
+
+def leading_pad(size, window, stride, padding):
+    if padding != "same":
+        return 0, 0
+    total = max((out_size(size, window, stride, padding) - 1) * stride + window - size, 0)
+    return total // 2, total - total // 2
+
+
+def conv_forward(layer, x, kernel):
+    kh, kw, _, filters = kernel.shape
+    (sh, sw), pad = layer["strides"], layer["padding"]
+    oh, ow = out_size(x.shape[1], kh, sh, pad), out_size(x.shape[2], kw, sw, pad)
+    (t, b), (l, r) = leading_pad(x.shape[1], kh, sh, pad), leading_pad(x.shape[2], kw, sw, pad)
+    xp = np.pad(x, ((0, 0), (t, b), (l, r), (0, 0)))
+    z = np.zeros((len(x), oh, ow, filters), dtype=x.dtype)
+    for ky in range(kh):
+        for kx in range(kw):
+            z += xp[:, ky:ky + sh * (oh - 1) + 1:sh, kx:kx + sw * (ow - 1) + 1:sw, :] @ kernel[ky, kx]
+    return z, xp
+
+
+def conv_backward(layer, x, xp, kernel, dz):
+    kh, kw = kernel.shape[:2]
+    (sh, sw), pad = layer["strides"], layer["padding"]
+    oh, ow = dz.shape[1:3]
+    t, l = leading_pad(x.shape[1], kh, sh, pad)[0], leading_pad(x.shape[2], kw, sw, pad)[0]
+    dk, dxp = np.zeros_like(kernel), np.zeros_like(xp)
+    for ky in range(kh):
+        for kx in range(kw):
+            window = (slice(None), slice(ky, ky + sh * (oh - 1) + 1, sh),
+                      slice(kx, kx + sw * (ow - 1) + 1, sw), slice(None))
+            dk[ky, kx] = np.einsum("nhwc,nhwf->cf", xp[window], dz)
+            dxp[window] += dz @ kernel[ky, kx].T
+    return dk, dxp[:, t:t + x.shape[1], l:l + x.shape[2], :]
+
+
+def pool_windows(layer, x):
+    """Each output pixel's (oy, ox, rows, columns) of the input, clipped to the image."""
+    (ph, pw), (sh, sw), pad = layer["pool_size"], layer["strides"], layer["padding"]
+    oh, ow = out_size(x.shape[1], ph, sh, pad), out_size(x.shape[2], pw, sw, pad)
+    t, l = leading_pad(x.shape[1], ph, sh, pad)[0], leading_pad(x.shape[2], pw, sw, pad)[0]
+    for oy in range(oh):
+        for ox in range(ow):
+            y0, x0 = oy * sh - t, ox * sw - l
+            yield oy, ox, slice(max(y0, 0), min(y0 + ph, x.shape[1])), \
+                slice(max(x0, 0), min(x0 + pw, x.shape[2]))
+
+
+def pool_forward(layer, x, margins):
+    (ph, pw), (sh, sw), pad = layer["pool_size"], layer["strides"], layer["padding"]
+    oh, ow = out_size(x.shape[1], ph, sh, pad), out_size(x.shape[2], pw, sw, pad)
+    out = np.zeros((len(x), oh, ow, x.shape[3]), dtype=x.dtype)
+    for oy, ox, rows, cols in pool_windows(layer, x):
+        w = x[:, rows, cols, :].reshape(len(x), -1, x.shape[3])
+        if layer["kind"] == "MaxPooling2D":
+            out[:, oy, ox, :] = w.max(axis=1)
+            if w.shape[1] > 1:  # the maximum's pixel must not change within the tolerance
+                top = np.sort(w, axis=1)
+                margins.note("argmax", (top[:, -1] - top[:, -2]).min())
+        else:
+            out[:, oy, ox, :] = w.mean(axis=1)
+    return out
+
+
+def pool_backward(layer, x, g):
+    dx = np.zeros_like(x)
+    n, c = len(x), x.shape[3]
+    for oy, ox, rows, cols in pool_windows(layer, x):
+        w = x[:, rows, cols, :].reshape(n, -1, c)
+        gw = np.zeros_like(w)
+        if layer["kind"] == "MaxPooling2D":
+            first = w.argmax(axis=1)  # the first pixel holding the maximum
+            gw[np.arange(n)[:, None], first, np.arange(c)[None, :]] = g[:, oy, ox, :]
+        else:
+            gw[:] = g[:, oy, ox, None, :] / w.shape[1]
+        dx[:, rows, cols, :] += gw.reshape(x[:, rows, cols, :].shape)
+    return dx
+
+
+def forward(layers, params, x, margins):
     cache, a = [], x
-    for i, layer in enumerate(layers):
-        z = a @ params[2 * i] + params[2 * i + 1]
-        out = act_forward(layer["activation"], z)
-        cache.append((a, z, out))
+    for layer, vs in zip(layers, var_slices(layers)):
+        p, kind = params[vs], layer["kind"]
+        if kind in ("Dense", "Conv2D"):
+            if kind == "Dense":
+                z, extra = a @ p[0], None
+            else:
+                z, extra = conv_forward(layer, a, p[0])
+            if len(p) > 1:
+                z = z + p[1]
+            out = act_forward(layer["activation"], z)
+            cache.append((a, z, out, extra))
+        elif kind in ("MaxPooling2D", "AveragePooling2D"):
+            out = pool_forward(layer, a, margins)
+            cache.append((a,))
+        elif kind == "Flatten":
+            out = a.reshape(len(a), -1)
+            cache.append((a,))
+        elif kind == "Reshape":
+            out = a.reshape((len(a),) + tuple(layer["target_shape"]))
+            cache.append((a,))
+        elif kind == "Rescaling":
+            out = a * layer["scale"] + layer["offset"]
+            cache.append((a,))
+        elif kind == "GlobalAveragePooling2D":
+            out = a.mean(axis=(1, 2))
+            cache.append((a,))
+        elif kind == "LayerNormalization":
+            mean = a.mean(axis=-1, keepdims=True)
+            inv = 1.0 / np.sqrt(a.var(axis=-1, keepdims=True) + layer.get("epsilon", 1e-3))
+            xhat = (a - mean) * inv
+            out, k = xhat, 0
+            if layer.get("scale", True):
+                out, k = out * p[0], 1
+            if layer.get("center", True):
+                out = out + p[k]
+            cache.append((a, xhat, inv))
+        else:
+            raise ValueError(kind)
         a = out
-    return cache
+    return cache, a
 
 
 def regularization(layers, params, margins=None):
     value, grads = 0.0, [np.zeros_like(p) for p in params]
-    for i, layer in enumerate(layers):
-        for j, key in ((0, "kernel_regularizer"), (1, "bias_regularizer")):
-            l1, l2 = layer.get(key, (0.0, 0.0))
-            w = params[2 * i + j]
+    for layer, vs in zip(layers, var_slices(layers)):
+        for j, name in enumerate(var_names(layer)):
+            l1, l2 = layer.get(name + "_regularizer", (0.0, 0.0))
+            w = params[vs.start + j]
             if l1:
                 value += l1 * np.abs(w).sum()
-                grads[2 * i + j] += l1 * np.sign(w)
+                grads[vs.start + j] += l1 * np.sign(w)
                 if margins is not None:
                     margins.note("l1", np.abs(w).min())
             if l2:
                 value += l2 * (w * w).sum()
-                grads[2 * i + j] += 2 * l2 * w
+                grads[vs.start + j] += 2 * l2 * w
     return value, grads
 
 
 def batch_loss_and_grads(case, params, x, y, margins):
     layers = case["layers"]
-    cache = forward(layers, params, x)
-    out = cache[-1][2]
+    cache, out = forward(layers, params, x, margins)
     per, g = loss_forward_backward(case["loss"], out, y, margins)
     reg, grads = regularization(layers, params, margins)
+    slices = var_slices(layers)
     for i in reversed(range(len(layers))):
-        a_in, z, a = cache[i]
-        if layers[i]["activation"] in KINKED:
-            margins.note("kink", np.abs(z).min())
-        dz = act_backward(layers[i]["activation"], g, z, a)
-        grads[2 * i] = grads[2 * i] + a_in.T @ dz
-        grads[2 * i + 1] = grads[2 * i + 1] + dz.sum(axis=0)
-        g = dz @ params[2 * i].T
+        layer, vs, kind = layers[i], slices[i], layers[i]["kind"]
+        if kind in ("Dense", "Conv2D"):
+            a_in, z, a, extra = cache[i]
+            if layer["activation"] in KINKED:
+                margins.note("kink", np.abs(z).min())
+            dz = act_backward(layer["activation"], g, z, a)
+            kernel = params[vs.start]
+            if kind == "Dense":
+                grads[vs.start] = grads[vs.start] + a_in.T @ dz
+                g = dz @ kernel.T
+            else:
+                dk, g = conv_backward(layer, a_in, extra, kernel, dz)
+                grads[vs.start] = grads[vs.start] + dk
+            if vs.stop - vs.start > 1:
+                grads[vs.start + 1] = grads[vs.start + 1] + dz.reshape(-1, dz.shape[-1]).sum(0)
+        elif kind in ("MaxPooling2D", "AveragePooling2D"):
+            g = pool_backward(layer, cache[i][0], g)
+        elif kind in ("Flatten", "Reshape"):
+            g = g.reshape(cache[i][0].shape)
+        elif kind == "Rescaling":
+            g = g * layer["scale"]
+        elif kind == "GlobalAveragePooling2D":
+            a_in = cache[i][0]
+            g = np.broadcast_to(g[:, None, None, :] / (a_in.shape[1] * a_in.shape[2]),
+                                a_in.shape).copy()
+        elif kind == "LayerNormalization":
+            _, xhat, inv = cache[i]
+            k = 0
+            if layer.get("scale", True):
+                grads[vs.start] = grads[vs.start] + (g * xhat).reshape(-1, g.shape[-1]).sum(0)
+                gx = g * params[vs.start]
+                k = 1
+            else:
+                gx = g
+            if layer.get("center", True):
+                grads[vs.start + k] = grads[vs.start + k] + g.reshape(-1, g.shape[-1]).sum(0)
+            g = inv * (gx - gx.mean(axis=-1, keepdims=True) -
+                       xhat * (gx * xhat).mean(axis=-1, keepdims=True))
     return per.mean() + reg, grads, out
 
 
@@ -402,13 +585,53 @@ def f32(a):
     return np.asarray(a, dtype=np.float32).astype(np.float64)
 
 
-def init_params(rng, n_in, layers):
-    params, fan_in = [], n_in
+def sample_shapes(features, layers):
+    """The sample shape each layer receives."""
+    shapes, shape = [], (features,)
     for layer in layers:
-        limit = math.sqrt(6.0 / (fan_in + layer["units"]))  # glorot_uniform's range
-        params.append(f32(rng.uniform(-limit, limit, size=(fan_in, layer["units"]))))
-        params.append(f32(rng.uniform(-0.1, 0.1, size=layer["units"])))
-        fan_in = layer["units"]
+        shapes.append(shape)
+        kind = layer["kind"]
+        if kind == "Dense":
+            shape = (layer["units"],)
+        elif kind == "Conv2D":
+            (kh, kw), (sh, sw) = layer["kernel_size"], layer["strides"]
+            shape = (out_size(shape[0], kh, sh, layer["padding"]),
+                     out_size(shape[1], kw, sw, layer["padding"]), layer["filters"])
+        elif kind in ("MaxPooling2D", "AveragePooling2D"):
+            (ph, pw), (sh, sw) = layer["pool_size"], layer["strides"]
+            shape = (out_size(shape[0], ph, sh, layer["padding"]),
+                     out_size(shape[1], pw, sw, layer["padding"]), shape[2])
+        elif kind == "Flatten":
+            shape = (int(np.prod(shape)),)
+        elif kind == "Reshape":
+            shape = tuple(layer["target_shape"])
+        elif kind == "GlobalAveragePooling2D":
+            shape = (shape[2],)
+    return shapes
+
+
+def init_params(rng, n_in, layers):
+    params = []
+    for layer, shape in zip(layers, sample_shapes(n_in, layers)):
+        kind = layer["kind"]
+        if kind == "Dense":
+            fan_in = shape[0]
+            limit = math.sqrt(6.0 / (fan_in + layer["units"]))  # glorot_uniform's range
+            params.append(f32(rng.uniform(-limit, limit, size=(fan_in, layer["units"]))))
+            params.append(f32(rng.uniform(-0.1, 0.1, size=layer["units"])))
+        elif kind == "Conv2D":
+            kh, kw = layer["kernel_size"]
+            field = kh * kw
+            limit = math.sqrt(6.0 / (field * shape[2] + field * layer["filters"]))
+            params.append(f32(rng.uniform(-limit, limit,
+                                          size=(kh, kw, shape[2], layer["filters"]))))
+            if layer.get("use_bias", True):
+                params.append(f32(rng.uniform(-0.1, 0.1, size=layer["filters"])))
+        elif kind == "LayerNormalization":
+            # Away from ones and zeros, so that a gamma or beta read in the wrong order shows.
+            for name in var_names(layer):
+                centre = 1.0 if name == "gamma" else 0.0
+                params.append(f32(centre + rng.uniform(-0.3, 0.3, size=shape[-1])))
     return params
 
 
@@ -428,12 +651,36 @@ def make_data(rng, kind, n, features, outputs):
 
 
 def dense(units, activation, kernel_reg=None, bias_reg=None):
-    layer = {"units": units, "activation": activation}
+    layer = {"kind": "Dense", "units": units, "activation": activation}
     if kernel_reg:
         layer["kernel_regularizer"] = kernel_reg
     if bias_reg:
         layer["bias_regularizer"] = bias_reg
     return layer
+
+
+def conv2d(filters, kernel_size, strides, padding, activation, use_bias=True, kernel_reg=None):
+    layer = {"kind": "Conv2D", "filters": filters, "kernel_size": kernel_size,
+             "strides": strides, "padding": padding, "activation": activation,
+             "use_bias": use_bias}
+    if kernel_reg:
+        layer["kernel_regularizer"] = kernel_reg
+    return layer
+
+
+def pool2d(kind, pool_size, strides, padding):
+    return {"kind": kind, "pool_size": pool_size, "strides": strides, "padding": padding}
+
+
+def layer_norm(scale=True, center=True, epsilon=1e-3, gamma_reg=None):
+    layer = {"kind": "LayerNormalization", "scale": scale, "center": center, "epsilon": epsilon}
+    if gamma_reg:
+        layer["gamma_regularizer"] = gamma_reg
+    return layer
+
+
+def simple(kind, **config):
+    return dict(kind=kind, **config)
 
 
 CASES = [
@@ -490,6 +737,37 @@ CASES = [
          batch_size=6, layers=[dense(4, "softplus"), dense(3, "linear")],
          optimizer={"class_name": "SGD", "learning_rate": 0.1},
          loss={"name": "categorical_crossentropy", "from_logits": True}, metrics=True),
+    # The image layers: two convolutions (same with strides, valid without a bias) around a max
+    # pooling with SAME's clipped windows, then Flatten and a softmax.
+    dict(name="adam_conv_maxpool_scce", seed=22, samples=26, features=36, data="sparse",
+         epochs=4, batch_size=8,
+         layers=[simple("Reshape", target_shape=[6, 6, 1]),
+                 conv2d(3, [3, 3], [1, 1], "same", "tanh"),
+                 pool2d("MaxPooling2D", [2, 2], [2, 2], "same"),
+                 conv2d(4, [2, 2], [1, 1], "valid", "elu", use_bias=False),
+                 simple("Flatten"), dense(3, "softmax")],
+         optimizer={"class_name": "Adam", "learning_rate": 0.01},
+         loss={"name": "sparse_categorical_crossentropy"}, metrics=True),
+    # Rescaling, a strided convolution with a penalty, an average pooling whose SAME border
+    # windows count only their pixels, and the global average.
+    dict(name="sgd_rescaling_avgpool_gap_mse", seed=23, samples=30, features=32,
+         data="regression", epochs=4, batch_size=7,
+         layers=[simple("Rescaling", scale=0.5, offset=0.1),
+                 simple("Reshape", target_shape=[4, 4, 2]),
+                 conv2d(4, [3, 2], [2, 1], "same", "sigmoid", kernel_reg=(0.0, 0.01)),
+                 pool2d("AveragePooling2D", [2, 2], [1, 1], "same"),
+                 simple("GlobalAveragePooling2D"), dense(2, "linear")],
+         optimizer={"class_name": "SGD", "learning_rate": 0.1, "momentum": 0.5},
+         loss={"name": "mean_squared_error"}, metrics=False),
+    # LayerNormalization over a row's channels (gamma and beta) and over a Dense's units (gamma
+    # alone, epsilon 0.01, an L2 penalty on gamma).
+    dict(name="rmsprop_layer_normalization_cce", seed=24, samples=34, features=12, data="onehot",
+         epochs=4, batch_size=9,
+         layers=[simple("Reshape", target_shape=[3, 4]), layer_norm(), simple("Flatten"),
+                 dense(6, "tanh"), layer_norm(center=False, epsilon=0.01, gamma_reg=(0.0, 0.01)),
+                 dense(3, "softmax")],
+         optimizer={"class_name": "RMSprop", "learning_rate": 0.01},
+         loss={"name": "categorical_crossentropy"}, metrics=True),
 ]
 
 # ------------------------------------------------------------------------------------------------
@@ -516,21 +794,56 @@ def regularizer_json(reg):
             "registered_name": None}
 
 
-def layer_name(i):
-    return "dense" if i == 0 else f"dense_{i}"
+SNAKE = {"Dense": "dense", "Conv2D": "conv2d", "MaxPooling2D": "max_pooling2d",
+         "AveragePooling2D": "average_pooling2d", "Flatten": "flatten", "Reshape": "reshape",
+         "Rescaling": "rescaling", "GlobalAveragePooling2D": "global_average_pooling2d",
+         "LayerNormalization": "layer_normalization"}
+
+
+def layer_names(layers):
+    """Keras's automatic names: dense, dense_1, ... counted per class."""
+    seen, names = {}, []
+    for layer in layers:
+        base = SNAKE[layer["kind"]]
+        k = seen.get(base, 0)
+        names.append(base if k == 0 else f"{base}_{k}")
+        seen[base] = k + 1
+    return names
+
+
+def layer_config(layer, name):
+    kind = layer["kind"]
+    config = {"name": name, "trainable": True}
+    if kind in ("Dense", "Conv2D"):
+        if kind == "Dense":
+            config["units"] = layer["units"]
+        else:
+            config.update(filters=layer["filters"], kernel_size=layer["kernel_size"],
+                          strides=layer["strides"], padding=layer["padding"])
+        config.update(activation=layer["activation"], use_bias=layer.get("use_bias", True),
+                      kernel_regularizer=regularizer_json(layer.get("kernel_regularizer")),
+                      bias_regularizer=regularizer_json(layer.get("bias_regularizer")))
+    elif kind in ("MaxPooling2D", "AveragePooling2D"):
+        config.update(pool_size=layer["pool_size"], strides=layer["strides"],
+                      padding=layer["padding"])
+    elif kind == "Reshape":
+        config["target_shape"] = layer["target_shape"]
+    elif kind == "Rescaling":
+        config.update(scale=layer["scale"], offset=layer["offset"])
+    elif kind == "LayerNormalization":
+        config.update(axis=-1, epsilon=layer["epsilon"], center=layer["center"],
+                      scale=layer["scale"],
+                      gamma_regularizer=regularizer_json(layer.get("gamma_regularizer")))
+    return config
 
 
 def model_json(case):
     layers = [{"module": "keras.layers", "class_name": "InputLayer",
                "config": {"batch_shape": [None, case["features"]], "dtype": "float32",
                           "sparse": False, "name": "input_layer"}, "registered_name": None}]
-    for i, layer in enumerate(case["layers"]):
-        layers.append({"module": "keras.layers", "class_name": "Dense", "config": {
-            "name": layer_name(i), "trainable": True, "units": layer["units"],
-            "activation": layer["activation"], "use_bias": True,
-            "kernel_regularizer": regularizer_json(layer.get("kernel_regularizer")),
-            "bias_regularizer": regularizer_json(layer.get("bias_regularizer"))},
-            "registered_name": None})
+    for layer, name in zip(case["layers"], layer_names(case["layers"])):
+        layers.append({"module": "keras.layers", "class_name": layer["kind"],
+                       "config": layer_config(layer, name), "registered_name": None})
     return {"module": "keras", "class_name": "Sequential",
             "config": {"name": "sequential", "trainable": True, "layers": layers},
             "registered_name": None}
@@ -553,17 +866,18 @@ def compile_json(case):
 
 
 def weights_json(case, params):
-    out = []
-    for i, p in enumerate(params):
-        kind = "kernel" if i % 2 == 0 else "bias"
-        out.append({"path": f"sequential/{layer_name(i // 2)}/{kind}", "shape": list(p.shape),
-                    "values": [float(v) for v in p.ravel()]})
+    out, layers = [], case["layers"]
+    for layer, name, vs in zip(layers, layer_names(layers), var_slices(layers)):
+        for var, p in zip(var_names(layer), params[vs]):
+            out.append({"path": f"sequential/{name}/{var}", "shape": list(p.shape),
+                        "values": [float(v) for v in p.ravel()]})
     return out
 
 
 def build_case(case):
     rng = np.random.default_rng(case["seed"])
-    outputs = case["layers"][-1]["units"]
+    outputs = next(layer["units"] for layer in reversed(case["layers"])
+                   if layer["kind"] == "Dense")
     x, y = make_data(rng, case["data"], case["samples"], case["features"], outputs)
     params = init_params(rng, case["features"], case["layers"])
     assert case["samples"] % case["batch_size"] != 0, case["name"] + ": no partial batch"
