@@ -7,6 +7,7 @@
 #include <set>
 
 #include "core/base/error.h"
+#include "core/base/text.h"
 #include "core/nn/activation_layer.h"
 #include "core/nn/conv.h"
 #include "core/nn/dense.h"
@@ -79,12 +80,15 @@ std::unique_ptr<Layer> make_layer(const LayerSpec& l, const std::string& place) 
   if (l.class_name == "Rescaling") {
     for (const auto& [key, value] : {std::pair{"scale", l.scale}, {"offset", l.offset}})
       if (!std::isfinite(value) || std::abs(value) > std::numeric_limits<float>::max())
-        throw InputError(place + ".config." + key, "must be a finite float32 number");
+        // The file reader's sentence (a value from the window or from code reaches here).
+        throw InputError(place + ".config." + key,
+                         "must be a number a float32 holds, got " + format_number(value));
     return std::make_unique<Rescaling>(l);
   }
   if (l.class_name == "LayerNormalization") {
     if (!(l.epsilon > 0.0 && l.epsilon <= 1.0))
-      throw InputError(place + ".config.epsilon", "must be a number in (0, 1]");
+      throw InputError(place + ".config.epsilon",
+                       "must be a number in (0, 1], got " + format_number(l.epsilon));
     validate_initializer(l.gamma_initializer, place + ".config.gamma_initializer");
     validate_initializer(l.beta_initializer, place + ".config.beta_initializer");
     return std::make_unique<LayerNormalization>(l);
