@@ -118,20 +118,35 @@ Json layer_json(const LayerSpec& l, const Shape& input_shape) {
   } else if (l.class_name == "Rescaling") {
     config["scale"] = l.scale;
     config["offset"] = l.offset;
-  } else if (l.class_name == "LayerNormalization") {
-    // keras/src/layers/normalization/layer_normalization.py get_config, in its order; a built
-    // layer's axis is the sorted list of the axes it normalizes over, counting the batch's.
-    config["axis"] = Json::array({static_cast<int64_t>(input_shape.size())});
+  } else if (l.class_name == "LayerNormalization" || l.class_name == "BatchNormalization") {
+    // keras/src/layers/normalization/{layer,batch}_normalization.py get_config, in their order.
+    // A built LayerNormalization's axis is the sorted list of the axes it normalizes over,
+    // counting the batch's; BatchNormalization's build leaves its axis as given.
+    const bool batch = l.class_name == "BatchNormalization";
+    config["axis"] = !batch               ? Json::array({static_cast<int64_t>(input_shape.size())})
+                     : l.axis.size() == 1 ? Json(l.axis[0])
+                                          : Json(l.axis);
+    if (batch) config["momentum"] = l.momentum;
     config["epsilon"] = l.epsilon;
     config["center"] = l.center;
     config["scale"] = l.scale_gamma;
-    config["rms_scaling"] = false;
+    if (!batch) config["rms_scaling"] = false;
     config["beta_initializer"] = initializer_json(l.beta_initializer);
     config["gamma_initializer"] = initializer_json(l.gamma_initializer);
+    if (batch) {
+      config["moving_mean_initializer"] = initializer_json(l.moving_mean_initializer);
+      config["moving_variance_initializer"] = initializer_json(l.moving_variance_initializer);
+    }
     config["beta_regularizer"] = with_registered_name(regularizer_to_json(l.beta_regularizer));
     config["gamma_regularizer"] = with_registered_name(regularizer_to_json(l.gamma_regularizer));
     config["beta_constraint"] = nullptr;
     config["gamma_constraint"] = nullptr;
+    if (batch) {
+      config["synchronized"] = false;
+      config["renorm"] = false;
+      config["renorm_clipping"] = nullptr;
+      config["renorm_momentum"] = 0.99;
+    }
   }
   Json o = keras_object("keras.layers", l.class_name, std::move(config));
   // Keras records the shape a layer was built with; Reshape is built when it is made (its

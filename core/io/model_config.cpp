@@ -176,6 +176,12 @@ ParsedLayer parse_layer(const Json& v, const std::string& path) {
                 {"axis", "epsilon", "center", "scale", "rms_scaling", "beta_initializer",
                  "gamma_initializer", "beta_regularizer", "gamma_regularizer", "beta_constraint",
                  "gamma_constraint", "activity_regularizer"});
+  } else if (class_name == "BatchNormalization") {
+    keys.insert(keys.end(), {"axis", "momentum", "epsilon", "center", "scale", "beta_initializer",
+                             "gamma_initializer", "moving_mean_initializer",
+                             "moving_variance_initializer", "beta_regularizer", "gamma_regularizer",
+                             "beta_constraint", "gamma_constraint", "synchronized", "renorm",
+                             "renorm_clipping", "renorm_momentum", "activity_regularizer"});
   } else {
     keys.insert(keys.end(), {"rate", "seed", "noise_shape", "activity_regularizer"});
   }
@@ -262,7 +268,7 @@ ParsedLayer parse_layer(const Json& v, const std::string& path) {
     // fitbench's images are channels_last, Keras's default; keepdims would give (1, 1, channels).
     r.only("data_format", {"channels_last"});
     r.only("keepdims", {false});
-  } else if (class_name == "LayerNormalization") {
+  } else if (class_name == "LayerNormalization" || class_name == "BatchNormalization") {
     // -1 or [-1] as made, [rank] once built (Keras's build sorts the axes it normalizes over);
     // whether it is the input's last axis is checked when the model is built.
     if (const Json* axis = r.get_non_null("axis")) {
@@ -282,7 +288,24 @@ ParsedLayer parse_layer(const Json& v, const std::string& path) {
                              {.lo = 0.0, .hi = 1.0, .lo_open = true});
     layer.center = r.boolean("center", true);
     layer.scale_gamma = r.boolean("scale", true);
-    r.only("rms_scaling", {false});
+    if (class_name == "LayerNormalization") {
+      r.only("rms_scaling", {false});
+    } else {
+      layer.momentum =
+          r.number("momentum", layer.momentum, "a number in [0, 1]", {.lo = 0.0, .hi = 1.0});
+      if (const Json* init = r.get("moving_mean_initializer"))
+        layer.moving_mean_initializer =
+            parse_initializer(*init, r.path_of("moving_mean_initializer"));
+      if (const Json* init = r.get("moving_variance_initializer"))
+        layer.moving_variance_initializer =
+            parse_initializer(*init, r.path_of("moving_variance_initializer"));
+      // Keras on JAX refuses synchronized=True; fitbench's statistics are the global batch's
+      // under every strategy, which is what it asks of TensorFlow.
+      r.only("synchronized", {false});
+      r.only("renorm", {false});
+      r.only("renorm_clipping", {});
+      r.number("renorm_momentum", 0.99, "a number (unused without renorm)");
+    }
     if (const Json* init = r.get("gamma_initializer"))
       layer.gamma_initializer = parse_initializer(*init, r.path_of("gamma_initializer"));
     if (const Json* init = r.get("beta_initializer"))
@@ -480,13 +503,21 @@ Json model_config_to_ordered_json(const ModelSpec& spec) {
       } else if (layer.class_name == "Rescaling") {
         config["scale"] = layer.scale;
         config["offset"] = layer.offset;
-      } else if (layer.class_name == "LayerNormalization") {
+      } else if (layer.class_name == "LayerNormalization" ||
+                 layer.class_name == "BatchNormalization") {
+        const bool batch = layer.class_name == "BatchNormalization";
         config["axis"] = layer.axis.size() == 1 ? Json(layer.axis[0]) : Json(layer.axis);
+        if (batch) config["momentum"] = layer.momentum;
         config["epsilon"] = layer.epsilon;
         config["center"] = layer.center;
         config["scale"] = layer.scale_gamma;
         config["beta_initializer"] = initializer_to_json(layer.beta_initializer);
         config["gamma_initializer"] = initializer_to_json(layer.gamma_initializer);
+        if (batch) {
+          config["moving_mean_initializer"] = initializer_to_json(layer.moving_mean_initializer);
+          config["moving_variance_initializer"] =
+              initializer_to_json(layer.moving_variance_initializer);
+        }
         config["beta_regularizer"] = regularizer_to_json(layer.beta_regularizer);
         config["gamma_regularizer"] = regularizer_to_json(layer.gamma_regularizer);
       }

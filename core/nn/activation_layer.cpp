@@ -22,7 +22,7 @@ void ActivationLayer::forward(std::span<const Matrix* const>, ConstMatrixRef x, 
 
 void ActivationLayer::backward(std::span<const Matrix* const>, ConstMatrixRef x, ConstMatrixRef y,
                                MatrixRef, MatrixRef dy, bool want_dx, MatrixRef dx,
-                               std::span<Matrix* const>) const {
+                               std::span<Matrix* const>, const ForwardContext&) const {
   if (!want_dx) return;
   activation_backward(activation_, x, y, dy);
   dx = dy;

@@ -19,7 +19,7 @@ class ActivationLayer : public Layer {
                MatrixRef cache, const ForwardContext& ctx) const override;
   void backward(std::span<const Matrix* const> params, ConstMatrixRef x, ConstMatrixRef y,
                 MatrixRef cache, MatrixRef dy, bool want_dx, MatrixRef dx,
-                std::span<Matrix* const> grads) const override;
+                std::span<Matrix* const> grads, const ForwardContext& ctx) const override;
 
  private:
   Activation activation_;

@@ -129,7 +129,7 @@ void Conv2D::forward(std::span<const Matrix* const> params, ConstMatrixRef x, Ma
 
 void Conv2D::backward(std::span<const Matrix* const> params, ConstMatrixRef, ConstMatrixRef y,
                       MatrixRef cache, MatrixRef dy, bool want_dx, MatrixRef dx,
-                      std::span<Matrix* const> grads) const {
+                      std::span<Matrix* const> grads, const ForwardContext&) const {
   const Matrix& kernel = *params[0];
   const Index rows = y.rows() * pixels_out(), filters = kernel.cols();
   float* windows = contiguous_data(cache, "cache");

@@ -36,7 +36,7 @@ class Conv2D : public Layer {
                MatrixRef cache, const ForwardContext& ctx) const override;
   void backward(std::span<const Matrix* const> params, ConstMatrixRef x, ConstMatrixRef y,
                 MatrixRef cache, MatrixRef dy, bool want_dx, MatrixRef dx,
-                std::span<Matrix* const> grads) const override;
+                std::span<Matrix* const> grads, const ForwardContext& ctx) const override;
 
   // After build: the output's pixels, and one window's values (kh * kw * channels); a sample's
   // forward GEMM is (pixels_out, window) x (window, filters).

@@ -48,7 +48,7 @@ void Dense::forward(std::span<const Matrix* const> params, ConstMatrixRef x, Mat
 
 void Dense::backward(std::span<const Matrix* const> params, ConstMatrixRef x, ConstMatrixRef y,
                      MatrixRef cache, MatrixRef dy, bool want_dx, MatrixRef dx,
-                     std::span<Matrix* const> grads) const {
+                     std::span<Matrix* const> grads, const ForwardContext&) const {
   activation_backward(activation_, cache.cols() > 0 ? ConstMatrixRef(cache) : y, y,
                       dy);  // dy is now dL/dz
   if (grads[0]) grads[0]->noalias() = x.transpose() * dy;

@@ -27,7 +27,7 @@ void Dropout::forward(std::span<const Matrix* const>, ConstMatrixRef x, MatrixRe
 
 void Dropout::backward(std::span<const Matrix* const>, ConstMatrixRef, ConstMatrixRef,
                        MatrixRef cache, MatrixRef dy, bool want_dx, MatrixRef dx,
-                       std::span<Matrix* const>) const {
+                       std::span<Matrix* const>, const ForwardContext&) const {
   if (want_dx) dx = dy.cwiseProduct(cache);
 }
 

@@ -16,7 +16,7 @@ class Dropout : public Layer {
                MatrixRef cache, const ForwardContext& ctx) const override;
   void backward(std::span<const Matrix* const> params, ConstMatrixRef x, ConstMatrixRef y,
                 MatrixRef cache, MatrixRef dy, bool want_dx, MatrixRef dx,
-                std::span<Matrix* const> grads) const override;
+                std::span<Matrix* const> grads, const ForwardContext& ctx) const override;
 };
 
 }  // namespace fitbench

@@ -21,12 +21,28 @@ inline std::string batch_shape_text(const Shape& shape) {
   return out + ")";
 }
 
-// What a layer needs to know about the current call.
+// Sums values over every part of a global batch that devices share, in place: each part's call
+// returns the sum of all parts' values. Every part calls it the same number of times in the same
+// order (an executor implements it with a collective over its devices).
+class BatchReducer {
+ public:
+  virtual ~BatchReducer() = default;
+  virtual void sum(std::span<double> values) = 0;
+};
+
+// What a layer needs to know about the current call (forward and backward alike).
 struct ForwardContext {
   bool training = false;
   uint64_t step = 0;     // global training step (dropout masks)
   Index row_offset = 0;  // first row of this block within the global batch (dropout masks)
   uint64_t seed = 0;     // the run's dropout seed
+  // Statistics over the batch (BatchNormalization): null when this call's rows are the whole
+  // batch, else what sums a statistic over the global batch's parts.
+  BatchReducer* batch = nullptr;
+  // This layer's per-call values that are not per row, kept from forward to backward and
+  // update_state (BatchNormalization's statistics); Network sets it for each layer from its
+  // Workspace (scratch_size() doubles).
+  std::span<double> scratch;
 };
 
 // A variable a layer creates when built: name within the layer ("kernel"), Keras shape, init.
@@ -35,6 +51,9 @@ struct VariableDef {
   Shape shape;
   InitializerSpec initializer;
   RegularizerSpec regularizer;
+  // false: state fit() does not train but the layer updates (BatchNormalization's moving
+  // statistics); such a variable has no gradient and no optimizer slots.
+  bool trainable = true;
 };
 
 class Layer {
@@ -58,16 +77,23 @@ class Layer {
   virtual std::vector<VariableDef> variable_defs(int64_t /*input_units*/) const { return {}; }
   // Columns of the per-call cache this layer keeps between forward and backward (0: none).
   virtual int64_t cache_units(int64_t /*input_units*/) const { return 0; }
+  // Doubles of per-call scratch that are not per row (ForwardContext::scratch; 0: none).
+  virtual int64_t scratch_size() const { return 0; }
+  // After a training step's forward: updates the layer's state variables (those VariableDef
+  // marks not trainable; `params` are all its variables) from what forward left in `scratch`.
+  virtual void update_state(std::span<Matrix* const> /*params*/,
+                            std::span<const double> /*scratch*/) const {}
 
   // y = layer(x). `params` are this layer's variables in variable_defs() order.
   virtual void forward(std::span<const Matrix* const> params, ConstMatrixRef x, MatrixRef y,
                        MatrixRef cache, const ForwardContext& ctx) const = 0;
-  // dy: dL/dy on entry (may be overwritten); cache: what forward kept (may be overwritten too).
+  // dy: dL/dy on entry (may be overwritten); cache: what forward kept (may be overwritten too);
+  // ctx: the forward call's context (its scratch as forward left it).
   // Writes dL/dparam into grads (entries may be null for frozen variables; gradients are
   // overwritten, not accumulated) and dL/dx into dx when want_dx.
   virtual void backward(std::span<const Matrix* const> params, ConstMatrixRef x, ConstMatrixRef y,
                         MatrixRef cache, MatrixRef dy, bool want_dx, MatrixRef dx,
-                        std::span<Matrix* const> grads) const = 0;
+                        std::span<Matrix* const> grads, const ForwardContext& ctx) const = 0;
 
  private:
   LayerSpec spec_;

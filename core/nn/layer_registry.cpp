@@ -133,6 +133,34 @@ constexpr std::array<FieldInfo, 8> kLayerNormalizationFields{{
      .description = "L1/L2 penalty on beta added to the loss."},
 }};
 
+// keras/src/layers/normalization/batch_normalization.py.
+constexpr std::array<FieldInfo, 11> kBatchNormalizationFields{{
+    {.key = "momentum",
+     .type = FieldType::kFloat,
+     .number = 0.99,
+     .description = "How much of the moving mean and variance each training step keeps.",
+     .lo = 0.0,
+     .hi = 1.0},
+    kLayerNormalizationFields[0],
+    kLayerNormalizationFields[1],
+    kLayerNormalizationFields[2],
+    kLayerNormalizationFields[3],
+    kLayerNormalizationFields[4],
+    kLayerNormalizationFields[5],
+    {.key = "moving_mean_initializer",
+     .type = FieldType::kInitializer,
+     .text = "zeros",
+     .description = "How the moving mean starts.",
+     .choices = "initializer"},
+    {.key = "moving_variance_initializer",
+     .type = FieldType::kInitializer,
+     .text = "ones",
+     .description = "How the moving variance starts.",
+     .choices = "initializer"},
+    kLayerNormalizationFields[6],
+    kLayerNormalizationFields[7],
+}};
+
 // keras/src/layers/convolutional/{base_conv,conv2d}.py.
 constexpr std::array<FieldInfo, 11> kConv2DFields{{
     {.key = "filters",
@@ -184,7 +212,7 @@ constexpr std::array<FieldInfo, 3> kPoolingFields{{
      .choices = "padding"},
 }};
 
-constexpr std::array<LayerInfo, 12> kLayers{{
+constexpr std::array<LayerInfo, 13> kLayers{{
     {kInputLayer, "input_layer", "The model's input: its shape comes from the data.", kInputFields,
      true},
     {"Dense", "dense", "Fully connected: activation(inputs @ kernel + bias).", kDenseFields, false,
@@ -216,6 +244,10 @@ constexpr std::array<LayerInfo, 12> kLayers{{
      "Shifts and scales each sample's last axis (an image's channels at each pixel) to mean 0 "
      "and variance 1, then by a learned gamma and beta.",
      kLayerNormalizationFields},
+    {"BatchNormalization", "batch_normalization",
+     "Shifts and scales each channel by the batch's mean and variance while training (their "
+     "moving averages at inference), then by a learned gamma and beta.",
+     kBatchNormalizationFields},
 }};
 
 }  // namespace

@@ -71,10 +71,10 @@ struct LayerSpec {
   double scale = 1.0;
   double offset = 0.0;
 
-  // LayerNormalization: the axis it normalizes over, as Keras's config gives it (-1, or the
-  // last axis's index counting the batch's; fitbench takes the last axis only), the epsilon
-  // added to the variance, and whether it learns a scale (gamma; Keras's "scale", named apart
-  // from Rescaling's factor) and an offset (beta; Keras's "center").
+  // LayerNormalization and BatchNormalization: the axis they normalize over, as Keras's config
+  // gives it (-1, or the last axis's index counting the batch's; fitbench takes the last axis
+  // only), the epsilon added to the variance, and whether it learns a scale (gamma; Keras's
+  // "scale", named apart from Rescaling's factor) and an offset (beta; Keras's "center").
   std::vector<int64_t> axis{-1};
   double epsilon = 1e-3;
   bool scale_gamma = true;
@@ -83,6 +83,11 @@ struct LayerSpec {
   InitializerSpec beta_initializer{"zeros", 0.0, 0.05, -0.05, 0.05, std::nullopt};
   RegularizerSpec gamma_regularizer{};
   RegularizerSpec beta_regularizer{};
+  // BatchNormalization (also the fields above): how much of the moving statistics each training
+  // step keeps, and how they start.
+  double momentum = 0.99;
+  InitializerSpec moving_mean_initializer{"zeros", 0.0, 0.05, -0.05, 0.05, std::nullopt};
+  InitializerSpec moving_variance_initializer{"ones", 0.0, 0.05, -0.05, 0.05, std::nullopt};
 };
 
 // keras.Input(shape=(features,)) and keras.layers.Dense(units, activation), the other fields at

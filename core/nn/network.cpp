@@ -85,13 +85,20 @@ std::unique_ptr<Layer> make_layer(const LayerSpec& l, const std::string& place) 
                          "must be a number a float32 holds, got " + format_number(value));
     return std::make_unique<Rescaling>(l);
   }
-  if (l.class_name == "LayerNormalization") {
+  if (l.class_name == "LayerNormalization" || l.class_name == "BatchNormalization") {
     if (!(l.epsilon > 0.0 && l.epsilon <= 1.0))
       throw InputError(place + ".config.epsilon",
                        "must be a number in (0, 1], got " + format_number(l.epsilon));
     validate_initializer(l.gamma_initializer, place + ".config.gamma_initializer");
     validate_initializer(l.beta_initializer, place + ".config.beta_initializer");
-    return std::make_unique<LayerNormalization>(l);
+    if (l.class_name == "LayerNormalization") return std::make_unique<LayerNormalization>(l);
+    if (!(l.momentum >= 0.0 && l.momentum <= 1.0))
+      throw InputError(place + ".config.momentum",
+                       "must be a number in [0, 1], got " + format_number(l.momentum));
+    validate_initializer(l.moving_mean_initializer, place + ".config.moving_mean_initializer");
+    validate_initializer(l.moving_variance_initializer,
+                         place + ".config.moving_variance_initializer");
+    return std::make_unique<BatchNormalization>(l);
   }
   if (l.class_name == "Reshape") {
     check_target_shape(l.target_shape, place);
@@ -101,7 +108,7 @@ std::unique_ptr<Layer> make_layer(const LayerSpec& l, const std::string& place) 
                    "layer \"" + l.class_name +
                        "\" is not supported; fitbench has InputLayer, Dense, Conv2D, MaxPooling2D, "
                        "AveragePooling2D, Activation, Dropout, Flatten, Reshape, Rescaling, "
-                       "GlobalAveragePooling2D and LayerNormalization");
+                       "GlobalAveragePooling2D, LayerNormalization and BatchNormalization");
 }
 
 Network::Network(const ModelSpec& spec) : name_(spec.name.empty() ? "sequential" : spec.name) {
@@ -220,7 +227,8 @@ void Network::build_checked(const Shape& given, bool limit) {
     }
     for (auto& def : layer.variable_defs(in)) {
       variables_.push_back({name_ + "/" + layer.name() + "/" + def.name, def.shape, def.initializer,
-                            def.regularizer, layer.spec().trainable, static_cast<int>(l)});
+                            def.regularizer, layer.spec().trainable && def.trainable,
+                            static_cast<int>(l)});
     }
     first_var_.push_back(variables_.size());
     in = out;
@@ -235,8 +243,10 @@ void Network::reserve(Workspace& ws, Index rows) const {
   ws.outputs.resize(layers_.size());
   ws.caches.resize(layers_.size());
   ws.grads.resize(layers_.size());
+  ws.scratch.resize(layers_.size());
   int64_t in = input_units_;
   for (size_t l = 0; l < layers_.size(); ++l) {
+    ws.scratch[l].assign(static_cast<size_t>(layers_[l]->scratch_size()), 0.0);
     ws.outputs[l].resize(rows, units_[l]);
     ws.grads[l].resize(rows, units_[l]);
     ws.caches[l].resize(rows, layers_[l]->cache_units(in));
@@ -252,11 +262,24 @@ void Network::forward(std::span<const Matrix* const> params, ConstMatrixRef x, W
     auto p = params.subspan(first_var_[l], variable_count(l));
     auto y = ws.outputs[l].topRows(n);
     auto cache = ws.caches[l].topRows(n);
+    ForwardContext layer_ctx = ctx;
+    layer_ctx.scratch = ws.scratch[l];
     if (l == 0)
-      layer.forward(p, x, y, cache, ctx);
+      layer.forward(p, x, y, cache, layer_ctx);
     else
-      layer.forward(p, ws.outputs[l - 1].topRows(n), y, cache, ctx);
+      layer.forward(p, ws.outputs[l - 1].topRows(n), y, cache, layer_ctx);
   }
+}
+
+void Network::update_state(std::span<Matrix* const> params, const Workspace& ws) const {
+  for (size_t l = 0; l < layers_.size(); ++l)
+    if (!ws.scratch[l].empty())
+      layers_[l]->update_state(params.subspan(first_var_[l], variable_count(l)), ws.scratch[l]);
+}
+
+bool Network::has_state() const {
+  return std::any_of(layers_.begin(), layers_.end(),
+                     [](const auto& layer) { return layer->scratch_size() > 0; });
 }
 
 ConstMatrixRef Network::output(const Workspace& ws, Index n) const {
@@ -266,19 +289,21 @@ ConstMatrixRef Network::output(const Workspace& ws, Index n) const {
 MatrixRef Network::output_grad(Workspace& ws, Index n) const { return ws.grads.back().topRows(n); }
 
 void Network::backward(std::span<const Matrix* const> params, ConstMatrixRef x, Workspace& ws,
-                       Index n, std::span<Matrix* const> grads) const {
+                       Index n, std::span<Matrix* const> grads, const ForwardContext& ctx) const {
   for (size_t l = layers_.size(); l-- > 0;) {
     const Layer& layer = *layers_[l];
     auto p = params.subspan(first_var_[l], variable_count(l));
     auto g = grads.subspan(first_var_[l], variable_count(l));
     const bool want_dx = l > 0;
     auto dx = want_dx ? ws.grads[l - 1].topRows(n) : ws.grads[l].topRows(0);
+    ForwardContext layer_ctx = ctx;
+    layer_ctx.scratch = ws.scratch[l];
     if (l == 0)
       layer.backward(p, x, ws.outputs[l].topRows(n), ws.caches[l].topRows(n),
-                     ws.grads[l].topRows(n), false, dx, g);
+                     ws.grads[l].topRows(n), false, dx, g, layer_ctx);
     else
       layer.backward(p, ws.outputs[l - 1].topRows(n), ws.outputs[l].topRows(n),
-                     ws.caches[l].topRows(n), ws.grads[l].topRows(n), want_dx, dx, g);
+                     ws.caches[l].topRows(n), ws.grads[l].topRows(n), want_dx, dx, g, layer_ctx);
   }
 }
 

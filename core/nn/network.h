@@ -19,9 +19,10 @@ namespace fitbench {
 // fewer rows uses the top rows, so the steady state allocates nothing.
 struct Workspace {
   Index capacity = 0;
-  std::vector<Matrix> outputs;  // per layer: (capacity, units)
-  std::vector<Matrix> caches;   // per layer: (capacity, cache units) or empty
-  std::vector<Matrix> grads;    // per layer: dL/d(output), (capacity, units)
+  std::vector<Matrix> outputs;               // per layer: (capacity, units)
+  std::vector<Matrix> caches;                // per layer: (capacity, cache units) or empty
+  std::vector<Matrix> grads;                 // per layer: dL/d(output), (capacity, units)
+  std::vector<std::vector<double>> scratch;  // per layer: Layer::scratch_size() doubles
 };
 
 // A variable of the built network: full Keras path, shape, initializer, regularizer, and layer.
@@ -92,8 +93,14 @@ class Network {
   ConstMatrixRef output(const Workspace& ws, Index n) const;
   MatrixRef output_grad(Workspace& ws, Index n) const;
   // Backpropagates from output_grad into grads (one per variable; null entries are skipped).
+  // `ctx`: the forward call's (its reducer, when the batch is shared by devices).
   void backward(std::span<const Matrix* const> params, ConstMatrixRef x, Workspace& ws, Index n,
-                std::span<Matrix* const> grads) const;
+                std::span<Matrix* const> grads, const ForwardContext& ctx = {}) const;
+  // After a training forward: each layer with state (BatchNormalization's moving statistics)
+  // updates its state variables in `params` from what the forward left in ws.
+  void update_state(std::span<Matrix* const> params, const Workspace& ws) const;
+  // Whether any layer keeps state that update_state changes.
+  bool has_state() const;
 
   // Sum of the variables' regularization penalties (Keras: l1 * sum|w| + l2 * sum w^2).
   double regularization_loss(std::span<const Matrix* const> params) const;

@@ -74,7 +74,8 @@ void LayerNormalization::forward(std::span<const Matrix* const> params, ConstMat
 
 void LayerNormalization::backward(std::span<const Matrix* const> params, ConstMatrixRef x,
                                   ConstMatrixRef, MatrixRef cache, MatrixRef dy, bool want_dx,
-                                  MatrixRef dx, std::span<Matrix* const> grads) const {
+                                  MatrixRef dx, std::span<Matrix* const> grads,
+                                  const ForwardContext&) const {
   const Index channels = channels_, groups = x.cols() / channels;
   const Matrix* gamma = spec().scale_gamma ? params[0] : nullptr;
   Matrix* dgamma = spec().scale_gamma ? grads[0] : nullptr;
@@ -98,6 +99,159 @@ void LayerNormalization::backward(std::span<const Matrix* const> params, ConstMa
       Groups out = groups_of(dx.row(r).data(), groups, channels);
       out.row(p).array() = inv * (grad.row(p).array() - g_mean - xhat * gx_mean);
     }
+  }
+}
+
+Shape BatchNormalization::output_shape(const Shape& in, const std::string& place) const {
+  const auto rank = static_cast<int64_t>(in.size());
+  const std::vector<int64_t>& axis = spec().axis;
+  if (axis.size() != 1 || (axis[0] != -1 && axis[0] != rank))
+    throw InputError(place + ".config.axis",
+                     "fitbench normalizes over the last axis (channels_last) only: -1 (or " +
+                         std::to_string(rank) + " for an input of shape " + batch_shape_text(in) +
+                         ")");
+  return in;
+}
+
+std::vector<VariableDef> BatchNormalization::variable_defs(int64_t) const {
+  std::vector<VariableDef> defs;
+  if (spec().scale_gamma)
+    defs.push_back({"gamma", {channels_}, spec().gamma_initializer, spec().gamma_regularizer});
+  if (spec().center)
+    defs.push_back({"beta", {channels_}, spec().beta_initializer, spec().beta_regularizer});
+  defs.push_back({"moving_mean", {channels_}, spec().moving_mean_initializer, {}, false});
+  defs.push_back({"moving_variance", {channels_}, spec().moving_variance_initializer, {}, false});
+  return defs;
+}
+
+void BatchNormalization::forward(std::span<const Matrix* const> params, ConstMatrixRef x,
+                                 MatrixRef y, MatrixRef, const ForwardContext& ctx) const {
+  const Index channels = channels_, groups = x.cols() / channels;
+  double* count = ctx.scratch.data() + 1;
+  double* mean = count + 1;
+  double* variance = mean + channels;
+  const bool by_batch = ctx.training && spec().trainable;
+  ctx.scratch[0] = by_batch ? 1.0 : 0.0;
+  if (by_batch) {
+    // In double, over the global batch: the count and the sums of x per channel, then the
+    // sums of (x - mean)^2 (two passes, so the variance loses nothing to cancellation).
+    *count = static_cast<double>(x.rows() * groups);
+    std::fill(mean, mean + 2 * channels, 0.0);
+    for (Index r = 0; r < x.rows(); ++r) {
+      const ConstGroups in = groups_of(x.row(r).data(), groups, channels);
+      for (Index p = 0; p < groups; ++p)
+        for (Index c = 0; c < channels; ++c) mean[c] += in(p, c);
+    }
+    if (ctx.batch) ctx.batch->sum(std::span<double>(count, static_cast<size_t>(1 + channels)));
+    for (Index c = 0; c < channels; ++c) mean[c] /= *count;
+    for (Index r = 0; r < x.rows(); ++r) {
+      const ConstGroups in = groups_of(x.row(r).data(), groups, channels);
+      for (Index p = 0; p < groups; ++p)
+        for (Index c = 0; c < channels; ++c) {
+          const double d = in(p, c) - mean[c];
+          variance[c] += d * d;
+        }
+    }
+    if (ctx.batch) ctx.batch->sum(std::span<double>(variance, static_cast<size_t>(channels)));
+    for (Index c = 0; c < channels; ++c) variance[c] /= *count;
+  } else {
+    const Matrix& moving_mean = *params[static_cast<size_t>(moving_index())];
+    const Matrix& moving_variance = *params[static_cast<size_t>(moving_index() + 1)];
+    for (Index c = 0; c < channels; ++c) {
+      mean[c] = moving_mean(0, c);
+      variance[c] = moving_variance(0, c);
+    }
+  }
+  // Keras's ops.batch_normalization in float32: inv = rsqrt(variance + epsilon) * gamma,
+  // y = x * inv + (beta - mean * inv).
+  const float epsilon = static_cast<float>(spec().epsilon);
+  const Matrix* gamma = gamma_index() >= 0 ? params[size_t(gamma_index())] : nullptr;
+  const Matrix* beta = beta_index() >= 0 ? params[size_t(beta_index())] : nullptr;
+  for (Index r = 0; r < x.rows(); ++r) {
+    const ConstGroups in = groups_of(x.row(r).data(), groups, channels);
+    Groups out = groups_of(y.row(r).data(), groups, channels);
+    for (Index c = 0; c < channels; ++c) {
+      float inv = 1.0f / std::sqrt(static_cast<float>(variance[c]) + epsilon);
+      if (gamma) inv *= (*gamma)(0, c);
+      float res = -static_cast<float>(mean[c]) * inv;
+      if (beta) res += (*beta)(0, c);
+      out.col(c).array() = in.col(c).array() * inv + res;
+    }
+  }
+}
+
+void BatchNormalization::backward(std::span<const Matrix* const> params, ConstMatrixRef x,
+                                  ConstMatrixRef, MatrixRef, MatrixRef dy, bool want_dx,
+                                  MatrixRef dx, std::span<Matrix* const> grads,
+                                  const ForwardContext& ctx) const {
+  const Index channels = channels_, groups = x.cols() / channels;
+  const bool by_batch = ctx.scratch[0] != 0.0;
+  const double count = ctx.scratch[1];
+  const double* mean = ctx.scratch.data() + 2;
+  const double* variance = mean + channels;
+  const float epsilon = static_cast<float>(spec().epsilon);
+  const Matrix* gamma = gamma_index() >= 0 ? params[size_t(gamma_index())] : nullptr;
+  Matrix* dgamma = gamma_index() >= 0 ? grads[size_t(gamma_index())] : nullptr;
+  Matrix* dbeta = beta_index() >= 0 ? grads[size_t(beta_index())] : nullptr;
+  // Per channel, this call's sum of dy and of dy * xhat, in double (in the scratch).
+  double* sum_dy = ctx.scratch.data() + 2 + 2 * channels;
+  std::fill(sum_dy, sum_dy + 2 * channels, 0.0);
+  double* sum_dy_xhat = sum_dy + channels;
+  for (Index r = 0; r < x.rows(); ++r) {
+    const ConstGroups in = groups_of(x.row(r).data(), groups, channels);
+    const ConstGroups grad =
+        groups_of(static_cast<const float*>(dy.row(r).data()), groups, channels);
+    for (Index c = 0; c < channels; ++c) {
+      const double inv = 1.0 / std::sqrt(variance[c] + double(epsilon));
+      for (Index p = 0; p < groups; ++p) {
+        const double g = grad(p, c);
+        sum_dy[c] += g;
+        sum_dy_xhat[c] += g * (in(p, c) - mean[c]) * inv;
+      }
+    }
+  }
+  for (Index c = 0; c < channels; ++c) {
+    if (dgamma) (*dgamma)(0, c) = static_cast<float>(sum_dy_xhat[c]);
+    if (dbeta) (*dbeta)(0, c) = static_cast<float>(sum_dy[c]);
+  }
+  if (!want_dx) return;
+  if (by_batch && ctx.batch)
+    ctx.batch->sum(std::span<double>(sum_dy, static_cast<size_t>(2 * channels)));
+  for (Index r = 0; r < x.rows(); ++r) {
+    const ConstGroups in = groups_of(x.row(r).data(), groups, channels);
+    const ConstGroups grad =
+        groups_of(static_cast<const float*>(dy.row(r).data()), groups, channels);
+    Groups out = groups_of(dx.row(r).data(), groups, channels);
+    for (Index c = 0; c < channels; ++c) {
+      const double inv = 1.0 / std::sqrt(variance[c] + double(epsilon));
+      const double scale = gamma ? double((*gamma)(0, c)) * inv : inv;
+      if (!by_batch) {
+        out.col(c) = grad.col(c) * static_cast<float>(scale);
+        continue;
+      }
+      const double g_mean = sum_dy[c] / count, gx_mean = sum_dy_xhat[c] / count;
+      for (Index p = 0; p < groups; ++p) {
+        const double xhat = (in(p, c) - mean[c]) * inv;
+        out(p, c) = static_cast<float>(scale * (grad(p, c) - g_mean - xhat * gx_mean));
+      }
+    }
+  }
+}
+
+void BatchNormalization::update_state(std::span<Matrix* const> params,
+                                      std::span<const double> scratch) const {
+  if (scratch[0] == 0.0) return;
+  const Index channels = channels_;
+  Matrix& moving_mean = *params[static_cast<size_t>(moving_index())];
+  Matrix& moving_variance = *params[static_cast<size_t>(moving_index() + 1)];
+  // Keras's assign in float32: moving * momentum + batch * (1 - momentum).
+  const auto momentum = static_cast<float>(spec().momentum);
+  const auto rest = static_cast<float>(1.0 - spec().momentum);
+  for (Index c = 0; c < channels; ++c) {
+    moving_mean(0, c) =
+        moving_mean(0, c) * momentum + static_cast<float>(scratch[2 + size_t(c)]) * rest;
+    moving_variance(0, c) = moving_variance(0, c) * momentum +
+                            static_cast<float>(scratch[2 + size_t(channels + c)]) * rest;
   }
 }
 

@@ -23,7 +23,8 @@ void GlobalAveragePooling2D::forward(std::span<const Matrix* const>, ConstMatrix
 
 void GlobalAveragePooling2D::backward(std::span<const Matrix* const>, ConstMatrixRef,
                                       ConstMatrixRef, MatrixRef, MatrixRef dy, bool want_dx,
-                                      MatrixRef dx, std::span<Matrix* const>) const {
+                                      MatrixRef dx, std::span<Matrix* const>,
+                                      const ForwardContext&) const {
   if (!want_dx) return;
   const Index channels = dy.cols(), pixels = dx.cols() / channels;
   const float count = static_cast<float>(pixels);

@@ -19,7 +19,7 @@ class GlobalAveragePooling2D : public Layer {
   // Every pixel's value of channel c gets dy[c] / pixels.
   void backward(std::span<const Matrix* const> params, ConstMatrixRef x, ConstMatrixRef y,
                 MatrixRef cache, MatrixRef dy, bool want_dx, MatrixRef dx,
-                std::span<Matrix* const> grads) const override;
+                std::span<Matrix* const> grads, const ForwardContext& ctx) const override;
 };
 
 }  // namespace fitbench

@@ -11,7 +11,8 @@ void Rescaling::forward(std::span<const Matrix* const>, ConstMatrixRef x, Matrix
 }
 
 void Rescaling::backward(std::span<const Matrix* const>, ConstMatrixRef, ConstMatrixRef, MatrixRef,
-                         MatrixRef dy, bool want_dx, MatrixRef dx, std::span<Matrix* const>) const {
+                         MatrixRef dy, bool want_dx, MatrixRef dx, std::span<Matrix* const>,
+                         const ForwardContext&) const {
   if (want_dx) dx.noalias() = dy * static_cast<float>(spec().scale);
 }
 

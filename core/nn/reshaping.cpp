@@ -59,7 +59,7 @@ void ReshapingLayer::forward(std::span<const Matrix* const>, ConstMatrixRef x, M
 
 void ReshapingLayer::backward(std::span<const Matrix* const>, ConstMatrixRef, ConstMatrixRef,
                               MatrixRef, MatrixRef dy, bool want_dx, MatrixRef dx,
-                              std::span<Matrix* const>) const {
+                              std::span<Matrix* const>, const ForwardContext&) const {
   if (want_dx) dx = dy;
 }
 

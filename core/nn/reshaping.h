@@ -25,7 +25,7 @@ class ReshapingLayer : public Layer {
                MatrixRef cache, const ForwardContext& ctx) const override;
   void backward(std::span<const Matrix* const> params, ConstMatrixRef x, ConstMatrixRef y,
                 MatrixRef cache, MatrixRef dy, bool want_dx, MatrixRef dx,
-                std::span<Matrix* const> grads) const override;
+                std::span<Matrix* const> grads, const ForwardContext& ctx) const override;
 };
 
 // keras.layers.Flatten (channels_last): (None, d1, ..., dk) -> (None, d1 * ... * dk).

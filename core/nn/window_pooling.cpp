@@ -50,7 +50,7 @@ void WindowPooling2D::forward(std::span<const Matrix* const>, ConstMatrixRef x, 
 
 void WindowPooling2D::backward(std::span<const Matrix* const>, ConstMatrixRef x, ConstMatrixRef y,
                                MatrixRef, MatrixRef dy, bool want_dx, MatrixRef dx,
-                               std::span<Matrix* const>) const {
+                               std::span<Matrix* const>, const ForwardContext&) const {
   if (!want_dx) return;
   const Index c = geo_.channels;
   dx.setZero();

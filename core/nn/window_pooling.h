@@ -28,7 +28,7 @@ class WindowPooling2D : public Layer {
                MatrixRef cache, const ForwardContext& ctx) const override;
   void backward(std::span<const Matrix* const> params, ConstMatrixRef x, ConstMatrixRef y,
                 MatrixRef cache, MatrixRef dy, bool want_dx, MatrixRef dx,
-                std::span<Matrix* const> grads) const override;
+                std::span<Matrix* const> grads, const ForwardContext& ctx) const override;
 
  private:
   // The window of output pixel (oy, ox), clipped to the image: rows [y0, y1), columns [x0, x1).

@@ -163,6 +163,19 @@ std::string layer_code(const LayerSpec& l, const std::string& name) {
          opt(true, "gamma_initializer", initializer_code(l.gamma_initializer, "ones")),
          opt(true, "beta_regularizer", regularizer_code(l.beta_regularizer)),
          opt(true, "gamma_regularizer", regularizer_code(l.gamma_regularizer)), frozen, named});
+  if (l.class_name == "BatchNormalization")
+    return call(
+        "keras.layers.BatchNormalization",
+        {opt(l.momentum != 0.99, "momentum", py_float(l.momentum)),
+         opt(l.epsilon != 1e-3, "epsilon", py_float(l.epsilon)), opt(!l.center, "center", "False"),
+         opt(!l.scale_gamma, "scale", "False"),
+         opt(true, "beta_initializer", initializer_code(l.beta_initializer, "zeros")),
+         opt(true, "gamma_initializer", initializer_code(l.gamma_initializer, "ones")),
+         opt(true, "moving_mean_initializer", initializer_code(l.moving_mean_initializer, "zeros")),
+         opt(true, "moving_variance_initializer",
+             initializer_code(l.moving_variance_initializer, "ones")),
+         opt(true, "beta_regularizer", regularizer_code(l.beta_regularizer)),
+         opt(true, "gamma_regularizer", regularizer_code(l.gamma_regularizer)), frozen, named});
   // Dropout (the model was built, so no other class reaches here).
   return call("keras.layers.Dropout",
               {py_float(l.rate),

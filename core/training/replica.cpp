@@ -49,7 +49,8 @@ void Replica::train_block(ConstMatrixRef x, ConstMatrixRef y, Index row_offset, 
   totals.loss_sum += graph_.loss->sum_and_gradient(y_pred, y, grad_scale, net.output_grad(ws_, n));
   totals.samples += static_cast<double>(n);
   accumulate_metrics(y_pred, y, totals);
-  net.backward(const_params_, x, ws_, n, grad_ptrs_);
+  net.backward(const_params_, x, ws_, n, grad_ptrs_, ctx);
+  net.update_state(params_, ws_);
 }
 
 void Replica::test_block(ConstMatrixRef x, ConstMatrixRef y, StepTotals& totals) {

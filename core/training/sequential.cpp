@@ -92,6 +92,17 @@ void Sequential::build(const Shape& input_shape) {
       const uint32_t gamma_seed = draw(ls.gamma_initializer);
       if (ls.scale_gamma) seeds.push_back(gamma_seed);
       if (ls.center) seeds.push_back(beta_seed);
+    } else if (ls.class_name == "BatchNormalization") {
+      // Its constructor reads beta's, gamma's, moving_mean's and moving_variance's
+      // initializers in that order; the variables are gamma, beta and the moving statistics.
+      const uint32_t beta_seed = draw(ls.beta_initializer);
+      const uint32_t gamma_seed = draw(ls.gamma_initializer);
+      const uint32_t mean_seed = draw(ls.moving_mean_initializer);
+      const uint32_t variance_seed = draw(ls.moving_variance_initializer);
+      if (ls.scale_gamma) seeds.push_back(gamma_seed);
+      if (ls.center) seeds.push_back(beta_seed);
+      seeds.push_back(mean_seed);
+      seeds.push_back(variance_seed);
     } else if (ls.class_name == "Dropout" && ls.rate > 0.0 && !ls.seed) {
       make_default_seed();
     }

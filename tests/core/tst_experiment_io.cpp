@@ -152,6 +152,9 @@ void compare_model(const ModelSpec& a, const ModelSpec& b) {
     QCOMPARE(x.epsilon, y.epsilon);
     QCOMPARE(x.scale_gamma, y.scale_gamma);
     QCOMPARE(x.center, y.center);
+    QCOMPARE(x.momentum, y.momentum);
+    compare_initializer(x.moving_mean_initializer, y.moving_mean_initializer);
+    compare_initializer(x.moving_variance_initializer, y.moving_variance_initializer);
     for (const auto member : {&LayerSpec::gamma_initializer, &LayerSpec::beta_initializer}) {
       compare_initializer(x.*member, y.*member);
       if (QTest::currentTestFailed()) return;
@@ -466,7 +469,15 @@ ExperimentSpec make_spec(int which) {
       norm.beta_initializer.name = "ones";
       norm.gamma_regularizer.l2 = 0.01;
       norm.beta_regularizer.l1 = 0.02;
-      s.model.layers.insert(s.model.layers.begin() + 1, {reshape, norm, flatten});
+      // And a BatchNormalization likewise.
+      LayerSpec batch = norm;
+      batch.class_name = "BatchNormalization";
+      batch.axis = {-1};
+      batch.momentum = 0.8;
+      batch.moving_mean_initializer.name = "random_uniform";
+      batch.moving_mean_initializer.maxval = 0.5;
+      batch.moving_variance_initializer.name = "ones";
+      s.model.layers.insert(s.model.layers.begin() + 1, {reshape, norm, batch, flatten});
       return s;
     }
     default:
@@ -784,7 +795,7 @@ void TestExperimentIo::errors_data() {
       "model.config.layers[3].class_name",
       "\"LSTM\" is not supported by fitbench; expected one of: InputLayer, Dense, Conv2D, "
       "MaxPooling2D, AveragePooling2D, Activation, Dropout, Flatten, Reshape, Rescaling, "
-      "GlobalAveragePooling2D, LayerNormalization");
+      "GlobalAveragePooling2D, LayerNormalization, BatchNormalization");
   row("/model/config/layers/-",
       R"({"class_name": "MaxPooling2D", "config": {"pool_size": [2, 2], "strides": [2]}})",
       "model.config.layers[3].config.strides",
@@ -853,6 +864,16 @@ void TestExperimentIo::errors_data() {
       "model.config.layers[3].config.gamma_initializer",
       "\"magic\" is not supported by fitbench; expected one of: GlorotUniform, GlorotNormal, "
       "HeUniform, HeNormal, LecunUniform, LecunNormal, RandomNormal, RandomUniform, Zeros, Ones");
+  row("/model/config/layers/-",
+      R"({"class_name": "BatchNormalization", "config": {"momentum": 1.5}})",
+      "model.config.layers[3].config.momentum", "must be a number in [0, 1], got 1.5");
+  row("/model/config/layers/-",
+      R"({"class_name": "BatchNormalization", "config": {"synchronized": true}})",
+      "model.config.layers[3].config.synchronized",
+      "true is not supported by fitbench (only false is)");
+  row("/model/config/layers/-",
+      R"({"class_name": "BatchNormalization", "config": {"renorm": true}})",
+      "model.config.layers[3].config.renorm", "true is not supported by fitbench (only false is)");
   row("/model/config/layers/-", R"({"class_name": "Reshape", "config": {}})",
       "model.config.layers[3].config.target_shape",
       "is required (the shape of one sample after the layer)");

@@ -455,6 +455,63 @@ class TestKerasFile : public QObject {
     QCOMPARE(row("layer_normalization_1 "), QString("│ layer_normalization_1 │ (None, 6) │ 6 │"));
   }
 
+  // BatchNormalization over an image's channels and over a Dense's units (no gamma, momentum
+  // 0.9), as Keras 3.16 writes them: the config's keys, gamma, beta, moving_mean and
+  // moving_variance in layers/<name>/vars (the moving statistics moved by training), the
+  // checker's NumPy inference (by the moving statistics) giving the predictions, the optimizer
+  // keeping slots for the trainable variables alone, and the summary's non-trainable count.
+  void batchNormalizationAsKerasWritesIt() {
+    set_random_seed(10);
+    Matrix x, y;
+    fixtures::make_data(x, y, 20, 3);
+    LayerSpec input = fixtures::input(20);
+    input.shape = {5, 2, 2};
+    LayerSpec norm;
+    norm.class_name = "BatchNormalization";
+    LayerSpec norm2 = norm;
+    norm2.scale_gamma = false;
+    norm2.momentum = 0.9;
+    LayerSpec flat;
+    flat.class_name = "Flatten";
+    ModelSpec spec;
+    spec.layers = {
+        input, norm, flat, fixtures::dense(6, "relu"), norm2, fixtures::dense(3, "softmax")};
+    Sequential m(spec);
+    fixtures::compile(m, optimizer("Adam"));
+    QString checker;
+    const Matrix predicted = writtenAndChecked(m, x, y, "b1", &checker);
+    QCOMPARE(checker, QString("ok"));
+    QCOMPARE(run_python({"-c",
+                         "import io, json, sys, zipfile, h5py\n"
+                         "z = zipfile.ZipFile(sys.argv[1])\n"
+                         "layers = json.loads(z.read('config.json'))['config']['layers']\n"
+                         "k = layers[4]['config']\n"
+                         "print(k['axis'], k['momentum'], k['scale'], k['center'])\n"
+                         "h = h5py.File(io.BytesIO(z.read('model.weights.h5')), 'r')\n"
+                         "v = h['layers/batch_normalization/vars']\n"
+                         "print(sorted(v), v['2'][()].any(), (v['3'][()] != 1).any())\n"
+                         "print(len(h['optimizer/vars']))\n",
+                         QString::fromStdString(path("b1.keras"))}),
+             // Adam: the iteration count and the learning rate, then m and v for each trainable
+             // variable (gamma, beta, beta, and the two Dense layers' kernels and biases), none
+             // for the moving statistics: 2 + 2 * 7.
+             QString("-1 0.9 False True\n"
+                     "['0', '1', '2', '3'] True True\n"
+                     "16"));
+    const ModelFile back = read_model_file(path("b1.keras"));
+    QCOMPARE(back.config.layers[4].class_name, std::string("BatchNormalization"));
+    QCOMPARE(back.config.layers[4].momentum, 0.9);
+    QCOMPARE(back.config.layers[4].scale_gamma, false);
+    Sequential again(back.config);
+    again.set_weights(back.weights, "b1.keras");
+    QCOMPARE(again.predict(x), predicted);
+    const std::string summary = again.summary();
+    QVERIFY2(summaryRow(summary, "batch_normalization ").contains("│ 8 │"), summary.c_str());
+    QVERIFY2(summaryRow(summary, "batch_normalization_1 ").contains("│ 18 │"), summary.c_str());
+    // 2 x 2 + 6 x 2 moving statistics.
+    QVERIFY2(summaryRow(summary, "Non-trainable params").contains("16 (64.00 B)"), summary.c_str());
+  }
+
   // Read back: the config, compile options, weights (bit for bit), statistics (through float32,
   // as Keras holds them) and the optimizer state.
   void readsBackWhatItWrites() {

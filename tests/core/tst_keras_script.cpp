@@ -167,7 +167,8 @@ void check_record(const RunPlan& plan, const ScriptRun& run) {
     if (l.class_name == "Dropout") QCOMPARE(args.at("rate").get<double>(), l.rate);
     if (l.class_name == "Reshape")
       QCOMPARE(args.at("target_shape").get<std::vector<int64_t>>(), l.target_shape);
-    if (l.class_name == "LayerNormalization") {
+    if (l.class_name == "BatchNormalization") QCOMPARE(args.value("momentum", 0.99), l.momentum);
+    if (l.class_name == "LayerNormalization" || l.class_name == "BatchNormalization") {
       QCOMPARE(args.value("epsilon", 1e-3), l.epsilon);
       QCOMPARE(args.value("center", true), l.center);
       QCOMPARE(args.value("scale", true), l.scale_gamma);
@@ -370,6 +371,7 @@ class TestKerasScript : public QObject {
         {"class_name": "Conv2D", "config": {"filters": 4, "kernel_size": 3, "strides": [2, 1],
                                             "padding": "same", "activation": "relu"}},
         {"class_name": "LayerNormalization", "config": {"epsilon": 0.01, "center": false}},
+        {"class_name": "BatchNormalization", "config": {"momentum": 0.9, "scale": false}},
         {"class_name": "GlobalAveragePooling2D", "config": {}},
         {"class_name": "Dense", "config": {"name": "out", "units": 10, "activation": "softmax"}}]}},
       "compile": {"optimizer": "adam", "loss": "sparse_categorical_crossentropy"},
@@ -381,6 +383,9 @@ class TestKerasScript : public QObject {
              conv_script.c_str());
     QVERIFY2(conv_script.find("keras.layers.LayerNormalization(epsilon=0.01, center=False, "
                               "name=\"layer_normalization\")") != std::string::npos,
+             conv_script.c_str());
+    QVERIFY2(conv_script.find("keras.layers.BatchNormalization(momentum=0.9, scale=False, "
+                              "name=\"batch_normalization\")") != std::string::npos,
              conv_script.c_str());
     QVERIFY2(conv_script.find("keras.layers.GlobalAveragePooling2D(name=\"global_average_"
                               "pooling2d\")") != std::string::npos,

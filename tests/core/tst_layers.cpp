@@ -34,6 +34,7 @@ struct Fixture {
   std::vector<const Matrix*> cptrs;
   Matrix x, r;  // loss = sum(output .* r)
   Workspace ws;
+  ForwardContext ctx;  // inference unless a test says training (BatchNormalization's batch)
 
   Fixture(const ModelSpec& spec, int64_t in, Index rows, uint64_t seed) : net(spec) {
     net.build(in);
@@ -55,7 +56,7 @@ struct Fixture {
   }
 
   double loss(const Matrix& input) {
-    net.forward(cptrs, input, ws, ForwardContext{});
+    net.forward(cptrs, input, ws, ctx);
     return static_cast<double>(net.output(ws, input.rows()).cwiseProduct(r).sum());
   }
 
@@ -79,7 +80,7 @@ struct Fixture {
     for (auto& m : g) gp.push_back(&m);
     loss(x);
     net.output_grad(ws, x.rows()) = r;
-    net.backward(cptrs, x, ws, x.rows(), gp);
+    net.backward(cptrs, x, ws, x.rows(), gp, ctx);
     // dL/dx via a model with an identity first layer is not exposed; estimate it numerically
     // through the first layer's gradient instead (checked by the variable gradients).
     dx.resize(0, 0);
@@ -146,6 +147,12 @@ LayerSpec layer_norm(bool scale = true, bool center = true) {
   l.class_name = "LayerNormalization";
   l.scale_gamma = scale;
   l.center = center;
+  return l;
+}
+
+LayerSpec batch_norm(bool scale = true, bool center = true) {
+  LayerSpec l = layer_norm(scale, center);
+  l.class_name = "BatchNormalization";
   return l;
 }
 
@@ -244,6 +251,12 @@ class TestLayers : public QObject {
   void layer_normalization_gradients();
   void layer_normalization_refusals();
   void layer_normalization_trains_on_every_strategy();
+  void batch_normalization_values_data();
+  void batch_normalization_values();
+  void batch_normalization_gradients_data();
+  void batch_normalization_gradients();
+  void batch_normalization_frozen();
+  void batch_normalization_on_every_strategy();
   void conv2d_values_data();
   void conv2d_values();
   void conv2d_gradients_data();
@@ -705,6 +718,176 @@ void TestLayers::layer_normalization_trains_on_every_strategy() {
   ModelSpec spec;
   spec.layers = {fixtures::input(6), dense(8, "relu"), layer_norm(), dense(3, "softmax")};
   check_strategies(spec);
+}
+
+void TestLayers::batch_normalization_values_data() {
+  QTest::addColumn<Shape>("shape");
+  QTest::addColumn<bool>("scale");
+  QTest::addColumn<bool>("center");
+  QTest::newRow("features") << Shape{5} << true << true;
+  QTest::newRow("image channels") << Shape{2, 3, 4} << true << true;
+  QTest::newRow("no gamma") << Shape{3, 2} << false << true;
+  QTest::newRow("no beta") << Shape{3, 2} << true << false;
+}
+
+void TestLayers::batch_normalization_values() {
+  // Training: each channel against its normalization over every row and pixel written out in
+  // double (the population variance), then the moving statistics moved toward the batch's by
+  // 1 - momentum; inference: the moving statistics instead.
+  QFETCH(Shape, shape);
+  QFETCH(bool, scale);
+  QFETCH(bool, center);
+  ModelSpec spec;
+  spec.layers = {shaped_input(shape), batch_norm(scale, center)};
+  Fixture f(spec, shape_size(shape), 6, 59);
+  const Index channels = shape.back(), groups = shape_size(shape) / channels;
+  const size_t moving = size_t(scale) + size_t(center);
+  QCOMPARE(f.net.variables().size(), moving + 2);
+  QVERIFY(f.net.variables()[moving].path.ends_with("/moving_mean"));
+  QVERIFY(!f.net.variables()[moving].trainable && !f.net.variables()[moving + 1].trainable);
+  for (Index c = 0; c < channels; ++c) f.values[moving + 1](0, c) = 0.5f + 0.25f * float(c);
+  const Matrix moving_mean = f.values[moving], moving_variance = f.values[moving + 1];
+  const auto check = [&](const std::vector<double>& mean, const std::vector<double>& variance) {
+    const Matrix y = f.net.output(f.ws, f.x.rows());
+    for (Index r = 0; r < f.x.rows(); ++r)
+      for (Index p = 0; p < groups; ++p)
+        for (Index c = 0; c < channels; ++c) {
+          double want =
+              (f.x(r, p * channels + c) - mean[size_t(c)]) / std::sqrt(variance[size_t(c)] + 1e-3);
+          if (scale) want *= f.values[0](0, c);
+          if (center) want += f.values[scale ? 1 : 0](0, c);
+          const float got = y(r, p * channels + c);
+          if (std::abs(got - want) > 2e-5 * std::max(1.0, std::abs(want)))
+            return QString("row %1 pixel %2 channel %3: %4, want %5")
+                .arg(r)
+                .arg(p)
+                .arg(c)
+                .arg(got)
+                .arg(want);
+        }
+    return QString();
+  };
+  std::vector<double> mean(static_cast<size_t>(channels)), variance(mean);
+  const double count = double(f.x.rows() * groups);
+  for (Index c = 0; c < channels; ++c) {
+    for (Index r = 0; r < f.x.rows(); ++r)
+      for (Index p = 0; p < groups; ++p) mean[size_t(c)] += f.x(r, p * channels + c) / count;
+    for (Index r = 0; r < f.x.rows(); ++r)
+      for (Index p = 0; p < groups; ++p)
+        variance[size_t(c)] += std::pow(f.x(r, p * channels + c) - mean[size_t(c)], 2) / count;
+  }
+  f.ctx.training = true;
+  f.loss(f.x);
+  QString error = check(mean, variance);
+  QVERIFY2(error.isEmpty(), qPrintable(error));
+  f.net.update_state(f.ptrs, f.ws);
+  for (Index c = 0; c < channels; ++c) {
+    QVERIFY(std::abs(f.values[moving](0, c) - (0.99 * moving_mean(0, c) + 0.01 * mean[size_t(c)])) <
+            1e-6);
+    QVERIFY(std::abs(f.values[moving + 1](0, c) -
+                     (0.99 * moving_variance(0, c) + 0.01 * variance[size_t(c)])) < 1e-6);
+  }
+  f.ctx.training = false;
+  f.loss(f.x);
+  std::vector<double> moved_mean(static_cast<size_t>(channels)), moved_variance(moved_mean);
+  for (Index c = 0; c < channels; ++c) {
+    moved_mean[size_t(c)] = f.values[moving](0, c);
+    moved_variance[size_t(c)] = f.values[moving + 1](0, c);
+  }
+  error = check(moved_mean, moved_variance);
+  QVERIFY2(error.isEmpty(), qPrintable(error));
+}
+
+void TestLayers::batch_normalization_gradients_data() {
+  QTest::addColumn<bool>("training");
+  QTest::addColumn<bool>("scale");
+  QTest::addColumn<bool>("center");
+  QTest::newRow("batch statistics") << true << true << true;
+  QTest::newRow("batch statistics, no gamma") << true << false << true;
+  QTest::newRow("moving statistics") << false << true << true;
+}
+
+void TestLayers::batch_normalization_gradients() {
+  // Dense(12, tanh) -> Reshape((3, 4)) -> BatchNormalization -> Flatten -> Dense(2): gamma's,
+  // beta's and every Dense variable's gradient against central differences, by the batch's
+  // statistics (training: the input's gradient goes through the mean and the variance) and by
+  // the moving ones. The moving statistics have no gradient (their differences are 0 in
+  // training, where the batch's replace them).
+  QFETCH(bool, training);
+  QFETCH(bool, scale);
+  QFETCH(bool, center);
+  ModelSpec spec;
+  spec.layers = {fixtures::input(3),        dense(12, "tanh"), reshape({3, 4}),
+                 batch_norm(scale, center), flatten(),         dense(2, "linear")};
+  Fixture f(spec, 3, 5, 47);
+  f.ctx.training = training;
+  const size_t moving = 2 + size_t(scale) + size_t(center);
+  for (Index c = 0; c < 4; ++c) f.values[moving + 1](0, c) = 0.5f + 0.25f * float(c);
+  int64_t expected = 0;
+  for (size_t v = 0; v < f.net.variables().size(); ++v)
+    if (f.net.variables()[v].trainable || training)
+      expected += shape_size(f.net.variables()[v].shape);
+  if (training) {
+    QCOMPARE(checked_gradients(f), static_cast<int>(expected));
+  } else {
+    // The moving statistics are inputs, not trained: check the trainable variables alone.
+    Matrix dx;
+    const auto grads = f.grads(dx);
+    for (size_t v = 0; v < f.values.size(); ++v) {
+      if (!f.net.variables()[v].trainable) continue;
+      for (Index i = 0; i < f.values[v].size(); ++i)
+        QVERIFY(close(grads[v].data()[i], f.numeric(v, i, 1e-2), 2e-2));
+    }
+  }
+}
+
+void TestLayers::batch_normalization_frozen() {
+  // A frozen BatchNormalization (trainable false) normalizes by its moving statistics even in
+  // training, as Keras 3's does, and leaves them as they are.
+  ModelSpec spec;
+  LayerSpec frozen = batch_norm();
+  frozen.trainable = false;
+  spec.layers = {shaped_input({2, 3}), frozen};
+  Fixture f(spec, 6, 4, 61);
+  for (Index c = 0; c < 3; ++c) f.values[3](0, c) = 0.5f + 0.25f * float(c);
+  f.ctx.training = false;
+  f.loss(f.x);
+  const Matrix inference = f.net.output(f.ws, f.x.rows());
+  f.ctx.training = true;
+  f.loss(f.x);
+  QCOMPARE(Matrix(f.net.output(f.ws, f.x.rows())), inference);
+  const std::vector<Matrix> before = f.values;
+  f.net.update_state(f.ptrs, f.ws);
+  QCOMPARE(f.values[2], before[2]);
+  QCOMPARE(f.values[3], before[3]);
+}
+
+void TestLayers::batch_normalization_on_every_strategy() {
+  // Dense(8, relu) -> BatchNormalization -> Dense(3, softmax): DataParallel on 3 devices
+  // normalizes by the global batch's statistics (summed across the devices' shards), so it
+  // trains as one device does, moving statistics included.
+  ModelSpec spec;
+  spec.layers = {fixtures::input(6), dense(8, "relu"), batch_norm(), dense(3, "softmax")};
+  const FitOptions fit{.epochs = 3, .batch_size = 10, .shuffle = true, .verbose = 0};
+  const OptimizerSpec adam = fixtures::optimizer("Adam", 0.01);
+  const fixtures::Run one = fixtures::train(spec, 6, 3, adam, nullptr, fit, 1, true);
+  QVERIFY(one.history.history.at("loss").back() < one.history.history.at("loss").front());
+  const fixtures::Run three = fixtures::train(
+      spec, 6, 3, adam, [](Sequential& m) { use_data_parallel(m, 3); }, fit, 1, true);
+  QVERIFY2(fixtures::max_rel_diff(three, one) < 1e-5,
+           qPrintable(QString::number(fixtures::max_rel_diff(three, one))));
+  // ModelParallel: on a 1 x 2 mesh every device normalizes the whole batch; on a 2 x 2 mesh each
+  // row holds half of it, and the statistics are summed over the column.
+  DistributionSpec mp = model_parallel_1x2();
+  const fixtures::Run row = fixtures::train(
+      spec, 6, 3, adam, [&](Sequential& m) { use_model_parallel(m, mp, 2, {}); }, fit, 1, true);
+  QVERIFY2(fixtures::max_rel_diff(row, one) < 1e-5,
+           qPrintable(QString::number(fixtures::max_rel_diff(row, one))));
+  mp.mesh_shape = {2, 2};
+  const fixtures::Run mesh = fixtures::train(
+      spec, 6, 3, adam, [&](Sequential& m) { use_model_parallel(m, mp, 4, {}); }, fit, 1, true);
+  QVERIFY2(fixtures::max_rel_diff(mesh, one) < 1e-5,
+           qPrintable(QString::number(fixtures::max_rel_diff(mesh, one))));
 }
 
 void TestLayers::global_average_pooling() {

@@ -122,7 +122,8 @@ void TestRegistries::layerClasses() {
                                              "Reshape",
                                              "Rescaling",
                                              "GlobalAveragePooling2D",
-                                             "LayerNormalization"};
+                                             "LayerNormalization",
+                                             "BatchNormalization"};
   QCOMPARE(names_of(layer_classes(), [](const LayerInfo& l) { return l.class_name; }), expected);
   const std::string message = error_of([] {
     parse_with(Json::array({{{"class_name", "LSTM"}, {"config", Json::object()}}}),

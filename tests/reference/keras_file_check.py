@@ -67,6 +67,13 @@ LAYER_NORMALIZATION_KEYS = ["name", "trainable", "dtype", "axis", "epsilon", "ce
                             "beta_regularizer", "gamma_regularizer", "beta_constraint",
                             "gamma_constraint"]
 
+BATCH_NORMALIZATION_KEYS = ["name", "trainable", "dtype", "axis", "momentum", "epsilon",
+                            "center", "scale", "beta_initializer", "gamma_initializer",
+                            "moving_mean_initializer", "moving_variance_initializer",
+                            "beta_regularizer", "gamma_regularizer", "beta_constraint",
+                            "gamma_constraint", "synchronized", "renorm", "renorm_clipping",
+                            "renorm_momentum"]
+
 
 def conv_output(size, kernel, stride, padding):
     # keras/src/ops/operation_utils.py compute_conv_output_shape.
@@ -154,6 +161,11 @@ def check_config(cfg):
             # A built layer's axis: the sorted axes it normalizes over, the batch's counted.
             expect(c["axis"] == [len(shape) - 1], f"LayerNormalization axis {c['axis']}")
             expect(c["rms_scaling"] is False, "rms_scaling")
+        elif cls == "BatchNormalization":
+            c = layer["config"]
+            expect(list(c) == BATCH_NORMALIZATION_KEYS, f"BatchNormalization keys {list(c)}")
+            expect(c["axis"] == -1 and c["synchronized"] is False and c["renorm"] is False,
+                   "BatchNormalization axis, synchronized, renorm")
     compile_config = cfg["compile_config"]
     if compile_config is not None:
         expect(list(compile_config) == ["optimizer", "loss", "loss_weights", "metrics",
@@ -191,9 +203,11 @@ def check_weights(h5, layers, fitbench):
         names = ["kernel", "bias"] if cls in ("Dense", "Conv2D") else []
         if cls in ("Dense", "Conv2D") and not layer["config"]["use_bias"]:
             names = ["kernel"]
-        if cls == "LayerNormalization":
+        if cls in ("LayerNormalization", "BatchNormalization"):
             names = [n for n, on in (("gamma", layer["config"]["scale"]),
                                      ("beta", layer["config"]["center"])) if on]
+        if cls == "BatchNormalization":
+            names += ["moving_mean", "moving_variance"]
         expect(sorted(vars_) == [str(i) for i in range(len(names))],
                f"{group} holds {sorted(vars_)}")
         for i, var_name in enumerate(names):
@@ -312,6 +326,17 @@ def keras_predict(h5, layers, x):
             res = -mean * inv
             if cfg["center"]:
                 res = res + vars_[str(k)][()]
+            x = x * inv + res
+        elif cls == "BatchNormalization":
+            # keras/src/backend/jax/nn.py batch_normalization with the moving statistics.
+            k = int(cfg["scale"]) + int(cfg["center"])
+            mean, var = vars_[str(k)][()], vars_[str(k + 1)][()]
+            inv = np.float32(1) / np.sqrt(var + np.float32(cfg["epsilon"]))
+            if cfg["scale"]:
+                inv = inv * vars_["0"][()]
+            res = -mean * inv
+            if cfg["center"]:
+                res = res + vars_[str(int(cfg["scale"]))][()]
             x = x * inv + res
         x = x.astype(np.float32)
     return x

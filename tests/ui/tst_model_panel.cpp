@@ -534,6 +534,39 @@ class TestModelPanel : public QObject {
              qPrintable(panel.summaryText()));
   }
 
+  // A BatchNormalization added after a Dense: its momentum typed, its moving statistics counted
+  // as non-trainable parameters in the summary while gamma and beta train.
+  void batchNormalizationFromItsFields() {
+    ModelPanel panel;
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    panel.setSpec(model({dense(6, "relu"), dense(3, "softmax")}));
+    panel.setInputShape({4});
+    panel.selectLayer(0);
+    panel.addLayer(QStringLiteral("BatchNormalization"));
+    QCOMPARE(classNames(panel.spec()), QStringList({"Dense", "BatchNormalization", "Dense"}));
+    QWidget* editor = panel.layerEditor();
+    auto* momentum = editor->findChild<QDoubleSpinBox*>(QStringLiteral("momentum"));
+    QVERIFY(momentum && momentum->isVisible());
+    QVERIFY(editor->findChild<QWidget*>(QStringLiteral("epsilon"))->isVisible());
+    momentum->selectAll();
+    QTest::keyClicks(momentum, QStringLiteral("0.9"));
+    QTest::keyClick(momentum, Qt::Key_Enter);
+    QCOMPARE(panel.spec().layers[1].momentum, 0.9);
+    QCOMPARE(panel.layerList()->item(2)->text(),
+             QStringLiteral("BatchNormalization(momentum 0.9)"));
+    auto* advanced = editor->findChild<QToolButton*>(QStringLiteral("advanced"));
+    QTest::mouseClick(advanced, Qt::LeftButton);
+    QVERIFY(
+        editor->findChild<QWidget*>(QStringLiteral("moving_variance_initializer"))->isVisible());
+    QVERIFY2(panel.errorText().isEmpty(), qPrintable(panel.errorText()));
+    // dense 30 + gamma and beta 12 + dense_1 21 train; the moving statistics' 12 do not.
+    QVERIFY2(panel.summaryText().contains(QStringLiteral("Trainable params: 63 ")),
+             qPrintable(panel.summaryText()));
+    QVERIFY2(panel.summaryText().contains(QStringLiteral("Non-trainable params: 12 ")),
+             qPrintable(panel.summaryText()));
+  }
+
   void summaryWaitsForTheData() {
     ModelPanel panel;
     panel.setSpec(model({dense(3)}));

@@ -85,7 +85,8 @@ void TestRegistryPanels::addMenuListsLayerRegistry() {
     if (!info.input) expected << q(info.class_name);
   QCOMPARE(expected, QStringList({"Dense", "Conv2D", "MaxPooling2D", "AveragePooling2D",
                                   "Activation", "Dropout", "Flatten", "Reshape", "Rescaling",
-                                  "GlobalAveragePooling2D", "LayerNormalization"}));
+                                  "GlobalAveragePooling2D", "LayerNormalization",
+                                  "BatchNormalization"}));
   QStringList shown;
   clickMenuButton(add, [&](QMenu* menu) {
     for (QAction* a : menu->actions()) shown << a->text();
@@ -121,7 +122,8 @@ void TestRegistryPanels::addMenuAddsEveryClassWithItsFields() {
     // A row for each field the registry gives the class, none for the others' fields.
     LayerEditor* editor = panel.layerEditor();
     for (const char* key :
-         {"units", "activation", "use_bias", "trainable", "rate", "seed", "epsilon", "center"}) {
+         {"units", "activation", "use_bias", "trainable", "rate", "seed", "epsilon", "center",
+          "momentum"}) {
       QWidget* w = editor->findChild<QWidget*>(QLatin1String(key));
       QVERIFY2(w != nullptr, key);
       QCOMPARE(w->isVisibleTo(editor), layer_has_field(info.class_name, key));

@@ -126,6 +126,12 @@ LayerEditor::LayerEditor(QWidget* parent) : QWidget(parent) {
   layout->addWidget(m_gammaInit.box);
   buildInitializerBox(m_betaInit, tr("Beta initializer"), QStringLiteral("beta_initializer"));
   layout->addWidget(m_betaInit.box);
+  buildInitializerBox(m_movingMeanInit, tr("Moving mean initializer"),
+                      QStringLiteral("moving_mean_initializer"));
+  layout->addWidget(m_movingMeanInit.box);
+  buildInitializerBox(m_movingVarianceInit, tr("Moving variance initializer"),
+                      QStringLiteral("moving_variance_initializer"));
+  layout->addWidget(m_movingVarianceInit.box);
   buildRegularizerBox();
   layout->addWidget(m_regularizerBox);
   for (const QString& field :
@@ -224,6 +230,12 @@ void LayerEditor::buildLayerBox() {
       tr("Then this is added to each value: with scale 1/127.5, an offset of -1 maps pixels to "
          "[-1, 1]."));
   m_layerForm->addRow(tr("Offset"), m_offset);
+  m_momentum = makeNumber(m_layerBox, 0.0, 1.0);
+  m_momentum->setObjectName(QStringLiteral("momentum"));
+  m_momentum->setToolTip(
+      tr("How much of the moving mean and variance each training step keeps: moving = moving x "
+         "momentum + batch x (1 - momentum) (Keras: 0.99)."));
+  m_layerForm->addRow(tr("Momentum"), m_momentum);
   m_epsilon = makeNumber(m_layerBox, 1e-12, 1.0);
   m_epsilon->setObjectName(QStringLiteral("epsilon"));
   m_epsilon->setToolTip(
@@ -391,6 +403,7 @@ void LayerEditor::connectSignals() {
   number(m_scale, &LayerSpec::scale);
   number(m_offset, &LayerSpec::offset);
   number(m_epsilon, &LayerSpec::epsilon);
+  number(m_momentum, &LayerSpec::momentum);
   connect(m_targetShape, &QLineEdit::textEdited, this, [this](const QString& text) {
     // "7, 112" (commas or spaces between); text that is not whole numbers leaves no shape, which
     // the model checks say with what target_shape takes.
@@ -420,6 +433,8 @@ void LayerEditor::connectSignals() {
   connectInitializer(m_biasInit, &LayerSpec::bias_initializer);
   connectInitializer(m_gammaInit, &LayerSpec::gamma_initializer);
   connectInitializer(m_betaInit, &LayerSpec::beta_initializer);
+  connectInitializer(m_movingMeanInit, &LayerSpec::moving_mean_initializer);
+  connectInitializer(m_movingVarianceInit, &LayerSpec::moving_variance_initializer);
   const auto regularizer = [this](NumberSpinBox* spin, RegularizerSpec LayerSpec::*member,
                                   double RegularizerSpec::*field) {
     connect(spin, &QDoubleSpinBox::valueChanged, this, [this, member, field](double v) {
@@ -513,6 +528,7 @@ void LayerEditor::setLayer(const LayerSpec& layer, const QString& autoName) {
   m_scale->setValue(layer.scale);
   m_offset->setValue(layer.offset);
   m_epsilon->setValue(layer.epsilon);
+  m_momentum->setValue(layer.momentum);
   m_scaleGamma->setChecked(layer.scale_gamma);
   m_center->setChecked(layer.center);
   QStringList dims;
@@ -525,6 +541,8 @@ void LayerEditor::setLayer(const LayerSpec& layer, const QString& autoName) {
   fillInitializer(m_biasInit, layer.bias_initializer);
   fillInitializer(m_gammaInit, layer.gamma_initializer);
   fillInitializer(m_betaInit, layer.beta_initializer);
+  fillInitializer(m_movingMeanInit, layer.moving_mean_initializer);
+  fillInitializer(m_movingVarianceInit, layer.moving_variance_initializer);
   m_kernelL1->setValue(layer.kernel_regularizer.l1);
   m_kernelL2->setValue(layer.kernel_regularizer.l2);
   m_biasL1->setValue(layer.bias_regularizer.l1);
@@ -573,6 +591,7 @@ void LayerEditor::updateVisibility() {
   m_layerForm->setRowVisible(m_scale, hasOfType("scale", FieldType::kFloat));
   m_layerForm->setRowVisible(m_offset, has("offset"));
   m_layerForm->setRowVisible(m_epsilon, has("epsilon"));
+  m_layerForm->setRowVisible(m_momentum, has("momentum"));
   m_layerForm->setRowVisible(m_scaleGamma, hasOfType("scale", FieldType::kBool));
   m_layerForm->setRowVisible(m_center, has("center"));
   m_layerForm->setRowVisible(m_targetShape, has("target_shape"));
@@ -598,13 +617,19 @@ void LayerEditor::updateVisibility() {
        (m_layer.gamma_initializer.name != defaultText(c, "gamma_initializer") ||
         m_layer.beta_initializer.name != defaultText(c, "beta_initializer") ||
         m_layer.gamma_initializer.seed || m_layer.beta_initializer.seed ||
-        m_layer.gamma_regularizer.active() || m_layer.beta_regularizer.active()));
+        m_layer.gamma_regularizer.active() || m_layer.beta_regularizer.active())) ||
+      (has("moving_mean_initializer") &&
+       (m_layer.moving_mean_initializer.name != defaultText(c, "moving_mean_initializer") ||
+        m_layer.moving_variance_initializer.name != defaultText(c, "moving_variance_initializer") ||
+        m_layer.moving_mean_initializer.seed || m_layer.moving_variance_initializer.seed));
   m_advanced->setText(customized ? tr("Initializers and regularizers (customized)")
                                  : tr("Initializers and regularizers"));
   m_kernelInit.box->setVisible(advanced && kernelInit);
   m_biasInit.box->setVisible(advanced && biasInit);
   m_gammaInit.box->setVisible(advanced && gammaInit);
   m_betaInit.box->setVisible(advanced && betaInit);
+  m_movingMeanInit.box->setVisible(advanced && has("moving_mean_initializer"));
+  m_movingVarianceInit.box->setVisible(advanced && has("moving_variance_initializer"));
   m_regularizerBox->setVisible(advanced && regularizers);
   m_regularizerForm->setRowVisible(m_kernelL1, has("kernel_regularizer"));
   m_regularizerForm->setRowVisible(m_kernelL2, has("kernel_regularizer"));
@@ -626,6 +651,8 @@ void LayerEditor::updateVisibility() {
   initializerRows(m_biasInit, m_layer.bias_initializer);
   initializerRows(m_gammaInit, m_layer.gamma_initializer);
   initializerRows(m_betaInit, m_layer.beta_initializer);
+  initializerRows(m_movingMeanInit, m_layer.moving_mean_initializer);
+  initializerRows(m_movingVarianceInit, m_layer.moving_variance_initializer);
   // An issue label shows only while it has text and its field is shown.
   for (QLabel* label : {m_nameIssue, m_unitsIssue, m_filtersIssue, m_kernelSizeIssue,
                         m_poolSizeIssue, m_activationIssue, m_rateIssue, m_targetShapeIssue}) {
@@ -664,6 +691,7 @@ QWidget* LayerEditor::fieldWidget(const QString& field) const {
   if (field == QLatin1String("scale")) return m_scale;
   if (field == QLatin1String("offset")) return m_offset;
   if (field == QLatin1String("epsilon")) return m_epsilon;
+  if (field == QLatin1String("momentum")) return m_momentum;
   if (field == QLatin1String("target_shape")) return m_targetShape;
   if (field == QLatin1String("activation")) return m_activation;
   if (field == QLatin1String("name")) return m_name;

@@ -109,12 +109,13 @@ class LayerEditor : public QWidget {
   QCheckBox* m_trainable = nullptr;
   NumberSpinBox* m_rate = nullptr;
   QLabel* m_rateIssue = nullptr;
-  NumberSpinBox* m_scale = nullptr;    // Rescaling
-  NumberSpinBox* m_offset = nullptr;   // Rescaling
-  NumberSpinBox* m_epsilon = nullptr;  // LayerNormalization
-  QCheckBox* m_scaleGamma = nullptr;   // LayerNormalization: Keras's "scale"
-  QCheckBox* m_center = nullptr;       // LayerNormalization
-  QLineEdit* m_targetShape = nullptr;  // Reshape: "7, 112"
+  NumberSpinBox* m_scale = nullptr;     // Rescaling
+  NumberSpinBox* m_offset = nullptr;    // Rescaling
+  NumberSpinBox* m_momentum = nullptr;  // BatchNormalization
+  NumberSpinBox* m_epsilon = nullptr;   // LayerNormalization, BatchNormalization
+  QCheckBox* m_scaleGamma = nullptr;    // LayerNormalization: Keras's "scale"
+  QCheckBox* m_center = nullptr;        // LayerNormalization
+  QLineEdit* m_targetShape = nullptr;   // Reshape: "7, 112"
   QLabel* m_targetShapeIssue = nullptr;
   QCheckBox* m_seedSet = nullptr;
   QSpinBox* m_seed = nullptr;
@@ -124,6 +125,8 @@ class LayerEditor : public QWidget {
   InitializerRows m_biasInit;
   InitializerRows m_gammaInit;  // LayerNormalization
   InitializerRows m_betaInit;
+  InitializerRows m_movingMeanInit;  // BatchNormalization
+  InitializerRows m_movingVarianceInit;
   QGroupBox* m_regularizerBox = nullptr;
   QFormLayout* m_regularizerForm = nullptr;
   NumberSpinBox* m_kernelL1 = nullptr;

@@ -253,6 +253,8 @@ QString ModelPanel::rowText(int index) const {
       if (f.key == "scale" && f.type == FieldType::kBool && !l.scale_gamma)
         args << QStringLiteral("no gamma");
       if (f.key == "center" && !l.center) args << QStringLiteral("no beta");
+      if (f.key == "momentum" && l.momentum != f.number)
+        args << QStringLiteral("momentum %1").arg(sixDigits(l.momentum));
       if (f.key == "epsilon" && l.epsilon != f.number)
         args << QStringLiteral("epsilon %1").arg(sixDigits(l.epsilon));
       if (f.key == "offset" && l.offset != 0.0) args << sixDigits(l.offset);
@@ -508,13 +510,17 @@ void ModelPanel::updateSummary() {
     row.name = names[i].toStdString();
     row.class_name = l.class_name;
     bool counted = false;
+    int64_t stateParams = 0;
     if (!shape.empty()) {
       try {
         const std::unique_ptr<Layer> layer = make_layer(l, "");
         const Shape out = layer->output_shape(shape, "");
         layer->build(shape);
-        for (const VariableDef& def : layer->variable_defs(shape_size(shape)))
+        for (const VariableDef& def : layer->variable_defs(shape_size(shape))) {
           row.params += shape_size(def.shape);
+          // BatchNormalization's moving statistics are not trainable in a trainable layer.
+          if (!def.trainable) stateParams += shape_size(def.shape);
+        }
         counted = true;
         shape = out;
         width = shape_size(shape);
@@ -524,7 +530,8 @@ void ModelPanel::updateSummary() {
     }
     if (!counted && setsWidth(l)) row.params = width * l.units + (l.use_bias ? l.units : 0);
     if (!counted && setsWidth(l)) width = l.units;
-    (l.trainable ? trainable : nonTrainable) += row.params;
+    (l.trainable ? trainable : nonTrainable) += row.params - stateParams;
+    nonTrainable += stateParams;
     if (!shape.empty()) {
       row.output_shape = {std::nullopt};
       for (int64_t d : shape) row.output_shape.push_back(d);

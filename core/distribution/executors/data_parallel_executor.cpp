@@ -3,8 +3,10 @@
 #include <cassert>
 #include <map>
 
+#include "core/base/error.h"
 #include "core/distribution/collectives/hierarchical_collectives.h"
 #include "core/distribution/collectives/thread_collectives.h"
+#include "core/distribution/executors/batch_reducer.h"
 
 namespace fitbench {
 namespace {
@@ -29,8 +31,23 @@ CollectiveGroup make_group(int devices, const RehearsalOptions& options) {
 }
 
 // Spans a device records per train step at most: shard copy, forward, backward, then waiting,
-// reduce_scatter, update, waiting, all_gather (sharded update) or waiting, all_reduce, update.
-constexpr size_t kSpansPerStep = 8;
+// reduce_scatter, update, waiting, all_gather (sharded update) or waiting, all_reduce, update;
+// and for each layer that sums statistics over the global batch (BatchNormalization: twice in
+// forward, once in backward), the span the sum closes, waiting and the all_reduce.
+size_t spans_per_step(const Network& net) {
+  size_t layers = 0;
+  for (const auto& layer : net.layers())
+    if (layer->scratch_size() > 0) ++layers;
+  return 8 + 9 * layers;
+}
+
+// The most doubles a layer sums over the global batch in one call (BatchNormalization's scratch
+// bounds them).
+int64_t batch_sum_size(const Network& net) {
+  int64_t most = 0;
+  for (const auto& layer : net.layers()) most = std::max(most, layer->scratch_size());
+  return most;
+}
 
 }  // namespace
 
@@ -52,6 +69,7 @@ struct DataParallelExecutor::Device {
   std::vector<std::span<float>> grad_pieces;  // the trainable gradients, reduced as one buffer
   std::vector<std::span<float>> var_pieces;   // the trainable variables, in the same order
   Chunk owned;  // the elements of that buffer this device updates (sharded update)
+  std::vector<float> batch_sums;  // BatchNormalization's statistics through the all_reduce
 };
 
 DataParallelExecutor::DataParallelExecutor(const ExecutorContext& ctx, int devices,
@@ -64,9 +82,14 @@ DataParallelExecutor::DataParallelExecutor(const ExecutorContext& ctx, int devic
       pool_(local_count(devices, options)),
       group_(make_group(devices, options)),
       timelines_(pool_.size(), options.speeds_of(first_, pool_.size()), pool_.oversubscribed(),
-                 kSpansPerStep),
+                 spans_per_step(*ctx.graph.network)),
       errors_(pool_.size()) {
   assert(options_.speed.empty() || static_cast<int>(options_.speed.size()) == devices);
+  if (multi_process(options_) && ctx_.graph.network->has_state())
+    throw InputError("model",
+                     "BatchNormalization under DataParallel across processes is not built yet "
+                     "(its statistics of the global batch are summed by threads of one process): "
+                     "run it in one process");
   const size_t state = ctx_.graph.metric_state_size();
   int64_t trainable = 0;
   for (const auto& v : *ctx_.variables)
@@ -111,13 +134,16 @@ void DataParallelExecutor::prepare(Index max_rows) {
   for (auto& d : devices_) {
     ctx_.graph.network->reserve(d->ws, per_device);
     d->shard.reserve(per_device, features);
+    d->batch_sums.resize(static_cast<size_t>(batch_sum_size(*ctx_.graph.network)));
   }
   if (!warmed_up_) {
     // The gradient all-reduce's buffers, sized once for all steps.
     pool_.dispatch(
         [](void* self, int d) {
           auto& e = *static_cast<DataParallelExecutor*>(self);
-          e.group_.warm_up(d, total_size(e.devices_[static_cast<size_t>(d)]->grad_pieces));
+          const auto& dev = *e.devices_[static_cast<size_t>(d)];
+          e.group_.warm_up(d, std::max<int64_t>(total_size(dev.grad_pieces),
+                                                static_cast<int64_t>(dev.batch_sums.size())));
         },
         this);
     warmed_up_ = true;
@@ -244,20 +270,31 @@ void DataParallelExecutor::train_device(int d) {
   t = timeline.end_span(SpanKind::kShardCopy, t);
   const auto x = dev.shard.x.topRows(rows);
   const auto y = dev.shard.y.topRows(rows);
-  // Forward, loss (its gradient scaled by 1 / global batch) and metrics.
+  // Forward, loss (its gradient scaled by 1 / global batch) and metrics. BatchNormalization
+  // normalizes by the global batch's statistics, as Keras's on a sharded batch: its sums go
+  // through the reducer.
+  GroupBatchReducer reducer(group_, d, timeline, dev.batch_sums, SpanKind::kForward, t);
+  const bool batch_sums = devices_total_ > 1 && net.has_state();
+  const ForwardContext fc{.training = true,
+                          .step = job_.step,
+                          .row_offset = off,
+                          .seed = ctx_.dropout_seed,
+                          .batch = batch_sums ? &reducer : nullptr};
   errors_.guarded(d, [&] {
-    const ForwardContext fc{
-        .training = true, .step = job_.step, .row_offset = off, .seed = ctx_.dropout_seed};
     net.forward(dev.replica->const_params(), x, dev.ws, fc);
     const auto y_pred = net.output(dev.ws, rows);
     const double loss =
         ctx_.graph.loss->sum_and_gradient(y_pred, y, job_.scale, net.output_grad(dev.ws, rows));
     add_shard_totals(ctx_.graph, y_pred, y, loss, dev.totals);
   });
-  t = timeline.end_span(SpanKind::kForward, t);
-  errors_.guarded(
-      d, [&] { net.backward(dev.replica->const_params(), x, dev.ws, rows, dev.replica->grads()); });
-  t = timeline.end_span(SpanKind::kBackward, t);
+  t = timeline.end_span(SpanKind::kForward, reducer.time());
+  reducer.restart(SpanKind::kBackward, t);
+  errors_.guarded(d, [&] {
+    net.backward(dev.replica->const_params(), x, dev.ws, rows, dev.replica->grads(), fc);
+    // The moving statistics: the same global ones on every replica.
+    net.update_state(dev.replica->params(), dev.ws);
+  });
+  t = timeline.end_span(SpanKind::kBackward, reducer.time());
   Optimizer& opt = dev.optimizer ? *dev.optimizer : *ctx_.optimizer;
   if (sharded_update()) {
     // The all-reduce split around the update: the gradients are reduce-scattered, each device

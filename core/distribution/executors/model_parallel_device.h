@@ -32,6 +32,10 @@ struct ModelParallelExecutor::Device {
   Index capacity = 0;
   std::vector<Matrix> z, a, cache, da;
   std::vector<std::vector<float>> piece, gathered, full_bias;
+  // Per layer, its scratch (Layer::scratch_size()); BatchNormalization's sums on their way
+  // through the column's all_reduce (the batch's statistics over the mesh's rows).
+  std::vector<std::vector<double>> scratch;
+  std::vector<float> batch_sums;
 };
 
 }  // namespace fitbench

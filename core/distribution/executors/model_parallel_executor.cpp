@@ -18,7 +18,14 @@ using Split = ModelParallelPlan::Split;
 // The most spans a device records per train step: shard copy; forward and backward pieces around
 // at most one collective per layer each way (waiting, collective, the next piece); the gradient
 // all-reduce, the wait for every device, the clip norms' all-reduce and the update pieces.
-size_t spans_per_step(size_t layers) { return 10 + 6 * layers; }
+// A BatchNormalization on a mesh of more than one row adds three sums over the column, each the
+// piece it closes, waiting and its all_reduce.
+size_t spans_per_step(const Network& net) {
+  size_t spans = 10 + 6 * net.layers().size();
+  for (const auto& layer : net.layers())
+    if (layer->scratch_size() > 0) spans += 9;
+  return spans;
+}
 
 int process_count(const RehearsalOptions& options) {
   return options.processes ? options.processes->size() : 1;
@@ -54,7 +61,7 @@ ModelParallelExecutor::ModelParallelExecutor(const ExecutorContext& ctx, ModelPa
       first_row_(first_ / plan_.model),
       everyone_(pool_.size()),
       timelines_(pool_.size(), options.speeds_of(first_, pool_.size()), pool_.oversubscribed(),
-                 spans_per_step(ctx.graph.network->layers().size())),
+                 spans_per_step(*ctx.graph.network)),
       errors_(pool_.size()) {
   assert(options_.speed.empty() ||
          static_cast<int>(options_.speed.size()) == plan_.batch * plan_.model);
@@ -90,6 +97,18 @@ ModelParallelExecutor::ModelParallelExecutor(const ExecutorContext& ctx, ModelPa
       devices_[d] = std::move(dev);
     }
   }
+  // The variables a layer updates itself (BatchNormalization's moving statistics).
+  const Network& net = *ctx_.graph.network;
+  state_variables_.assign(vars.size(), false);
+  for (size_t l = 0; l < net.layers().size(); ++l)
+    if (net.layers()[l]->scratch_size() > 0)
+      for (size_t v = net.first_variable(l); v < net.first_variable(l) + net.variable_count(l); ++v)
+        state_variables_[v] = !vars[v].trainable && net.layers()[l]->spec().trainable;
+  if (processes > 1 && net.has_state())
+    throw InputError("model",
+                     "BatchNormalization under ModelParallel across processes is not built yet "
+                     "(its statistics of the global batch are summed by threads of one process): "
+                     "run it in one process");
   for (int b = first_row_; b < first_row_ + local_rows; ++b)
     row_totals_.push_back(&devices_[static_cast<size_t>(plan_.device_at(b, 0) - first_)]->totals);
   for (int r = 0; r < local_rows; ++r)
@@ -156,6 +175,7 @@ void ModelParallelExecutor::prepare(Index max_rows) {
     const size_t layers = net.layers().size();
     for (auto* v : {&dev->z, &dev->a, &dev->cache, &dev->da}) v->assign(layers, Matrix());
     for (auto* v : {&dev->piece, &dev->gathered, &dev->full_bias}) v->assign(layers, {});
+    dev->scratch.assign(layers, {});
     dev->shard.reserve(cap, net.input_units());
     int64_t in = net.input_units();
     for (size_t l = 0; l < layers; ++l) {
@@ -179,6 +199,9 @@ void ModelParallelExecutor::prepare(Index max_rows) {
       } else {
         dev->cache[l].resize(cap, layer.cache_units(in));
       }
+      dev->scratch[l].assign(static_cast<size_t>(layer.scratch_size()), 0.0);
+      dev->batch_sums.resize(
+          std::max(dev->batch_sums.size(), static_cast<size_t>(layer.scratch_size())));
       in = units;
     }
   }
@@ -192,7 +215,9 @@ void ModelParallelExecutor::prepare(Index max_rows) {
         auto& e = *static_cast<ModelParallelExecutor*>(self);
         const Device& dev = *e.devices_[static_cast<size_t>(d)];
         e.rows_[static_cast<size_t>(dev.row)]->warm_up(dev.m, e.row_elements_);
-        e.columns_[static_cast<size_t>(dev.m)]->warm_up(dev.row, total_size(dev.grad_pieces));
+        e.columns_[static_cast<size_t>(dev.m)]->warm_up(
+            dev.row, std::max<int64_t>(total_size(dev.grad_pieces),
+                                       static_cast<int64_t>(dev.batch_sums.size())));
       },
       this);
 }
@@ -264,7 +289,9 @@ void ModelParallelExecutor::reduce_and_update(Device& dev, Clock::time_point t) 
     if (dev.b != first_row_) return;
     auto& vars = *ctx_.variables;
     for (size_t v = 0; v < n_vars; ++v) {
-      if (!dev.grad_ptrs[v] || (plan_.variables[v] == Split::kReplicated && dev.m != 0)) continue;
+      if ((!dev.grad_ptrs[v] && !state_variables_[v]) ||
+          (plan_.variables[v] == Split::kReplicated && dev.m != 0))
+        continue;
       const SliceRect r = slice_rect(vars[v].value, plan_.variables[v], dev.m, model);
       vars[v].value.block(r.row, r.col, r.rows, r.cols) = dev.values[v];
     }
@@ -309,6 +336,14 @@ void ModelParallelExecutor::device_step(int d) {
   t = timeline.end_span(SpanKind::kForward, t);
   if (!job_.training()) return;
   t = backward(dev, x, rows, t);
+  // BatchNormalization's moving statistics: the same global ones on every device.
+  errors_.guarded(d, [&] {
+    for (size_t l = 0; l < net.layers().size(); ++l)
+      if (!dev.scratch[l].empty())
+        net.layers()[l]->update_state(std::span<Matrix* const>(dev.params)
+                                          .subspan(net.first_variable(l), net.variable_count(l)),
+                                      dev.scratch[l]);
+  });
   t = timeline.end_span(SpanKind::kBackward, t);
   reduce_and_update(dev, t);
 }

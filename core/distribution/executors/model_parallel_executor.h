@@ -130,6 +130,8 @@ class ModelParallelExecutor : public StepExecutor {
   BatchJob job_;                             // the current job; shards by batch group
   ShardExchange exchange_;                   // step totals and predictions between processes
   std::vector<StepTotals*> row_totals_;      // model device 0's totals of each row, in order
+  std::vector<bool>
+      state_variables_;  // per variable: a layer's state it updates (moving statistics)
 };
 
 // Makes `model` train with ModelParallel as spec says, on `devices` simulated CPU devices (the

@@ -2,6 +2,7 @@
 // Dense layer on a device's slice of its variables (every other layer on all of its own), with the
 // collectives of the device's mesh row that give every device of the row full activations and input
 // gradients.
+#include "core/distribution/executors/batch_reducer.h"
 #include "core/distribution/executors/model_parallel_device.h"
 #include "core/distribution/executors/model_parallel_executor.h"
 #include "core/nn/dense.h"
@@ -55,11 +56,18 @@ ModelParallelExecutor::Clock::time_point ModelParallelExecutor::forward(Device& 
     auto out = dev.a[l].topRows(rows);
     const auto* dense = dynamic_cast<const Dense*>(&layer);
     if (!dense) {
-      // Every other layer's variables (a Conv2D's) are replicated along the model axis.
+      // Every other layer's variables (a Conv2D's) are replicated along the model axis. A
+      // BatchNormalization sums its statistics over the batch axis (a column of the mesh).
       const auto params = std::span<const Matrix* const>(dev.const_params)
                               .subspan(net.first_variable(l), net.variable_count(l));
+      GroupBatchReducer reducer(*columns_[static_cast<size_t>(dev.m)], dev.row, timeline,
+                                dev.batch_sums, SpanKind::kForward, t);
+      ForwardContext lctx = fctx;
+      lctx.scratch = dev.scratch[l];
+      if (plan_.batch > 1) lctx.batch = &reducer;
       errors_.guarded(dev.index,
-                      [&] { layer.forward(params, input, out, dev.cache[l].topRows(rows), fctx); });
+                      [&] { layer.forward(params, input, out, dev.cache[l].topRows(rows), lctx); });
+      t = reducer.time();
       continue;
     }
     const size_t k = net.first_variable(l);
@@ -128,14 +136,19 @@ ModelParallelExecutor::Clock::time_point ModelParallelExecutor::backward(Device&
     const auto* dense = dynamic_cast<const Dense*>(&layer);
     if (!dense) {
       const size_t k = net.first_variable(l), count = net.variable_count(l);
+      GroupBatchReducer reducer(*columns_[static_cast<size_t>(dev.m)], dev.row, timeline,
+                                dev.batch_sums, SpanKind::kBackward, t);
+      ForwardContext lctx{.training = true, .batch = plan_.batch > 1 ? &reducer : nullptr};
+      lctx.scratch = dev.scratch[l];
       if (want_dx || count > 0)
         errors_.guarded(dev.index, [&] {
           layer.backward(
               std::span<const Matrix* const>(dev.const_params).subspan(k, count), input,
               dev.a[l].topRows(rows), dev.cache[l].topRows(rows), dy, want_dx,
               want_dx ? MatrixRef(dev.da[l - 1].topRows(rows)) : MatrixRef(dy.topRows(0)),
-              std::span<Matrix* const>(dev.grad_ptrs).subspan(k, count));
+              std::span<Matrix* const>(dev.grad_ptrs).subspan(k, count), lctx);
         });
+      t = reducer.time();
       continue;
     }
     const size_t k = net.first_variable(l);

@@ -94,6 +94,11 @@ layers = _module("layers", {
     "LayerNormalization": ["axis", "epsilon", "center", "scale", "beta_initializer",
                            "gamma_initializer", "beta_regularizer", "gamma_regularizer",
                            "beta_constraint", "gamma_constraint"],
+    "BatchNormalization": ["axis", "momentum", "epsilon", "center", "scale", "beta_initializer",
+                           "gamma_initializer", "moving_mean_initializer",
+                           "moving_variance_initializer", "beta_regularizer",
+                           "gamma_regularizer", "beta_constraint", "gamma_constraint",
+                           "renorm", "renorm_clipping", "renorm_momentum", "synchronized"],
 }, _LAYER_EXTRA)
 _OPTIMIZER_COMMON = ["weight_decay", "clipnorm", "clipvalue", "global_clipnorm", "use_ema",
                      "ema_momentum", "ema_overwrite_frequency", "loss_scale_factor",
