@@ -37,7 +37,8 @@ const char* const kExpectedCases[] = {"sgd_bce_sigmoid",
                                       "sgd_cce_logits",
                                       "adam_conv_maxpool_scce",
                                       "sgd_rescaling_avgpool_gap_mse",
-                                      "rmsprop_layer_normalization_cce"};
+                                      "rmsprop_layer_normalization_cce",
+                                      "adam_batch_normalization_scce"};
 
 fs::path trajectory_dir() { return fs::path(FITBENCH_SOURCE_DIR) / "tests/data/trajectories"; }
 

@@ -210,6 +210,10 @@ def accuracy_hits(loss_name, out, y, margins):
 # - GlobalAveragePooling2D: each channel's mean            keras/src/layers/pooling/
 # - LayerNormalization over the last axis: (x - mean) / sqrt(var + epsilon) * gamma + beta, the
 #   population variance                                    keras/src/ops/nn.py
+# - BatchNormalization over the last axis: the same by each channel's mean and population
+#   variance over the batch's rows and pixels in training, and moving_mean / moving_variance
+#   (not trainable: no gradient, no update by the optimizer) moved toward them after each step
+#   by 1 - momentum                        keras/src/layers/normalization/batch_normalization.py
 
 
 def var_names(layer):
@@ -218,10 +222,17 @@ def var_names(layer):
         return ["kernel", "bias"]
     if kind == "Conv2D":
         return ["kernel", "bias"] if layer.get("use_bias", True) else ["kernel"]
-    if kind == "LayerNormalization":
-        return ([n for n, on in (("gamma", layer.get("scale", True)),
-                                 ("beta", layer.get("center", True))) if on])
+    if kind in ("LayerNormalization", "BatchNormalization"):
+        names = [n for n, on in (("gamma", layer.get("scale", True)),
+                                 ("beta", layer.get("center", True))) if on]
+        return names + (["moving_mean", "moving_variance"]
+                        if kind == "BatchNormalization" else [])
     return []
+
+
+def trainable_mask(layers):
+    """Per variable of params: whether the optimizer trains it."""
+    return [not name.startswith("moving_") for layer in layers for name in var_names(layer)]
 
 
 def var_slices(layers):
@@ -343,6 +354,17 @@ def forward(layers, params, x, margins):
         elif kind == "GlobalAveragePooling2D":
             out = a.mean(axis=(1, 2))
             cache.append((a,))
+        elif kind == "BatchNormalization":
+            axes = tuple(range(a.ndim - 1))  # every axis but the channels'
+            mean, var = a.mean(axis=axes), a.var(axis=axes)
+            inv = 1.0 / np.sqrt(var + layer.get("epsilon", 1e-3))
+            xhat = (a - mean) * inv
+            out, k = xhat, 0
+            if layer.get("scale", True):
+                out, k = out * p[0], 1
+            if layer.get("center", True):
+                out = out + p[k]
+            cache.append((a, xhat, inv, mean, var))
         elif kind == "LayerNormalization":
             mean = a.mean(axis=-1, keepdims=True)
             inv = 1.0 / np.sqrt(a.var(axis=-1, keepdims=True) + layer.get("epsilon", 1e-3))
@@ -408,6 +430,19 @@ def batch_loss_and_grads(case, params, x, y, margins):
             a_in = cache[i][0]
             g = np.broadcast_to(g[:, None, None, :] / (a_in.shape[1] * a_in.shape[2]),
                                 a_in.shape).copy()
+        elif kind == "BatchNormalization":
+            _, xhat, inv, _, _ = cache[i]
+            axes = tuple(range(g.ndim - 1))
+            k = 0
+            if layer.get("scale", True):
+                grads[vs.start] = grads[vs.start] + (g * xhat).sum(axis=axes)
+                gx = g * params[vs.start]
+                k = 1
+            else:
+                gx = g
+            if layer.get("center", True):
+                grads[vs.start + k] = grads[vs.start + k] + g.sum(axis=axes)
+            g = inv * (gx - gx.mean(axis=axes) - xhat * (gx * xhat).mean(axis=axes))
         elif kind == "LayerNormalization":
             _, xhat, inv = cache[i]
             k = 0
@@ -421,7 +456,23 @@ def batch_loss_and_grads(case, params, x, y, margins):
                 grads[vs.start + k] = grads[vs.start + k] + g.reshape(-1, g.shape[-1]).sum(0)
             g = inv * (gx - gx.mean(axis=-1, keepdims=True) -
                        xhat * (gx * xhat).mean(axis=-1, keepdims=True))
+    for j, trained in enumerate(trainable_mask(layers)):
+        if not trained:
+            grads[j] = None
     return per.mean() + reg, grads, out
+
+
+def moving_statistics(case, params, x):
+    """The moving statistics after a training step on x: {param index: new value}."""
+    layers, updates = case["layers"], {}
+    cache, _ = forward(layers, params, x, NoMargins())
+    for layer, vs, c in zip(layers, var_slices(layers), cache):
+        if layer["kind"] == "BatchNormalization":
+            m = layer.get("momentum", 0.99)
+            mean_i, var_i = vs.stop - 2, vs.stop - 1
+            updates[mean_i] = params[mean_i] * m + c[3] * (1.0 - m)
+            updates[var_i] = params[var_i] * m + c[4] * (1.0 - m)
+    return updates
 
 
 class Margins:
@@ -464,6 +515,8 @@ class Optimizer:
         lr = s["learning_rate"]
         wd = s.get("weight_decay", 0.004 if kind == "AdamW" else None)
         for i, (w, g) in enumerate(zip(params, grads)):
+            if g is None:  # not trainable (moving statistics)
+                continue
             if wd is not None:
                 w -= w * wd * lr
             if kind == "SGD":
@@ -529,7 +582,10 @@ def fit(case, params, x, y, dtype, margins):
             loss_sum += float(loss) * len(xb)
             if case["metrics"]:
                 hits += accuracy_hits(case["loss"]["name"], out, yb, margins)
+            updates = moving_statistics(case, params, xb)
             opt.apply(params, grads)
+            for j, value in updates.items():
+                params[j][...] = value
         losses.append(loss_sum / n)
         accuracy.append(hits / n)
     if case["optimizer"].get("amsgrad", False):
@@ -550,6 +606,8 @@ def check_gradients(case, params, x, y):
                     y[-(len(x) % case["batch_size"] or case["batch_size"]):])):
         _, grads, _ = batch_loss_and_grads(case, params, xb, yb, NoMargins())
         for p, g in zip(params, grads):
+            if g is None:
+                continue
             for idx in np.ndindex(p.shape):
                 keep = p[idx]
                 values = []
@@ -627,10 +685,10 @@ def init_params(rng, n_in, layers):
                                           size=(kh, kw, shape[2], layer["filters"]))))
             if layer.get("use_bias", True):
                 params.append(f32(rng.uniform(-0.1, 0.1, size=layer["filters"])))
-        elif kind == "LayerNormalization":
-            # Away from ones and zeros, so that a gamma or beta read in the wrong order shows.
+        elif kind in ("LayerNormalization", "BatchNormalization"):
+            # Away from ones and zeros, so that a variable read in the wrong order shows.
             for name in var_names(layer):
-                centre = 1.0 if name == "gamma" else 0.0
+                centre = 1.0 if name in ("gamma", "moving_variance") else 0.0
                 params.append(f32(centre + rng.uniform(-0.3, 0.3, size=shape[-1])))
     return params
 
@@ -670,6 +728,14 @@ def conv2d(filters, kernel_size, strides, padding, activation, use_bias=True, ke
 
 def pool2d(kind, pool_size, strides, padding):
     return {"kind": kind, "pool_size": pool_size, "strides": strides, "padding": padding}
+
+
+def batch_norm(scale=True, center=True, momentum=0.99, epsilon=1e-3, beta_reg=None):
+    layer = {"kind": "BatchNormalization", "scale": scale, "center": center,
+             "momentum": momentum, "epsilon": epsilon}
+    if beta_reg:
+        layer["beta_regularizer"] = beta_reg
+    return layer
 
 
 def layer_norm(scale=True, center=True, epsilon=1e-3, gamma_reg=None):
@@ -768,6 +834,17 @@ CASES = [
                  dense(3, "softmax")],
          optimizer={"class_name": "RMSprop", "learning_rate": 0.01},
          loss={"name": "categorical_crossentropy"}, metrics=True),
+    # BatchNormalization over a convolution's channels (rows and pixels; momentum 0.8 so the
+    # moving statistics travel far) and over a Dense's units (beta alone, an L2 penalty on it).
+    dict(name="adam_batch_normalization_scce", seed=25, samples=29, features=18, data="sparse",
+         epochs=4, batch_size=8,
+         layers=[simple("Reshape", target_shape=[3, 3, 2]),
+                 conv2d(3, [2, 2], [1, 1], "valid", "tanh"), batch_norm(momentum=0.8),
+                 simple("Flatten"), dense(5, "tanh"),
+                 batch_norm(scale=False, momentum=0.9, beta_reg=(0.0, 0.01)),
+                 dense(3, "softmax")],
+         optimizer={"class_name": "Adam", "learning_rate": 0.01},
+         loss={"name": "sparse_categorical_crossentropy"}, metrics=True),
 ]
 
 # ------------------------------------------------------------------------------------------------
@@ -797,7 +874,8 @@ def regularizer_json(reg):
 SNAKE = {"Dense": "dense", "Conv2D": "conv2d", "MaxPooling2D": "max_pooling2d",
          "AveragePooling2D": "average_pooling2d", "Flatten": "flatten", "Reshape": "reshape",
          "Rescaling": "rescaling", "GlobalAveragePooling2D": "global_average_pooling2d",
-         "LayerNormalization": "layer_normalization"}
+         "LayerNormalization": "layer_normalization",
+         "BatchNormalization": "batch_normalization"}
 
 
 def layer_names(layers):
@@ -834,6 +912,10 @@ def layer_config(layer, name):
         config.update(axis=-1, epsilon=layer["epsilon"], center=layer["center"],
                       scale=layer["scale"],
                       gamma_regularizer=regularizer_json(layer.get("gamma_regularizer")))
+    elif kind == "BatchNormalization":
+        config.update(axis=-1, momentum=layer["momentum"], epsilon=layer["epsilon"],
+                      center=layer["center"], scale=layer["scale"],
+                      beta_regularizer=regularizer_json(layer.get("beta_regularizer")))
     return config
 
 
