@@ -430,32 +430,20 @@ def batch_loss_and_grads(case, params, x, y, margins):
             a_in = cache[i][0]
             g = np.broadcast_to(g[:, None, None, :] / (a_in.shape[1] * a_in.shape[2]),
                                 a_in.shape).copy()
-        elif kind == "BatchNormalization":
-            _, xhat, inv, _, _ = cache[i]
-            axes = tuple(range(g.ndim - 1))
-            k = 0
+        elif kind in ("BatchNormalization", "LayerNormalization"):
+            # The statistics run over every axis but the channels' (a batch's) or over the
+            # channels alone (a sample's); gamma and beta sum over all the others.
+            xhat, inv = cache[i][1], cache[i][2]
+            batch_axes = tuple(range(g.ndim - 1))
+            stat_axes = batch_axes if kind == "BatchNormalization" else (-1,)
+            k, gx = 0, g
             if layer.get("scale", True):
-                grads[vs.start] = grads[vs.start] + (g * xhat).sum(axis=axes)
-                gx = g * params[vs.start]
-                k = 1
-            else:
-                gx = g
+                grads[vs.start] = grads[vs.start] + (g * xhat).sum(axis=batch_axes)
+                gx, k = g * params[vs.start], 1
             if layer.get("center", True):
-                grads[vs.start + k] = grads[vs.start + k] + g.sum(axis=axes)
-            g = inv * (gx - gx.mean(axis=axes) - xhat * (gx * xhat).mean(axis=axes))
-        elif kind == "LayerNormalization":
-            _, xhat, inv = cache[i]
-            k = 0
-            if layer.get("scale", True):
-                grads[vs.start] = grads[vs.start] + (g * xhat).reshape(-1, g.shape[-1]).sum(0)
-                gx = g * params[vs.start]
-                k = 1
-            else:
-                gx = g
-            if layer.get("center", True):
-                grads[vs.start + k] = grads[vs.start + k] + g.reshape(-1, g.shape[-1]).sum(0)
-            g = inv * (gx - gx.mean(axis=-1, keepdims=True) -
-                       xhat * (gx * xhat).mean(axis=-1, keepdims=True))
+                grads[vs.start + k] = grads[vs.start + k] + g.sum(axis=batch_axes)
+            g = inv * (gx - gx.mean(axis=stat_axes, keepdims=True) -
+                       xhat * (gx * xhat).mean(axis=stat_axes, keepdims=True))
     for j, trained in enumerate(trainable_mask(layers)):
         if not trained:
             grads[j] = None

@@ -83,10 +83,10 @@ void TestRegistryPanels::addMenuListsLayerRegistry() {
   QStringList expected;
   for (const LayerInfo& info : layer_classes())
     if (!info.input) expected << q(info.class_name);
-  QCOMPARE(expected, QStringList({"Dense", "Conv2D", "MaxPooling2D", "AveragePooling2D",
-                                  "Activation", "Dropout", "Flatten", "Reshape", "Rescaling",
-                                  "GlobalAveragePooling2D", "LayerNormalization",
-                                  "BatchNormalization"}));
+  QCOMPARE(expected,
+           QStringList({"Dense", "Conv2D", "MaxPooling2D", "AveragePooling2D", "Activation",
+                        "Dropout", "Flatten", "Reshape", "Rescaling", "GlobalAveragePooling2D",
+                        "LayerNormalization", "BatchNormalization"}));
   QStringList shown;
   clickMenuButton(add, [&](QMenu* menu) {
     for (QAction* a : menu->actions()) shown << a->text();
@@ -121,9 +121,8 @@ void TestRegistryPanels::addMenuAddsEveryClassWithItsFields() {
     QCOMPARE(added.rate, expected.rate);
     // A row for each field the registry gives the class, none for the others' fields.
     LayerEditor* editor = panel.layerEditor();
-    for (const char* key :
-         {"units", "activation", "use_bias", "trainable", "rate", "seed", "epsilon", "center",
-          "momentum"}) {
+    for (const char* key : {"units", "activation", "use_bias", "trainable", "rate", "seed",
+                            "epsilon", "center", "momentum"}) {
       QWidget* w = editor->findChild<QWidget*>(QLatin1String(key));
       QVERIFY2(w != nullptr, key);
       QCOMPARE(w->isVisibleTo(editor), layer_has_field(info.class_name, key));
