@@ -354,9 +354,12 @@ def forward(layers, params, x, margins):
         elif kind == "GlobalAveragePooling2D":
             out = a.mean(axis=(1, 2))
             cache.append((a,))
-        elif kind == "BatchNormalization":
-            axes = tuple(range(a.ndim - 1))  # every axis but the channels'
-            mean, var = a.mean(axis=axes), a.var(axis=axes)
+        elif kind in ("BatchNormalization", "LayerNormalization"):
+            # Statistics over every axis but the channels' (a batch's) or over the channels
+            # alone (a sample's).
+            axes = tuple(range(a.ndim - 1)) if kind == "BatchNormalization" else (-1,)
+            mean = a.mean(axis=axes, keepdims=True)
+            var = a.var(axis=axes, keepdims=True)
             inv = 1.0 / np.sqrt(var + layer.get("epsilon", 1e-3))
             xhat = (a - mean) * inv
             out, k = xhat, 0
@@ -365,16 +368,6 @@ def forward(layers, params, x, margins):
             if layer.get("center", True):
                 out = out + p[k]
             cache.append((a, xhat, inv, mean, var))
-        elif kind == "LayerNormalization":
-            mean = a.mean(axis=-1, keepdims=True)
-            inv = 1.0 / np.sqrt(a.var(axis=-1, keepdims=True) + layer.get("epsilon", 1e-3))
-            xhat = (a - mean) * inv
-            out, k = xhat, 0
-            if layer.get("scale", True):
-                out, k = out * p[0], 1
-            if layer.get("center", True):
-                out = out + p[k]
-            cache.append((a, xhat, inv))
         else:
             raise ValueError(kind)
         a = out
@@ -458,8 +451,9 @@ def moving_statistics(case, params, x):
         if layer["kind"] == "BatchNormalization":
             m = layer.get("momentum", 0.99)
             mean_i, var_i = vs.stop - 2, vs.stop - 1
-            updates[mean_i] = params[mean_i] * m + c[3] * (1.0 - m)
-            updates[var_i] = params[var_i] * m + c[4] * (1.0 - m)
+            # The batch's statistics, kept with a length-1 axis for each reduced one.
+            updates[mean_i] = params[mean_i] * m + c[3].reshape(-1) * (1.0 - m)
+            updates[var_i] = params[var_i] * m + c[4].reshape(-1) * (1.0 - m)
     return updates
 
 
