@@ -133,6 +133,31 @@ class TestKerasFile : public QObject {
     return predicted;
   }
 
+  // (5, 2, 2) images -> `norm` -> Flatten -> Dense(6, relu) -> `norm2` -> Dense(3, softmax),
+  // trained with Adam and written as <stem>.keras, which the checker reads as Keras would
+  // (*checker: "ok" or its sentence). Returns the model read back from the file; *same says
+  // whether its predictions are the trained model's.
+  ModelFile normalizedAndReadBack(const LayerSpec& norm, const LayerSpec& norm2,
+                                  const std::string& stem, QString* checker, bool* same) const {
+    Matrix x, y;
+    fixtures::make_data(x, y, 20, 3);
+    LayerSpec input = fixtures::input(20);
+    input.shape = {5, 2, 2};
+    LayerSpec flat;
+    flat.class_name = "Flatten";
+    ModelSpec spec;
+    spec.layers = {
+        input, norm, flat, fixtures::dense(6, "relu"), norm2, fixtures::dense(3, "softmax")};
+    Sequential m(spec);
+    fixtures::compile(m, optimizer("Adam"));
+    const Matrix predicted = writtenAndChecked(m, x, y, stem, checker);
+    ModelFile back = read_model_file(path((stem + ".keras").c_str()));
+    Sequential again(back.config);
+    again.set_weights(back.weights, stem + ".keras");
+    *same = again.predict(x) == predicted;
+    return back;
+  }
+
   // The line of Keras's summary table that names `layer`, its spaces collapsed.
   static QString summaryRow(const std::string& summary, const QString& layer) {
     for (const QString& line : QString::fromStdString(summary).split('\n'))
@@ -404,25 +429,16 @@ class TestKerasFile : public QObject {
   // predictions, the file read back with the same numbers and the summary's parameter counts.
   void layerNormalizationAsKerasWritesIt() {
     set_random_seed(9);
-    Matrix x, y;
-    fixtures::make_data(x, y, 20, 3);
-    LayerSpec input = fixtures::input(20);
-    input.shape = {5, 2, 2};
     LayerSpec norm;
     norm.class_name = "LayerNormalization";
     LayerSpec norm2 = norm;
     norm2.scale_gamma = false;
     norm2.epsilon = 0.01;
-    LayerSpec flat;
-    flat.class_name = "Flatten";
-    ModelSpec spec;
-    spec.layers = {
-        input, norm, flat, fixtures::dense(6, "relu"), norm2, fixtures::dense(3, "softmax")};
-    Sequential m(spec);
-    fixtures::compile(m, optimizer("Adam"));
     QString checker;
-    const Matrix predicted = writtenAndChecked(m, x, y, "n1", &checker);
+    bool same = false;
+    const ModelFile back = normalizedAndReadBack(norm, norm2, "n1", &checker, &same);
     QCOMPARE(checker, QString("ok"));
+    QVERIFY(same);
     QCOMPARE(run_python({"-c",
                          "import io, json, sys, zipfile, h5py\n"
                          "z = zipfile.ZipFile(sys.argv[1])\n"
@@ -439,15 +455,11 @@ class TestKerasFile : public QObject {
              QString("[3] 0.001 True True\n"
                      "[1] 0.01 True False\n"
                      "['0', '1'] (2,) ['0'] (6,)"));
-    const ModelFile back = read_model_file(path("n1.keras"));
     QCOMPARE(back.config.layers[1].class_name, std::string("LayerNormalization"));
     QCOMPARE(back.config.layers[1].axis, std::vector<int64_t>{3});
     QCOMPARE(back.config.layers[4].scale_gamma, false);
     QCOMPARE(back.config.layers[4].epsilon, 0.01);
-    Sequential again(back.config);
-    again.set_weights(back.weights, "n1.keras");
-    QCOMPARE(again.predict(x), predicted);
-    const std::string summary = again.summary();
+    const std::string summary = Sequential(back.config).summary();
     const auto row = [&](const QString& layer) { return summaryRow(summary, layer); };
     // Keras's table wraps a name and class wider than its column: "(LayerNormalization)" goes
     // on a line of its own.
@@ -462,25 +474,16 @@ class TestKerasFile : public QObject {
   // keeping slots for the trainable variables alone, and the summary's non-trainable count.
   void batchNormalizationAsKerasWritesIt() {
     set_random_seed(10);
-    Matrix x, y;
-    fixtures::make_data(x, y, 20, 3);
-    LayerSpec input = fixtures::input(20);
-    input.shape = {5, 2, 2};
     LayerSpec norm;
     norm.class_name = "BatchNormalization";
     LayerSpec norm2 = norm;
     norm2.scale_gamma = false;
     norm2.momentum = 0.9;
-    LayerSpec flat;
-    flat.class_name = "Flatten";
-    ModelSpec spec;
-    spec.layers = {
-        input, norm, flat, fixtures::dense(6, "relu"), norm2, fixtures::dense(3, "softmax")};
-    Sequential m(spec);
-    fixtures::compile(m, optimizer("Adam"));
     QString checker;
-    const Matrix predicted = writtenAndChecked(m, x, y, "b1", &checker);
+    bool same = false;
+    const ModelFile back = normalizedAndReadBack(norm, norm2, "b1", &checker, &same);
     QCOMPARE(checker, QString("ok"));
+    QVERIFY(same);
     QCOMPARE(run_python({"-c",
                          "import io, json, sys, zipfile, h5py\n"
                          "z = zipfile.ZipFile(sys.argv[1])\n"
@@ -498,14 +501,10 @@ class TestKerasFile : public QObject {
              QString("-1 0.9 False True\n"
                      "['0', '1', '2', '3'] True True\n"
                      "16"));
-    const ModelFile back = read_model_file(path("b1.keras"));
     QCOMPARE(back.config.layers[4].class_name, std::string("BatchNormalization"));
     QCOMPARE(back.config.layers[4].momentum, 0.9);
     QCOMPARE(back.config.layers[4].scale_gamma, false);
-    Sequential again(back.config);
-    again.set_weights(back.weights, "b1.keras");
-    QCOMPARE(again.predict(x), predicted);
-    const std::string summary = again.summary();
+    const std::string summary = Sequential(back.config).summary();
     QVERIFY2(summaryRow(summary, "batch_normalization ").contains("│ 8 │"), summary.c_str());
     QVERIFY2(summaryRow(summary, "batch_normalization_1 ").contains("│ 18 │"), summary.c_str());
     // 2 x 2 + 6 x 2 moving statistics.
