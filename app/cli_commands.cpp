@@ -232,6 +232,13 @@ int run_command(const QStringList& args) {
                "top of the latency (default: the experiment's devices.link_gbps, else 0 = "
                "unlimited).",
                "Y"});
+  p.addOption({"batch-norm-statistics",
+               "Rehearsal: whose statistics BatchNormalization normalizes by under "
+               "DataParallel: global (the whole batch's, as Keras) or per_device (each "
+               "device's shard, device 0's moving statistics: PyTorch's DistributedDataParallel "
+               "without SyncBatchNorm) (default: the experiment's devices.batch_norm_statistics, "
+               "else global).",
+               "global|per_device"});
   p.addOption({"trace",
                "Write every step's per-device spans to FILE.json in the Chrome trace event "
                "format (open it in Perfetto or chrome://tracing). Needs a distribution.",
@@ -276,6 +283,8 @@ int run_command(const QStringList& args) {
         number_option(p, "link-gbps", "0 (unlimited) or a bandwidth in GB/s from 0.01 to 10000",
                       kMinLinkGbps, kMaxLinkGbps, true);
   });
+  option("batch-norm-statistics",
+         [&] { o.batch_norm_statistics = p.value("batch-norm-statistics").toStdString(); });
   for (const char* flag : {"save-model", "history", "trace"})
     if (p.isSet(flag) && p.value(flag).isEmpty())
       problems.push_back({std::string("--") + flag, "needs a file name"});

@@ -174,7 +174,8 @@ Json data_to_json(const DataSpec& data) {
 
 DevicesSpec parse_devices(const Json& doc, const std::string& path) {
   ObjectReader r(doc, path,
-                 {"type", "count", "speed", "link_latency_us", "link_gbps", "allreduce"});
+                 {"type", "count", "speed", "link_latency_us", "link_gbps", "allreduce",
+                  "batch_norm_statistics"});
   DevicesSpec devices;
   devices.type = r.string("type", "cpu", "\"cpu\", \"gpu\" or \"tpu\"");
   if (devices.type != "cpu" && devices.type != "gpu" && devices.type != "tpu") {
@@ -213,6 +214,11 @@ DevicesSpec parse_devices(const Json& doc, const std::string& path) {
   devices.allreduce = r.string("allreduce", DevicesSpec{}.allreduce, choices);
   if (find_collective_algorithm(devices.allreduce) == nullptr)
     fail_expected(r.path_of("allreduce"), choices, *r.get("allreduce"));
+  const char* statistics = "\"global\" or \"per_device\"";
+  devices.batch_norm_statistics =
+      r.string("batch_norm_statistics", DevicesSpec{}.batch_norm_statistics, statistics);
+  if (devices.batch_norm_statistics != "global" && devices.batch_norm_statistics != "per_device")
+    fail_expected(r.path_of("batch_norm_statistics"), statistics, *r.get("batch_norm_statistics"));
   return devices;
 }
 
@@ -400,7 +406,7 @@ Json experiment_to_ordered_json(const ExperimentSpec& spec) {
   if (spec.seed) doc["seed"] = *spec.seed;
   const DevicesSpec& dev = spec.devices;
   if (dev.type != "cpu" || dev.count || !dev.speed.empty() || dev.link_latency_us != 0.0 ||
-      dev.link_gbps != 0.0 || dev.allreduce != "ring") {
+      dev.link_gbps != 0.0 || dev.allreduce != "ring" || dev.batch_norm_statistics != "global") {
     Json devices = Json::object();
     devices["type"] = dev.type;
     if (dev.count) devices["count"] = *dev.count;
@@ -408,6 +414,8 @@ Json experiment_to_ordered_json(const ExperimentSpec& spec) {
     if (dev.link_latency_us != 0.0) devices["link_latency_us"] = dev.link_latency_us;
     if (dev.link_gbps != 0.0) devices["link_gbps"] = dev.link_gbps;
     if (dev.allreduce != "ring") devices["allreduce"] = dev.allreduce;
+    if (dev.batch_norm_statistics != "global")
+      devices["batch_norm_statistics"] = dev.batch_norm_statistics;
     doc["devices"] = std::move(devices);
   }
   if (!spec.distribution.class_name.empty())

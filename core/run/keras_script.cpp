@@ -346,6 +346,15 @@ std::string distribution_code(const RunPlan& plan) {
         "batch_dim_name=" +
         py_str(batch) + ")\n";
   } else {
+    const auto& layers = plan.spec.model.layers;
+    if (plan.spec.devices.batch_norm_statistics == "per_device" &&
+        std::any_of(layers.begin(), layers.end(),
+                    [](const LayerSpec& l) { return l.class_name == "BatchNormalization"; }))
+      out +=
+          "    # fitbench's rehearsal normalized each device's shard by its own statistics\n"
+          "    # (devices.batch_norm_statistics \"per_device\": PyTorch's DistributedDataParallel\n"
+          "    # without SyncBatchNorm). Keras has no such option: here BatchNormalization takes\n"
+          "    # the global batch's statistics, as the rehearsal's \"global\" does.\n";
     out += "    devices = keras.distribution.list_devices()\n";
     out += "    distribution = keras.distribution." + d.class_name + "(devices=devices)\n";
   }

@@ -152,6 +152,7 @@ void apply_device_overrides(ExperimentSpec& spec, const RunOverrides& o, int cou
       {"--device-speed", o.device_speed.has_value()},
       {"--link-latency-us", o.link_latency_us.has_value()},
       {"--link-gbps", o.link_gbps.has_value()},
+      {"--batch-norm-statistics", o.batch_norm_statistics.has_value()},
       {"--trace", !o.trace_file.empty()}};
   for (const auto& [flag, given] : needs)
     if (given && none)
@@ -172,6 +173,13 @@ void apply_device_overrides(ExperimentSpec& spec, const RunOverrides& o, int cou
   }
   if (o.link_latency_us) spec.devices.link_latency_us = *o.link_latency_us;
   if (o.link_gbps) spec.devices.link_gbps = *o.link_gbps;
+  if (o.batch_norm_statistics) {
+    if (*o.batch_norm_statistics == "global" || *o.batch_norm_statistics == "per_device")
+      spec.devices.batch_norm_statistics = *o.batch_norm_statistics;
+    else
+      problems.add("--batch-norm-statistics",
+                   "must be global or per_device, got \"" + *o.batch_norm_statistics + "\"");
+  }
 }
 
 // The files written after training, checked before it so that a wrong path does not cost the

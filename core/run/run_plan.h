@@ -33,9 +33,10 @@ struct RunOverrides {
   std::optional<std::string> strategy;     // --strategy: a strategy's option name (strategies.h)
   std::optional<std::array<int, 2>> mesh;  // --mesh RxC: ModelParallel's batch x model mesh
   std::optional<std::string> allreduce;    // --allreduce: "ring" or "naive"
-  std::optional<std::vector<double>> device_speed;  // --device-speed: one per device
-  std::optional<double> link_latency_us;            // --link-latency-us
-  std::optional<double> link_gbps;                  // --link-gbps
+  std::optional<std::vector<double>> device_speed;   // --device-speed: one per device
+  std::optional<double> link_latency_us;             // --link-latency-us
+  std::optional<double> link_gbps;                   // --link-gbps
+  std::optional<std::string> batch_norm_statistics;  // --batch-norm-statistics
   // Files the run writes when it ends ("" for none): Keras's History (.json or CSVLogger's .csv),
   // the per-step device trace (Chrome trace format, a distributed run only) and the trained model.
   std::string history_file;

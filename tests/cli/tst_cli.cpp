@@ -714,6 +714,10 @@ void TestCli::rehearsal_flag_errors() {
       {{"--devices", "2", "--device-speed", "1,2"}, "--device-speed: must list"},
       {{"--devices", "2", "--device-speed", "1"}, "--device-speed: lists 1 speed but there are 2"},
       {{"--allreduce", "tree"}, "--allreduce: must be \"ring\" or \"naive\""},
+      {{"--batch-norm-statistics", "local"},
+       "--batch-norm-statistics: must be global or per_device, got \"local\""},
+      {{"--strategy", "none", "--batch-norm-statistics", "per_device"},
+       "--batch-norm-statistics: needs a distribution"},
       {{"--link-gbps", "-1"}, "--link-gbps: must be 0 (unlimited) or a bandwidth"},
       {{"--link-gbps", "1e-12"}, "--link-gbps: must be 0 (unlimited) or a bandwidth"},
       {{"--link-latency-us", "1e12"}, "--link-latency-us: must be a number of microseconds from 0"},
@@ -749,8 +753,8 @@ void TestCli::rehearsal_flag_errors() {
   QVERIFY2(r.err.contains("slow.json: devices.speed[1]: "), qPrintable(r.err));
   // --help documents every flag.
   const QString help = cli({"run", "--help"}).out;
-  for (const char* flag :
-       {"--allreduce", "--device-speed", "--link-latency-us", "--link-gbps", "--trace"})
+  for (const char* flag : {"--allreduce", "--device-speed", "--link-latency-us", "--link-gbps",
+                           "--batch-norm-statistics", "--trace"})
     QVERIFY2(help.contains(flag), flag);
 }
 

@@ -233,6 +233,11 @@ void compare_experiment(const ExperimentSpec& a, const ExperimentSpec& b) {
   QCOMPARE(a.seed, b.seed);
   QCOMPARE(a.devices.type, b.devices.type);
   QCOMPARE(a.devices.count, b.devices.count);
+  QCOMPARE(a.devices.speed, b.devices.speed);
+  QCOMPARE(a.devices.link_latency_us, b.devices.link_latency_us);
+  QCOMPARE(a.devices.link_gbps, b.devices.link_gbps);
+  QCOMPARE(a.devices.allreduce, b.devices.allreduce);
+  QCOMPARE(a.devices.batch_norm_statistics, b.devices.batch_norm_statistics);
   QCOMPARE(a.distribution.class_name, b.distribution.class_name);
   QCOMPARE(a.distribution.mesh_shape, b.distribution.mesh_shape);
   QCOMPARE(a.distribution.axis_names, b.distribution.axis_names);
@@ -283,7 +288,13 @@ ExperimentSpec rich_spec(bool sorted_layouts) {
   s.name = "Round trip";
   s.description = "Some *Markdown*,\nwith a newline and \"quotes\".";
   s.seed = 12345678901234567ULL;
-  s.devices = {.type = "gpu", .count = 3};
+  s.devices = {.type = "gpu",
+               .count = 3,
+               .speed = {1.0, 0.5, 0.25},
+               .link_latency_us = 50.0,
+               .link_gbps = 2.5,
+               .allreduce = "naive",
+               .batch_norm_statistics = "per_device"};
   s.distribution.class_name = "ModelParallel";
   s.distribution.mesh_shape = {2, 2};
   s.distribution.axis_names = {"batch", "model"};
@@ -961,6 +972,8 @@ void TestExperimentIo::errors_data() {
       "must be a whole number of devices from 1 to 64, got 1000");
   row("/devices/link_gbps", "1e-12", "devices.link_gbps",
       "must be 0 (unlimited) or a bandwidth in GB/s from 0.01 to 10000, got 1e-12");
+  row("/devices/batch_norm_statistics", R"("local")", "devices.batch_norm_statistics",
+      "must be \"global\" or \"per_device\", got \"local\"");
   row("/devices/link_latency_us", "1e12", "devices.link_latency_us",
       "must be a number of microseconds from 0 to 100000 (100 ms), got 1000000000000.0");
   row("/distribution/class_name", R"("FSDP")", "distribution.class_name",

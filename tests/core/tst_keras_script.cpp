@@ -408,6 +408,21 @@ class TestKerasScript : public QObject {
     exportAndCheck(file, o);
   }
 
+  // Per-device BatchNormalization statistics have no Keras counterpart: the script says that it
+  // takes the global batch's, and runs (the global run's script has no such comment).
+  void perDeviceStatisticsAreSaid() {
+    const std::string file = FITBENCH_SOURCE_DIR "/resources/examples/batch_norm_statistics.json";
+    const char* said =
+        "# without SyncBatchNorm). Keras has no such option: here BatchNormalization";
+    QVERIFY(keras_script(plan_for(file)).find(said) == std::string::npos);
+    RunOverrides o;
+    o.batch_norm_statistics = "per_device";
+    const std::string script = keras_script(plan_for(file, o));
+    QVERIFY2(script.find(said) != std::string::npos, script.c_str());
+    QVERIFY(script.find(said) < script.find("keras.distribution.DataParallel("));
+    exportAndCheck(file, o);
+  }
+
   // The seed example as the seed script has it, in substance.
   void seedScript() {
     const std::string s =

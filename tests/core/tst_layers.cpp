@@ -257,6 +257,7 @@ class TestLayers : public QObject {
   void batch_normalization_gradients();
   void batch_normalization_frozen();
   void batch_normalization_on_every_strategy();
+  void batch_normalization_per_device_statistics();
   void conv2d_values_data();
   void conv2d_values();
   void conv2d_gradients_data();
@@ -888,6 +889,103 @@ void TestLayers::batch_normalization_on_every_strategy() {
       spec, 6, 3, adam, [&](Sequential& m) { use_model_parallel(m, mp, 4, {}); }, fit, 1, true);
   QVERIFY2(fixtures::max_rel_diff(mesh, one) < 1e-5,
            qPrintable(QString::number(fixtures::max_rel_diff(mesh, one))));
+}
+
+void TestLayers::batch_normalization_per_device_statistics() {
+  // devices.batch_norm_statistics "per_device" (PyTorch's DistributedDataParallel without
+  // SyncBatchNorm): one SGD step of DataParallel on 3 devices, 4 rows each, against the step
+  // written out with one Network per shard: each shard normalized by its own statistics, the
+  // gradients summed (the loss scaled by 1 / 12), and device 0's moving statistics for every
+  // replica.
+  ModelSpec spec;
+  spec.layers = {fixtures::input(6), dense(8, "relu"), batch_norm(), dense(3, "softmax")};
+  const OptimizerSpec sgd = fixtures::optimizer("SGD", 0.1);
+  set_random_seed(11);
+  Matrix x, y;
+  fixtures::make_data(x, y, 6, 3);
+  x.conservativeResize(12, Eigen::NoChange);
+  y.conservativeResize(12, Eigen::NoChange);
+  Sequential m(spec);
+  fixtures::compile(m, sgd);
+  const std::vector<NamedWeight> initial = m.get_weights();
+  DevicesSpec devices;
+  devices.batch_norm_statistics = "per_device";
+  use_data_parallel(m, 3, rehearsal_options(devices, 3));
+  m.fit(x, y, FitOptions{.epochs = 1, .batch_size = 12, .shuffle = false, .verbose = 0});
+  const std::vector<NamedWeight> trained = m.get_weights();
+
+  Network net(spec);
+  net.build(6);
+  std::vector<Matrix> values, sum;
+  for (size_t v = 0; v < initial.size(); ++v) {
+    const Index rows = matrix_rows(net.variables()[v].shape);
+    const Index cols = matrix_cols(net.variables()[v].shape);
+    values.push_back(Eigen::Map<const Matrix>(initial[v].values.data(), rows, cols));
+    sum.push_back(Matrix::Zero(rows, cols));
+  }
+  std::vector<const Matrix*> cptrs;
+  for (auto& v : values) cptrs.push_back(&v);
+  const auto loss = make_loss(LossSpec{.name = "sparse_categorical_crossentropy"});
+  Workspace ws;
+  net.reserve(ws, 4);
+  std::vector<Matrix> moving;
+  for (Index s = 0; s < 3; ++s) {
+    const Matrix xs = x.middleRows(s * 4, 4), ys = y.middleRows(s * 4, 4);
+    const ForwardContext ctx{.training = true};
+    net.forward(cptrs, xs, ws, ctx);
+    loss->sum_and_gradient(net.output(ws, 4), ys, 1.0f / 12.0f, net.output_grad(ws, 4));
+    std::vector<Matrix> g;
+    std::vector<Matrix*> gp;
+    for (auto& v : values) g.push_back(Matrix::Zero(v.rows(), v.cols()));
+    for (size_t v = 0; v < g.size(); ++v)
+      gp.push_back(net.variables()[v].trainable ? &g[v] : nullptr);
+    net.backward(cptrs, xs, ws, 4, gp, ctx);
+    for (size_t v = 0; v < g.size(); ++v) sum[v] += g[v];
+    if (s == 0) {
+      moving = values;
+      std::vector<Matrix*> mp;
+      for (auto& v : moving) mp.push_back(&v);
+      net.update_state(mp, ws);
+    }
+  }
+  double worst = 0.0;
+  for (size_t v = 0; v < values.size(); ++v) {
+    const Matrix expected =
+        net.variables()[v].trainable ? Matrix(values[v] - 0.1f * sum[v]) : moving[v];
+    for (Index i = 0; i < expected.size(); ++i)
+      worst = std::max(
+          worst, fixtures::rel(trained[v].values[static_cast<size_t>(i)], expected.data()[i]));
+  }
+  QVERIFY2(worst < 1e-5, qPrintable(QString::number(worst)));
+  // Not what one device (the global batch's statistics) learns.
+  const fixtures::Run one =
+      fixtures::train(spec, 6, 3, sgd, nullptr, {.epochs = 2, .batch_size = 12, .verbose = 0});
+  const fixtures::Run per_device = fixtures::train(
+      spec, 6, 3, sgd,
+      [&](Sequential& s) { use_data_parallel(s, 3, rehearsal_options(devices, 3)); },
+      {.epochs = 2, .batch_size = 12, .verbose = 0});
+  QVERIFY(fixtures::max_rel_diff(per_device, one) > 1e-3);
+  // Under ModelParallel the option is refused with what to do (the batch axis sums the global
+  // batch's statistics).
+  DistributionSpec mp = model_parallel_1x2();
+  mp.mesh_shape = {2, 2};
+  Sequential s(spec);
+  fixtures::compile(s, sgd);
+  RehearsalOptions options = rehearsal_options(devices, 4);
+  try {
+    use_model_parallel(s, mp, 4, options);
+    s.fit(x, y, FitOptions{.epochs = 1, .batch_size = 12, .verbose = 0});
+    QFAIL("per-device statistics under ModelParallel were accepted");
+  } catch (const InputError& e) {
+    QCOMPARE(QString::fromStdString(e.what()),
+             QStringLiteral("devices.batch_norm_statistics: \"per_device\" is DataParallel's "
+                            "contrast (PyTorch's DistributedDataParallel without SyncBatchNorm); "
+                            "under ModelParallel BatchNormalization takes the global batch's "
+                            "statistics over each column of the mesh: set \"global\", or choose "
+                            "DataParallel"));
+  }
+  devices.batch_norm_statistics = "local";
+  QVERIFY_THROWS_EXCEPTION(InputError, rehearsal_options(devices, 3));
 }
 
 void TestLayers::global_average_pooling() {

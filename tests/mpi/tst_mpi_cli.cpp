@@ -116,21 +116,33 @@ void TestMpiCli::examples_equal_threads_data() {
   QTest::addColumn<QString>("experiment");
   QTest::addColumn<int>("processes");
   QTest::addColumn<int>("devices");
-  QTest::newRow("seed, 2 processes") << "seed.json" << 2 << 2;
-  QTest::newRow("seed, 4 processes") << "seed.json" << 4 << 4;
-  QTest::newRow("one_vs_data_parallel, 2 x 2") << "one_vs_data_parallel.json" << 2 << 4;
-  QTest::newRow("ring_vs_naive, 2 x 2") << "ring_vs_naive.json" << 2 << 4;
-  QTest::newRow("uneven_shards, 3 x 1") << "uneven_shards.json" << 3 << 3;
+  QTest::addColumn<QStringList>("options");
+  QTest::newRow("seed, 2 processes") << "seed.json" << 2 << 2 << QStringList();
+  QTest::newRow("seed, 4 processes") << "seed.json" << 4 << 4 << QStringList();
+  QTest::newRow("one_vs_data_parallel, 2 x 2")
+      << "one_vs_data_parallel.json" << 2 << 4 << QStringList();
+  QTest::newRow("ring_vs_naive, 2 x 2") << "ring_vs_naive.json" << 2 << 4 << QStringList();
+  QTest::newRow("uneven_shards, 3 x 1") << "uneven_shards.json" << 3 << 3 << QStringList();
   // ModelParallel: each process hosts whole mesh rows (a 2 x 2 and a 2 x 4 mesh).
-  QTest::newRow("model_parallel_2x2, 2 x 2") << "model_parallel_2x2.json" << 2 << 4;
+  QTest::newRow("model_parallel_2x2, 2 x 2")
+      << "model_parallel_2x2.json" << 2 << 4 << QStringList();
 #ifndef FITBENCH_SANITIZED
-  // Under the sanitizers the rows above run the same code on 2, 3 and 4 processes; these four
-  // add a minute and a half there (4 processes on 2 cores, a straggler's sleeps, 8 devices),
-  // CI's time (scripts/test.sh).
-  QTest::newRow("one_vs_data_parallel, 4 x 1") << "one_vs_data_parallel.json" << 4 << 4;
-  QTest::newRow("ring_vs_naive, 4 x 1") << "ring_vs_naive.json" << 4 << 4;
-  QTest::newRow("straggler, 2 x 1") << "straggler.json" << 2 << 2;
-  QTest::newRow("capacity_model_parallel, 2 x 4") << "capacity_model_parallel.json" << 2 << 8;
+  // Under the sanitizers the rows above run the same code on 2, 3 and 4 processes; these add
+  // minutes there (4 processes on 2 cores, a straggler's sleeps, 8 devices, images), CI's time
+  // (scripts/test.sh).
+  QTest::newRow("one_vs_data_parallel, 4 x 1")
+      << "one_vs_data_parallel.json" << 4 << 4 << QStringList();
+  QTest::newRow("ring_vs_naive, 4 x 1") << "ring_vs_naive.json" << 4 << 4 << QStringList();
+  QTest::newRow("straggler, 2 x 1") << "straggler.json" << 2 << 2 << QStringList();
+  QTest::newRow("capacity_model_parallel, 2 x 4")
+      << "capacity_model_parallel.json" << 2 << 8 << QStringList();
+  // BatchNormalization's global statistics summed across processes, and per device with cpu:0's
+  // moving statistics broadcast (one epoch of the lesson: 6,000 images on 8 devices).
+  QTest::newRow("batch_norm_statistics, 2 x 4")
+      << "batch_norm_statistics.json" << 2 << 8 << QStringList{"--epochs", "1"};
+  QTest::newRow("batch_norm_statistics per device, 2 x 4")
+      << "batch_norm_statistics.json" << 2 << 8
+      << QStringList{"--epochs", "1", "--batch-norm-statistics", "per_device"};
 #endif
 }
 
@@ -138,16 +150,19 @@ void TestMpiCli::examples_equal_threads() {
   QFETCH(QString, experiment);
   QFETCH(int, processes);
   QFETCH(int, devices);
+  QFETCH(QStringList, options);
   QTemporaryDir dir;
   const QString th = dir.filePath("threads.json"), tm = dir.filePath("threads-model.json");
   const QString ph = dir.filePath("processes.json"), pm = dir.filePath("processes-model.json");
   const QString n = QString::number(devices);
-  const Result threads = cli({"run", example(experiment), "--devices", n, "--verbose", "0",
-                              "--history", th, "--save-model", tm});
+  const Result threads = cli(QStringList{"run", example(experiment), "--devices", n, "--verbose",
+                                         "0", "--history", th, "--save-model", tm} +
+                             options);
   QCOMPARE(threads.code, 0);
   // The devices come from the experiment's devices.count, spread over the processes.
-  const Result across = mpi(processes, {"run", example(experiment), "--verbose", "0", "--history",
-                                        ph, "--save-model", pm});
+  const Result across = mpi(processes, QStringList{"run", example(experiment), "--verbose", "0",
+                                                   "--history", ph, "--save-model", pm} +
+                                           options);
   QVERIFY2(across.code == 0, qPrintable(across.err));
   QCOMPARE(read_file(ph), read_file(th));
   // The weights and the optimizer's state, bit for bit (ring_vs_naive shards the update).

@@ -2,10 +2,12 @@
 // against the same device count on threads, computed on every rank: the History, the weights,
 // evaluate() and predict() bit for bit, with 1 and 2 devices per process, ring and naive, an
 // uneven last batch and a validation split, the update replicated or sharded (then the model's
-// optimizer ends with every process's slots); and every rank's weights equal at each epoch end.
+// optimizer ends with every process's slots), BatchNormalization's statistics of the global
+// batch summed across processes or each device's own (device 0's moving statistics broadcast
+// from rank 0); and every rank's weights equal at each epoch end.
 // ModelParallel the same way: a (P x rows per process) x 2 mesh, each process hosting whole mesh
 // rows, kernels split by columns and by rows, ring and naive, clipnorm (its norms all-reduced
-// along a row) and an uneven last batch.
+// along a row), an uneven last batch, and BatchNormalization (its sums along a column).
 #include <QTest>
 #include <functional>
 
@@ -38,11 +40,19 @@ class ReplicaCheck : public Callback {
 
 fixtures::Run train(const std::function<void(Sequential&)>& distribute, Callback* check, int batch,
                     const std::vector<int64_t>& hidden = {6},
-                    const OptimizerSpec& optimizer = fixtures::optimizer("Adam", 0.01)) {
+                    const OptimizerSpec& optimizer = fixtures::optimizer("Adam", 0.01),
+                    bool batch_norm = false) {
   set_random_seed(11);
   Matrix x, y;
   fixtures::make_data(x, y, 5, 3);
-  Sequential m(fixtures::classifier(5, hidden, 3));
+  ModelSpec spec = fixtures::classifier(5, hidden, 3);
+  if (batch_norm) {
+    // After the first Dense: its statistics are the global batch's, summed across processes.
+    LayerSpec bn;
+    bn.class_name = "BatchNormalization";
+    spec.layers.insert(spec.layers.begin() + 2, bn);
+  }
+  Sequential m(spec);
   fixtures::compile(m, optimizer);
   distribute(m);
   FitOptions fit;
@@ -93,13 +103,21 @@ void TestMpiTraining::equals_threads_data() {
   QTest::addColumn<int>("algorithm");
   QTest::addColumn<int>("batch");
   QTest::addColumn<bool>("sharded");
+  QTest::addColumn<bool>("batch_norm");
+  QTest::addColumn<bool>("per_device");
   for (int local : {1, 2})
     for (auto a : {CollectiveAlgorithm::kRing, CollectiveAlgorithm::kNaive})
       for (int batch : {16, 13})
         for (bool sharded : {false, true})
           QTest::addRow("%d per process, %s, batch %d%s", local, algorithm_name(a), batch,
                         sharded ? ", sharded update" : "")
-              << local << static_cast<int>(a) << batch << sharded;
+              << local << static_cast<int>(a) << batch << sharded << false << false;
+  for (int local : {1, 2})
+    for (bool per_device : {false, true})
+      QTest::addRow("BatchNormalization, %s statistics, %d per process, batch 13",
+                    per_device ? "per-device" : "global", local)
+          << local << static_cast<int>(CollectiveAlgorithm::kRing) << 13 << false << true
+          << per_device;
 }
 
 void TestMpiTraining::equals_threads() {
@@ -107,20 +125,25 @@ void TestMpiTraining::equals_threads() {
   QFETCH(int, algorithm);
   QFETCH(int, batch);
   QFETCH(bool, sharded);
+  QFETCH(bool, batch_norm);
+  QFETCH(bool, per_device);
   const int devices = group_->size() * local;
   RehearsalOptions across{.algorithm = static_cast<CollectiveAlgorithm>(algorithm)};
+  across.per_device_batch_statistics = per_device;
   across.sharded_update_min_elements = sharded ? 0 : INT64_MAX;
   across.processes = group_;
   ReplicaCheck check(*group_);
   const fixtures::Run mpi =
-      train([&](Sequential& m) { use_data_parallel(m, devices, across); }, &check, batch);
+      train([&](Sequential& m) { use_data_parallel(m, devices, across); }, &check, batch, {6},
+            fixtures::optimizer("Adam", 0.01), batch_norm);
   QCOMPARE(check.epochs, 3);
   QCOMPARE(check.differing, 0);
   // The same devices as threads of this process.
   RehearsalOptions threads = across;
   threads.processes = nullptr;
   const fixtures::Run one =
-      train([&](Sequential& m) { use_data_parallel(m, devices, threads); }, nullptr, batch);
+      train([&](Sequential& m) { use_data_parallel(m, devices, threads); }, nullptr, batch, {6},
+            fixtures::optimizer("Adam", 0.01), batch_norm);
   compare(mpi, one);
 }
 
@@ -130,14 +153,21 @@ void TestMpiTraining::model_parallel_equals_threads_data() {
   QTest::addColumn<int>("algorithm");
   QTest::addColumn<bool>("clipnorm");
   QTest::addColumn<int>("batch");
+  QTest::addColumn<bool>("batch_norm");
   for (int rows : {1, 2})
     for (const char* layout : {"columns", "rows"})
       for (auto a : {CollectiveAlgorithm::kRing, CollectiveAlgorithm::kNaive})
         QTest::addRow("%d mesh row%s per process, %s, %s", rows, rows == 1 ? "" : "s", layout,
                       algorithm_name(a))
-            << rows << QString(layout) << static_cast<int>(a) << false << 13;
+            << rows << QString(layout) << static_cast<int>(a) << false << 13 << false;
   QTest::addRow("1 mesh row per process, columns, clipnorm, batch 16")
-      << 1 << QString("columns") << static_cast<int>(CollectiveAlgorithm::kRing) << true << 16;
+      << 1 << QString("columns") << static_cast<int>(CollectiveAlgorithm::kRing) << true << 16
+      << false;
+  for (int rows : {1, 2})
+    QTest::addRow("BatchNormalization, %d mesh row%s per process, columns", rows,
+                  rows == 1 ? "" : "s")
+        << rows << QString("columns") << static_cast<int>(CollectiveAlgorithm::kRing) << false << 13
+        << true;
 }
 
 void TestMpiTraining::model_parallel_equals_threads() {
@@ -146,6 +176,7 @@ void TestMpiTraining::model_parallel_equals_threads() {
   QFETCH(int, algorithm);
   QFETCH(bool, clipnorm);
   QFETCH(int, batch);
+  QFETCH(bool, batch_norm);
   DistributionSpec spec;
   spec.class_name = "ModelParallel";
   spec.mesh_shape = {group_->size() * rows, 2};
@@ -165,14 +196,14 @@ void TestMpiTraining::model_parallel_equals_threads() {
   ReplicaCheck check(*group_);
   const fixtures::Run mpi =
       train([&](Sequential& m) { use_model_parallel(m, spec, devices, across); }, &check, batch,
-            {6, 4}, optimizer);
+            {6, 4}, optimizer, batch_norm);
   QCOMPARE(check.epochs, 3);
   QCOMPARE(check.differing, 0);
   RehearsalOptions threads = across;
   threads.processes = nullptr;
   const fixtures::Run one =
       train([&](Sequential& m) { use_model_parallel(m, spec, devices, threads); }, nullptr, batch,
-            {6, 4}, optimizer);
+            {6, 4}, optimizer, batch_norm);
   compare(mpi, one);
 }
 

@@ -116,6 +116,7 @@ class TestBatchSplitView : public QObject {
   void modelParallelFitMatchesEngine();
   void invalidLayoutShowsErrors();
   void glossaryTooltips();
+  void batchNormalizationStatisticsAreSaid();
 };
 
 void TestBatchSplitView::shardRows_data() {
@@ -450,6 +451,39 @@ void TestBatchSplitView::glossaryTooltips() {
   QVERIFY(anyContains(tips, glossary::layout()));
   QVERIFY(anyContains(tips, glossary::replica()));
   QVERIFY(anyContains(tips, glossary::modelParallel()));
+}
+
+void TestBatchSplitView::batchNormalizationStatisticsAreSaid() {
+  // Whose statistics BatchNormalization uses, under the caption: none without the layer or on
+  // one device; the global batch's, or each shard's own (with cpu:0's moving statistics).
+  BatchSplitView view;
+  view.resize(380, 520);
+  BatchSplitPlan plan = dataParallelPlan(8, 16, 6000);
+  view.setPlan(plan);
+  QCOMPARE(view.statisticsNote(), QString());
+  plan.batchNormLayers = 1;
+  view.setPlan(plan);
+  QCOMPARE(view.statisticsNote(),
+           QStringLiteral("BatchNormalization: every shard is normalized by the whole batch's "
+                          "statistics, each device's sums all-reduced (as Keras)."));
+  plan.perDeviceStatistics = true;
+  plan.batchNormLayers = 2;
+  view.setPlan(plan);
+  QCOMPARE(view.statisticsNote(),
+           QStringLiteral("The 2 BatchNormalization layers: each device normalizes its shard by "
+                          "that shard's own statistics (per device, as PyTorch's "
+                          "DistributedDataParallel without SyncBatchNorm); every replica keeps "
+                          "cpu:0's moving statistics."));
+  saveShot(view, "S_dp_per_device_statistics.png");
+  // Shown under the caption: the view grows by its lines.
+  const int with = view.heightForWidth(380);
+  plan.batchNormLayers = 0;
+  view.setPlan(plan);
+  QVERIFY(view.heightForWidth(380) < with);
+  BatchSplitPlan one = dataParallelPlan(1, 16, 6000);
+  one.batchNormLayers = 1;
+  view.setPlan(one);
+  QCOMPARE(view.statisticsNote(), QString());
 }
 
 QTEST_MAIN(TestBatchSplitView)

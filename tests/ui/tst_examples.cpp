@@ -2,6 +2,7 @@
 // trains to its end (the teaching examples must each finish well within a minute).
 #include <QCheckBox>
 #include <QClipboard>
+#include <QComboBox>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -18,6 +19,7 @@
 #include "ui/charts/metric_chart.h"
 #include "ui/common/about_view.h"
 #include "ui/common/text_style.h"
+#include "ui/rehearsal/batch_split_view.h"
 #include "ui/window/main_window.h"
 
 using namespace fitbench;
@@ -172,6 +174,53 @@ class TestExamples : public QObject {
     qInfo("%s: %d epochs in %.1f s", qPrintable(QFileInfo(path).fileName()), epochs,
           clock.elapsed() / 1000.0);
   }
+
+#ifndef FITBENCH_SANITIZED
+  // The BatchNormalization lesson as a learner follows it (in Release: runsToItsEnd trains it
+  // under the sanitizers, and the engine's tests check both kinds of statistics there): Run with
+  // the global batch's statistics, then choose "Per device" on the Devices tab with the keys and
+  // Run again. The Batch split view says which is in use, and the numbers are the lesson's.
+  void batchNormalizationLesson() {
+    MainWindow w;
+    w.setProperty("batch", true);
+    w.resize(1280, 800);
+    w.show();
+    QString error;
+    QVERIFY2(w.openFile(QStringLiteral(FITBENCH_SOURCE_DIR
+                                       "/resources/examples/batch_norm_statistics.json"),
+                        &error, true),
+             qPrintable(error));
+    QVERIFY2(w.batchSplitView()->statisticsNote().contains(
+                 QStringLiteral("every shard is normalized by the whole batch's statistics")),
+             qPrintable(w.batchSplitView()->statisticsNote()));
+    const auto train = [&w] {
+      QSignalSpy ended(&w, &MainWindow::runEnded);
+      w.run();
+      return ended.wait(300000) && ended.first().first().toBool() && w.lastResult();
+    };
+    QVERIFY(train());
+    const auto global = w.lastResult()->history.history;
+    w.showView(QStringLiteral("devices"));
+    auto* statistics = w.findChild<QComboBox*>(QStringLiteral("batchNormStatistics"));
+    QVERIFY(statistics && statistics->isVisible());
+    statistics->setFocus();
+    QTest::keyClick(statistics, Qt::Key_Down);
+    QCOMPARE(statistics->currentText(), QStringLiteral("Per device (PyTorch DDP)"));
+    QCOMPARE(w.currentSpec().devices.batch_norm_statistics, std::string("per_device"));
+    QVERIFY2(w.batchSplitView()->statisticsNote().contains(
+                 QStringLiteral("each device normalizes its shard by that shard's own")),
+             qPrintable(w.batchSplitView()->statisticsNote()));
+    QVERIFY(train());
+    const auto perDevice = w.lastResult()->history.history;
+    // "about 86% of the training images and 83% of the test images"; per device "near 64% on
+    // the training images and 73% on the test images".
+    const double a = global.at("accuracy").back(), va = global.at("val_accuracy").back();
+    const double p = perDevice.at("accuracy").back(), vp = perDevice.at("val_accuracy").back();
+    qInfo("global %.4f / %.4f, per device %.4f / %.4f", a, va, p, vp);
+    QVERIFY(std::abs(a - 0.86) < 0.01 && std::abs(va - 0.83) < 0.01);
+    QVERIFY(std::abs(p - 0.64) < 0.01 && std::abs(vp - 0.73) < 0.01);
+  }
+#endif
 };
 
 QTEST_MAIN(TestExamples)

@@ -8,6 +8,7 @@
 #include <QDoubleSpinBox>
 #include <QLabel>
 #include <QPushButton>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
 #include <QTest>
@@ -60,6 +61,29 @@ class TestSetupPanels : public QObject {
     for (auto* spin : panel.findChildren<QDoubleSpinBox*>()) shown << spin->text();
     QVERIFY2(shown.contains(QStringLiteral("0.333333 ×")), qPrintable(shown.join(" | ")));
     QVERIFY2(shown.contains(QStringLiteral("0.0004")), qPrintable(shown.join(" | ")));
+  }
+
+  // BatchNormalization's statistics: the file's choice shown, and another chosen with the keys.
+  void batchStatisticsAreChosenWithTheKeys() {
+    DevicesPanel panel;
+    DevicesSpec spec;
+    spec.count = 8;
+    spec.batch_norm_statistics = "per_device";
+    panel.setSpec(spec, 1);
+    panel.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&panel));
+    auto* statistics = panel.findChild<QComboBox*>(QStringLiteral("batchNormStatistics"));
+    QVERIFY(statistics && statistics->isVisible());
+    QCOMPARE(statistics->currentText(), QStringLiteral("Per device (PyTorch DDP)"));
+    QCOMPARE(panel.spec().batch_norm_statistics, std::string("per_device"));
+    QSignalSpy changed(&panel, &DevicesPanel::changed);
+    statistics->setFocus();
+    QTest::keyClick(statistics, Qt::Key_Up);
+    QCOMPARE(statistics->currentText(), QStringLiteral("Global batch (Keras)"));
+    QCOMPARE(panel.spec().batch_norm_statistics, std::string("global"));
+    QCOMPARE(changed.count(), 1);
+    panel.setSpec(DevicesSpec{}, 1);
+    QCOMPARE(panel.spec().batch_norm_statistics, std::string("global"));
   }
 
   // Typing into the fields: a speed with its " ×" suffix, a latency back to 0 ("none").

@@ -129,6 +129,30 @@ DevicesPanel::DevicesPanel(QWidget* parent) : QWidget(parent) {
   m_allreduce->setToolTip(glossary::allReduce());
   linkForm->addRow(tr("All-reduce"), m_allreduce);
   layout->addWidget(linkBox);
+
+  auto* statisticsBox = new QGroupBox(tr("Batch statistics"), this);
+  statisticsBox->setToolTip(
+      tr("Whose statistics a BatchNormalization layer normalizes each device's shard by under "
+         "DataParallel. The Batch split view says which one a run uses."));
+  auto* statisticsForm = new QFormLayout(statisticsBox);
+  m_statistics = new QComboBox(statisticsBox);
+  m_statistics->setObjectName(QStringLiteral("batchNormStatistics"));
+  m_statistics->addItem(tr("Global batch (Keras)"), QStringLiteral("global"));
+  m_statistics->setItemData(
+      0,
+      tr("Every shard is normalized by the statistics of the whole batch, its sums all-reduced "
+         "over the devices: what Keras computes on JAX, and what one device computes."),
+      Qt::ToolTipRole);
+  m_statistics->addItem(tr("Per device (PyTorch DDP)"), QStringLiteral("per_device"));
+  m_statistics->setItemData(
+      1,
+      tr("Each device normalizes its shard by that shard's own statistics, and every replica "
+         "keeps cpu:0's moving statistics: PyTorch's DistributedDataParallel without "
+         "SyncBatchNorm. A teaching contrast, for DataParallel only."),
+      Qt::ToolTipRole);
+  m_statistics->setToolTip(statisticsBox->toolTip());
+  statisticsForm->addRow(tr("BatchNormalization"), m_statistics);
+  layout->addWidget(statisticsBox);
   layout->addStretch(1);
 
   rebuildDeviceRows(1);
@@ -156,6 +180,7 @@ void DevicesPanel::connectSignals() {
   connect(m_latency, &QDoubleSpinBox::valueChanged, this, edited);
   connect(m_bandwidth, &QDoubleSpinBox::valueChanged, this, edited);
   connect(m_allreduce, &QComboBox::currentIndexChanged, this, edited);
+  connect(m_statistics, &QComboBox::currentIndexChanged, this, edited);
   connect(m_type, &QComboBox::currentIndexChanged, this, [this] {
     if (m_filling) return;
     showTypeError();
@@ -245,6 +270,8 @@ void DevicesPanel::setSpec(const DevicesSpec& spec, int defaultCount,
   m_bandwidth->setValue(spec.link_gbps);
   m_allreduce->setCurrentIndex(
       std::max(0, m_allreduce->findData(QString::fromStdString(spec.allreduce))));
+  m_statistics->setCurrentIndex(
+      std::max(0, m_statistics->findData(QString::fromStdString(spec.batch_norm_statistics))));
   m_filling = false;
 }
 
@@ -303,6 +330,7 @@ DevicesSpec DevicesPanel::spec() const {
   spec.link_latency_us = m_latency->value();
   spec.link_gbps = m_bandwidth->value();
   spec.allreduce = m_allreduce->currentData().toString().toStdString();
+  spec.batch_norm_statistics = m_statistics->currentData().toString().toStdString();
   return spec;
 }
 

@@ -71,6 +71,7 @@ class DevicesPanel : public QWidget {
   QDoubleSpinBox* m_latency = nullptr;
   QDoubleSpinBox* m_bandwidth = nullptr;
   QComboBox* m_allreduce = nullptr;
+  QComboBox* m_statistics = nullptr;  // devices.batch_norm_statistics
   QLabel* m_note = nullptr;
   QSpinBox* m_processes = nullptr;
   QLabel* m_processNote = nullptr;

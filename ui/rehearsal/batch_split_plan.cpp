@@ -146,6 +146,28 @@ QString liveCaption(const BatchSplitPlan& plan, const StepTrace& step, int64_t r
   return text;
 }
 
+QString statisticsNote(const BatchSplitPlan& plan) {
+  if (plan.batchNormLayers == 0 || deviceCount(plan) < 2) return {};
+  const QString layers = plan.batchNormLayers == 1
+                             ? tr("BatchNormalization")
+                             : tr("The %1 BatchNormalization layers").arg(plan.batchNormLayers);
+  if (plan.strategy == kModelParallel)
+    return plan.perDeviceStatistics
+               ? tr("Statistics per device are DataParallel's contrast: under ModelParallel the "
+                    "run refuses them (choose Global batch on the Devices tab).")
+               : tr("%1: the whole batch's statistics, each column of the mesh summing its "
+                    "rows' (as Keras).")
+                     .arg(layers);
+  if (plan.perDeviceStatistics)
+    return tr("%1: each device normalizes its shard by that shard's own statistics (per device, "
+              "as PyTorch's DistributedDataParallel without SyncBatchNorm); every replica keeps "
+              "%2's moving statistics.")
+        .arg(layers, deviceName(plan, 0));
+  return tr("%1: every shard is normalized by the whole batch's statistics, each device's sums "
+            "all-reduced (as Keras).")
+      .arg(layers);
+}
+
 QString rowsText(int64_t rows) { return rows == 1 ? tr("1 row") : tr("%1 rows").arg(rows); }
 
 QString rowRange(int64_t first, int64_t count) {

@@ -28,6 +28,9 @@ struct BatchSplitPlan {
   std::string batchDimName;               // ModelParallel: the batch axis; "" = the first axis
   std::vector<VariableLayout> variables;  // ModelParallel: check_layout_map(...).variables
   std::vector<LayoutDiagnostic> errors;   // ModelParallel: check_layout_map(...).errors
+  int batchNormLayers = 0;                // the model's BatchNormalization layers
+  // devices.batch_norm_statistics "per_device": each DataParallel shard's own statistics.
+  bool perDeviceStatistics = false;
 };
 
 // One batch as drawn: its rows and how many of them go to each part.
@@ -81,6 +84,9 @@ int64_t batchesPerEpoch(const BatchSplitPlan& plan);
 QString plannedCaption(const BatchSplitPlan& plan);
 // "Epoch 2, batch 8 of 8 · 10 rows: last partial batch".
 QString liveCaption(const BatchSplitPlan& plan, const StepTrace& step, int64_t rows);
+// Whose statistics the model's BatchNormalization normalizes each shard by on these devices
+// (the global batch's, or each device's own), or "" without BatchNormalization or devices.
+QString statisticsNote(const BatchSplitPlan& plan);
 
 // "1 row", "4 rows".
 QString rowsText(int64_t rows);

@@ -152,6 +152,8 @@ int BatchSplitView::render(Canvas& c, int width, int height) const {
   c.tip(QRect(kMargin, y, w, titleHeight), about);
   y += titleHeight + 2;
   y += c.text(QRect(kMargin, y, w, 0), m_caption, c.ink()) + 10;
+  if (const QString note = statisticsNote(); !note.isEmpty())
+    y += c.text(QRect(kMargin, y, w, 0), note, c.ink()) + 10;
   if (m_plan.strategy != kModelParallel) return renderBatches(c, y, width, height) + kMargin;
   const QStringList errors = errorLines();
   if (!errors.isEmpty()) {

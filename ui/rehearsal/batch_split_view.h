@@ -36,6 +36,8 @@ class BatchSplitView : public QWidget {
   // (per mesh row for ModelParallel), the variable slices (ModelParallel), the layout's errors
   // as lines of text, and the tooltip at a point of the widget.
   QString caption() const { return m_caption; }
+  // Whose statistics BatchNormalization uses on these devices, under the caption ("" for none).
+  QString statisticsNote() const { return batchsplit::statisticsNote(m_plan); }
   const std::vector<BatchSplit>& batches() const { return m_batches; }
   const std::vector<VariableSlice>& slices() const { return m_slices; }
   QStringList errorLines() const;

@@ -85,11 +85,15 @@ DataParallelExecutor::DataParallelExecutor(const ExecutorContext& ctx, int devic
                  spans_per_step(*ctx.graph.network)),
       errors_(pool_.size()) {
   assert(options_.speed.empty() || static_cast<int>(options_.speed.size()) == devices);
-  if (multi_process(options_) && ctx_.graph.network->has_state())
-    throw InputError("model",
-                     "BatchNormalization under DataParallel across processes is not built yet "
-                     "(its statistics of the global batch are summed by threads of one process): "
-                     "run it in one process");
+  if (options_.per_device_batch_statistics && devices > 1) {
+    // The variables a trainable layer updates itself (BatchNormalization's moving statistics).
+    const Network& net = *ctx_.graph.network;
+    for (size_t l = 0; l < net.layers().size(); ++l)
+      if (net.layers()[l]->scratch_size() > 0 && net.layers()[l]->spec().trainable)
+        for (size_t v = net.first_variable(l); v < net.first_variable(l) + net.variable_count(l);
+             ++v)
+          if (!(*ctx_.variables)[v].trainable) moving_statistics_.push_back(v);
+  }
   const size_t state = ctx_.graph.metric_state_size();
   int64_t trainable = 0;
   for (const auto& v : *ctx_.variables)
@@ -272,9 +276,10 @@ void DataParallelExecutor::train_device(int d) {
   const auto y = dev.shard.y.topRows(rows);
   // Forward, loss (its gradient scaled by 1 / global batch) and metrics. BatchNormalization
   // normalizes by the global batch's statistics, as Keras's on a sharded batch: its sums go
-  // through the reducer.
+  // through the reducer; with per-device statistics, by this shard's own.
   GroupBatchReducer reducer(group_, d, timeline, dev.batch_sums, SpanKind::kForward, t);
-  const bool batch_sums = devices_total_ > 1 && net.has_state();
+  const bool batch_sums =
+      devices_total_ > 1 && net.has_state() && !options_.per_device_batch_statistics;
   const ForwardContext fc{.training = true,
                           .step = job_.step,
                           .row_offset = off,
@@ -291,7 +296,8 @@ void DataParallelExecutor::train_device(int d) {
   reducer.restart(SpanKind::kBackward, t);
   errors_.guarded(d, [&] {
     net.backward(dev.replica->const_params(), x, dev.ws, rows, dev.replica->grads(), fc);
-    // The moving statistics: the same global ones on every replica.
+    // The moving statistics: the same global ones on every replica (per-device statistics:
+    // each replica's own, until share_moving_statistics gives every replica device 0's).
     net.update_state(dev.replica->params(), dev.ws);
   });
   t = timeline.end_span(SpanKind::kBackward, reducer.time());
@@ -350,6 +356,7 @@ void DataParallelExecutor::run(BatchJob::Phase phase, const ConstMatrixRef& x,
   errors_.reset();
   pool_.dispatch(&DataParallelExecutor::run_device, this);
   errors_.rethrow_first();
+  if (job_.training() && !moving_statistics_.empty()) share_moving_statistics();
   if (totals) add_device_totals(*totals);
   if (out && multi_process(options_))
     exchange_.gather_rows(*options_.processes, job_, pool_.size(), *out);
@@ -358,6 +365,17 @@ void DataParallelExecutor::run(BatchJob::Phase phase, const ConstMatrixRef& x,
     for (size_t d = 0; d < devices_.size(); ++d)
       timelines_.trace().shard_rows[d] = job_.sizes[static_cast<size_t>(first_) + d];
   }
+}
+
+void DataParallelExecutor::share_moving_statistics() {
+  // Device 0 of this process computes on the model's variables; the run's device 0 is process
+  // 0's.
+  std::vector<Variable>& model = *ctx_.variables;
+  if (multi_process(options_))
+    for (size_t v : moving_statistics_)
+      options_.processes->broadcast(model[v].value.data(), model[v].value.size(), 0);
+  for (size_t d = 1; d < devices_.size(); ++d)
+    for (size_t v : moving_statistics_) devices_[d]->own_values[v] = model[v].value;
 }
 
 void DataParallelExecutor::add_device_totals(StepTotals& totals) {

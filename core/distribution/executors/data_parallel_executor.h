@@ -101,6 +101,9 @@ class DataParallelExecutor : public StepExecutor {
   void add_device_totals(StepTotals& totals);
   // Sharded update across processes: every process's chunks of the model optimizer's slots.
   void gather_optimizer_state();
+  // Per-device BatchNormalization statistics: every replica takes device 0's moving statistics
+  // (process 0's, broadcast), as DistributedDataParallel broadcasts rank 0's buffers.
+  void share_moving_statistics();
 
   ExecutorContext ctx_;
   RehearsalOptions options_;
@@ -118,6 +121,9 @@ class DataParallelExecutor : public StepExecutor {
   std::vector<StepTotals*> device_totals_;  // each device's totals, in device order
   std::vector<float> rows_out_, rows_in_;   // optimizer slots exchanged between processes
   std::vector<int> counts_, displs_;
+  // The moving statistics' variable indices, when each device normalizes by its own shard's
+  // statistics (RehearsalOptions::per_device_batch_statistics); empty otherwise.
+  std::vector<size_t> moving_statistics_;
 };
 
 }  // namespace fitbench

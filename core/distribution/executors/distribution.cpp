@@ -53,6 +53,11 @@ RehearsalOptions rehearsal_options(const DevicesSpec& spec, int devices) {
                      "must be 0 (unlimited) or a bandwidth in GB/s from 0.01 to 10000, got " +
                          number_text(spec.link_gbps));
   options.link = {spec.link_latency_us, spec.link_gbps};
+  if (spec.batch_norm_statistics != "global" && spec.batch_norm_statistics != "per_device")
+    throw InputError(
+        "devices.batch_norm_statistics",
+        "must be \"global\" or \"per_device\", got \"" + spec.batch_norm_statistics + "\"");
+  options.per_device_batch_statistics = spec.batch_norm_statistics == "per_device";
   return options;
 }
 

@@ -22,9 +22,10 @@ void use_data_parallel(Sequential& model, int devices, const RehearsalOptions& o
 std::string speed_count_error(size_t speeds, int devices);
 
 // The rehearsal knobs of `spec` for `devices` devices, validated: speed entries in (0, 1] and one
-// per device, latency and bandwidth >= 0 and finite, allreduce "ring" or "naive". Throws
-// InputError("devices.speed" / "devices.link_latency_us" / "devices.link_gbps" /
-// "devices.allreduce", ...).
+// per device, latency and bandwidth >= 0 and finite, allreduce "ring" or "naive",
+// batch_norm_statistics "global" or "per_device". Throws InputError("devices.speed" /
+// "devices.link_latency_us" / "devices.link_gbps" / "devices.allreduce" /
+// "devices.batch_norm_statistics", ...).
 RehearsalOptions rehearsal_options(const DevicesSpec& spec, int devices);
 
 // Applies spec (DataParallel or ModelParallel) to the model with `devices` devices and the

@@ -104,11 +104,12 @@ ModelParallelExecutor::ModelParallelExecutor(const ExecutorContext& ctx, ModelPa
     if (net.layers()[l]->scratch_size() > 0)
       for (size_t v = net.first_variable(l); v < net.first_variable(l) + net.variable_count(l); ++v)
         state_variables_[v] = !vars[v].trainable && net.layers()[l]->spec().trainable;
-  if (processes > 1 && net.has_state())
-    throw InputError("model",
-                     "BatchNormalization under ModelParallel across processes is not built yet "
-                     "(its statistics of the global batch are summed by threads of one process): "
-                     "run it in one process");
+  if (options_.per_device_batch_statistics && plan_.batch > 1 && net.has_state())
+    throw InputError("devices.batch_norm_statistics",
+                     "\"per_device\" is DataParallel's contrast (PyTorch's "
+                     "DistributedDataParallel without SyncBatchNorm); under ModelParallel "
+                     "BatchNormalization takes the global batch's statistics over each column of "
+                     "the mesh: set \"global\", or choose DataParallel");
   for (int b = first_row_; b < first_row_ + local_rows; ++b)
     row_totals_.push_back(&devices_[static_cast<size_t>(plan_.device_at(b, 0) - first_)]->totals);
   for (int r = 0; r < local_rows; ++r)

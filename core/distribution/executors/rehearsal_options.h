@@ -34,6 +34,11 @@ struct RehearsalOptions {
   // (under ModelParallel, whole rows of the mesh) and exchanges with the others through
   // HierarchicalCollectives; the link model is not applied.
   std::shared_ptr<ProcessGroup> processes;
+  // DataParallel's BatchNormalization normalizes each device's shard by its own statistics and
+  // every replica takes device 0's moving statistics after each step (devices.
+  // batch_norm_statistics "per_device": PyTorch's DistributedDataParallel without SyncBatchNorm,
+  // whose buffers are broadcast from rank 0). False: the global batch's statistics, as Keras's.
+  bool per_device_batch_statistics = false;
 
   // The speeds of devices first .. first + count - 1 (a process's devices); empty when unset.
   std::vector<double> speeds_of(int first, int count) const {

@@ -30,6 +30,11 @@ struct DevicesSpec {
   double link_latency_us = 0.0;  // microseconds added to every message of a collective, <= 10^5
   double link_gbps = 0.0;  // bandwidth per link in GB/s (10^9 bytes/s), 0.01-10^4; 0: unlimited
   std::string allreduce = "ring";  // gradient all-reduce algorithm: "ring" or "naive"
+  // Whose statistics BatchNormalization normalizes by under DataParallel: "global" (the whole
+  // batch's, summed over the devices, as Keras on JAX) or "per_device" (each device's shard, the
+  // moving statistics device 0's: PyTorch's DistributedDataParallel without SyncBatchNorm, a
+  // teaching contrast).
+  std::string batch_norm_statistics = "global";
 };
 
 struct DistributionSpec {
