@@ -83,6 +83,11 @@ class Layer {
   // marks not trainable; `params` are all its variables) from what forward left in `scratch`.
   virtual void update_state(std::span<Matrix* const> /*params*/,
                             std::span<const double> /*scratch*/) const {}
+  // The sizes of the BatchReducer::sum calls a training forward (or backward, with want_dx)
+  // makes, in order, appended to `sizes`: the sums a device that failed before them still takes
+  // part in, so that the devices sharing its batch do not wait for it.
+  virtual void batch_sums(bool /*backward*/, bool /*want_dx*/,
+                          std::vector<int64_t>& /*sizes*/) const {}
 
   // y = layer(x). `params` are this layer's variables in variable_defs() order.
   virtual void forward(std::span<const Matrix* const> params, ConstMatrixRef x, MatrixRef y,

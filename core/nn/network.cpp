@@ -282,6 +282,15 @@ bool Network::has_state() const {
                      [](const auto& layer) { return layer->scratch_size() > 0; });
 }
 
+std::vector<int64_t> Network::batch_sums(bool backward) const {
+  std::vector<int64_t> sizes;
+  if (!backward)
+    for (const auto& layer : layers_) layer->batch_sums(false, false, sizes);
+  else
+    for (size_t l = layers_.size(); l-- > 0;) layers_[l]->batch_sums(true, l > 0, sizes);
+  return sizes;
+}
+
 ConstMatrixRef Network::output(const Workspace& ws, Index n) const {
   return static_cast<const Matrix&>(ws.outputs.back()).topRows(n);
 }

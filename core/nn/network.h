@@ -101,6 +101,9 @@ class Network {
   void update_state(std::span<Matrix* const> params, const Workspace& ws) const;
   // Whether any layer keeps state that update_state changes.
   bool has_state() const;
+  // The sizes of the BatchReducer sums a training forward (or backward) of the whole network
+  // makes, in order (Layer::batch_sums).
+  std::vector<int64_t> batch_sums(bool backward) const;
 
   // Sum of the variables' regularization penalties (Keras: l1 * sum|w| + l2 * sum w^2).
   double regularization_loss(std::span<const Matrix* const> params) const;

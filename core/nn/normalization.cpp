@@ -124,6 +124,17 @@ std::vector<VariableDef> BatchNormalization::variable_defs(int64_t) const {
   return defs;
 }
 
+void BatchNormalization::batch_sums(bool backward, bool want_dx,
+                                    std::vector<int64_t>& sizes) const {
+  if (!spec().trainable) return;  // a frozen layer normalizes by its moving statistics
+  if (!backward) {
+    sizes.push_back(1 + channels_);  // the count and the sums of x
+    sizes.push_back(channels_);      // the sums of squared deviations
+  } else if (want_dx) {
+    sizes.push_back(2 * channels_);  // the sums of dy and of dy * xhat
+  }
+}
+
 void BatchNormalization::forward(std::span<const Matrix* const> params, ConstMatrixRef x,
                                  MatrixRef y, MatrixRef, const ForwardContext& ctx) const {
   const Index channels = channels_, groups = x.cols() / channels;

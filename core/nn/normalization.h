@@ -53,6 +53,7 @@ class BatchNormalization : public Layer {
   // Whether the call normalized by the batch's statistics, the batch's count, the mean and
   // variance used, then backward's sums of dy and dy * xhat.
   int64_t scratch_size() const override { return 2 + 4 * channels_; }
+  void batch_sums(bool backward, bool want_dx, std::vector<int64_t>& sizes) const override;
   void forward(std::span<const Matrix* const> params, ConstMatrixRef x, MatrixRef y,
                MatrixRef cache, const ForwardContext& ctx) const override;
   // By the batch's statistics, with xhat = (x - mean) * r and g = dy * gamma, means over the

@@ -258,6 +258,7 @@ class TestLayers : public QObject {
   void batch_normalization_frozen();
   void batch_normalization_on_every_strategy();
   void batch_normalization_per_device_statistics();
+  void batch_normalization_device_error();
   void conv2d_values_data();
   void conv2d_values();
   void conv2d_gradients_data();
@@ -986,6 +987,32 @@ void TestLayers::batch_normalization_per_device_statistics() {
   }
   devices.batch_norm_statistics = "local";
   QVERIFY_THROWS_EXCEPTION(InputError, rehearsal_options(devices, 3));
+}
+
+void TestLayers::batch_normalization_device_error() {
+  // A device whose loss throws (a label no class has, in the last device's shard) ends the step
+  // with that error on every strategy: the other devices do not wait for it in
+  // BatchNormalization's backward sums.
+  ModelSpec spec;
+  spec.layers = {fixtures::input(6), dense(8, "relu"), batch_norm(), dense(3, "softmax")};
+  Matrix x, y;
+  fixtures::make_data(x, y, 6, 3);
+  y(9, 0) = 7.0f;
+  const std::vector<std::function<void(Sequential&)>> strategies = {
+      [](Sequential& m) { use_data_parallel(m, 3); },
+      [](Sequential& m) {
+        DistributionSpec mp = model_parallel_1x2();
+        mp.mesh_shape = {2, 2};
+        use_model_parallel(m, mp, 4, {});
+      }};
+  for (const auto& distribute : strategies) {
+    Sequential m(spec);
+    fixtures::compile(m, fixtures::optimizer("Adam", 0.01));
+    distribute(m);
+    QVERIFY_THROWS_EXCEPTION(
+        InputError,
+        m.fit(x, y, FitOptions{.epochs = 1, .batch_size = 10, .shuffle = false, .verbose = 0}));
+  }
 }
 
 void TestLayers::global_average_pooling() {

@@ -94,6 +94,8 @@ DataParallelExecutor::DataParallelExecutor(const ExecutorContext& ctx, int devic
              ++v)
           if (!(*ctx_.variables)[v].trainable) moving_statistics_.push_back(v);
   }
+  forward_sums_ = ctx_.graph.network->batch_sums(false);
+  backward_sums_ = ctx_.graph.network->batch_sums(true);
   const size_t state = ctx_.graph.metric_state_size();
   int64_t trainable = 0;
   for (const auto& v : *ctx_.variables)
@@ -292,6 +294,9 @@ void DataParallelExecutor::train_device(int d) {
         ctx_.graph.loss->sum_and_gradient(y_pred, y, job_.scale, net.output_grad(dev.ws, rows));
     add_shard_totals(ctx_.graph, y_pred, y, loss, dev.totals);
   });
+  // A device that failed, or skipped its work for another's failure, still takes part in every
+  // sum, so that none waits forever (the step then ends with the error).
+  if (batch_sums && errors_.failed()) reducer.finish(forward_sums_);
   t = timeline.end_span(SpanKind::kForward, reducer.time());
   reducer.restart(SpanKind::kBackward, t);
   errors_.guarded(d, [&] {
@@ -300,6 +305,7 @@ void DataParallelExecutor::train_device(int d) {
     // each replica's own, until share_moving_statistics gives every replica device 0's).
     net.update_state(dev.replica->params(), dev.ws);
   });
+  if (batch_sums && errors_.failed()) reducer.finish(backward_sums_);
   t = timeline.end_span(SpanKind::kBackward, reducer.time());
   Optimizer& opt = dev.optimizer ? *dev.optimizer : *ctx_.optimizer;
   if (sharded_update()) {

@@ -124,6 +124,9 @@ class DataParallelExecutor : public StepExecutor {
   // The moving statistics' variable indices, when each device normalizes by its own shard's
   // statistics (RehearsalOptions::per_device_batch_statistics); empty otherwise.
   std::vector<size_t> moving_statistics_;
+  // The sizes of BatchNormalization's sums in a training forward and backward (Network::
+  // batch_sums): what a failed device still takes part in.
+  std::vector<int64_t> forward_sums_, backward_sums_;
 };
 
 }  // namespace fitbench

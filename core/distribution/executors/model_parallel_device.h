@@ -36,6 +36,7 @@ struct ModelParallelExecutor::Device {
   // through the column's all_reduce (the batch's statistics over the mesh's rows).
   std::vector<std::vector<double>> scratch;
   std::vector<float> batch_sums;
+  std::vector<int64_t> sum_sizes;  // a failed device's BatchNormalization sums (finish)
 };
 
 }  // namespace fitbench

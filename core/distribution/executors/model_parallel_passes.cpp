@@ -67,6 +67,11 @@ ModelParallelExecutor::Clock::time_point ModelParallelExecutor::forward(Device& 
       if (plan_.batch > 1) lctx.batch = &reducer;
       errors_.guarded(dev.index,
                       [&] { layer.forward(params, input, out, dev.cache[l].topRows(rows), lctx); });
+      if (lctx.batch && lctx.training && errors_.failed()) {
+        dev.sum_sizes.clear();
+        layer.batch_sums(false, false, dev.sum_sizes);
+        reducer.finish(dev.sum_sizes);
+      }
       t = reducer.time();
       continue;
     }
@@ -148,6 +153,11 @@ ModelParallelExecutor::Clock::time_point ModelParallelExecutor::backward(Device&
               want_dx ? MatrixRef(dev.da[l - 1].topRows(rows)) : MatrixRef(dy.topRows(0)),
               std::span<Matrix* const>(dev.grad_ptrs).subspan(k, count), lctx);
         });
+      if (lctx.batch && errors_.failed()) {
+        dev.sum_sizes.clear();
+        layer.batch_sums(true, want_dx, dev.sum_sizes);
+        reducer.finish(dev.sum_sizes);
+      }
       t = reducer.time();
       continue;
     }
