@@ -56,6 +56,30 @@ struct StepCollectives {
   }
 };
 
+// BatchNormalization's sums of the global batch (Layer::batch_sums), each an all-reduce over the
+// `ranks` devices that share the batch (`groups` such groups side by side): two in the forward
+// pass and one in the backward pass per layer, as the executors run them.
+void add_statistics_sums(const Network& net, int ranks, int groups, CollectiveAlgorithm algorithm,
+                         const LinkModel& link, StepCollectives& forward,
+                         StepCollectives& backward) {
+  std::vector<int64_t> sizes;
+  const auto& layers = net.layers();
+  for (const auto& layer : layers) {
+    sizes.clear();
+    layer->batch_sums(false, false, sizes);
+    for (int64_t s : sizes)
+      forward.all_reduce(layer->name() + " statistics all_reduce", ranks, groups, s, algorithm,
+                         link);
+  }
+  for (size_t l = layers.size(); l-- > 0;) {
+    sizes.clear();
+    layers[l]->batch_sums(true, l > 0, sizes);
+    for (int64_t s : sizes)
+      backward.all_reduce(layers[l]->name() + " statistics all_reduce", ranks, groups, s, algorithm,
+                          link);
+  }
+}
+
 // One row's FLOPs through a layer, forward and backward, and the matrix products among them
 // (the part a layout splits over the model axis).
 struct LayerFlops {
@@ -228,6 +252,7 @@ StepPhases predict_step_phases(const CapacityInput& in, const Target& target) {
         slice[static_cast<size_t>(m)] += s.rows * s.cols;
       }
     }
+    add_statistics_sums(net, mp.batch, mp.model, algorithm, column_link, forward, backward);
     backward.all_reduce("gradient all_reduce", mp.batch, mp.model, slice.front(), algorithm,
                         column_link);
     const std::vector<int64_t> mesh_rows = shard_sizes(batch, mp.batch);
@@ -256,6 +281,9 @@ StepPhases predict_step_phases(const CapacityInput& in, const Target& target) {
                          per_float * static_cast<double>(updated[static_cast<size_t>(d)])});
     }
     const LinkModel& link = target.link_for(n);
+    // Per-device statistics (devices.batch_norm_statistics) sum nothing.
+    if (!in.options.per_device_batch_statistics)
+      add_statistics_sums(net, n, 1, algorithm, link, forward, backward);
     if (sharded && algorithm == CollectiveAlgorithm::kNaive) {
       // Two collectives instead of one: through device 0, each a chunk in and the whole out.
       backward.list.push_back(

@@ -111,6 +111,41 @@ class TestStepTime : public QObject {
     QCOMPARE(row_flops(capacity_input(plan_of(doc, 1))), 540.0);
   }
 
+  // BatchNormalization after Dense(8) on 4 DataParallel devices: the sums of the global batch's
+  // statistics are three more all-reduces (9 and 8 floats forward, 16 backward, before the
+  // gradients'); with per-device statistics there are none. On a 2 x 1 ModelParallel mesh the
+  // column of 2 devices sums them.
+  void batchNormalizationStatisticsAreCollectives() {
+    json doc = mlp(4, {8}, 1, 32, 64, {{"class_name", "DataParallel"}});
+    json& layers = doc["model"]["config"]["layers"];
+    const json bn = {{"class_name", "BatchNormalization"}, {"config", {{"name", "bn"}}}};
+    layers.insert(layers.begin() + 2, bn);
+    const Target target = flat_target(1e9, {1.0, 1.0});
+    const StepTime global = predict_step(capacity_input(plan_of(doc, 4)), target);
+    std::vector<std::pair<std::string, int64_t>> seen;
+    for (const CollectiveCost& c : global.collectives) seen.emplace_back(c.what, c.elements);
+    QCOMPARE(seen, (std::vector<std::pair<std::string, int64_t>>{
+                       {"bn statistics all_reduce", 9},
+                       {"bn statistics all_reduce", 8},
+                       {"bn statistics all_reduce", 16},
+                       {"gradient all_reduce", 4 * 8 + 8 + 8 + 8 + 8 + 1}}));
+    QVERIFY(
+        qFuzzyCompare(global.collectives[0].seconds,
+                      all_reduce_seconds(CollectiveAlgorithm::kRing, 4, 9, target.inside_host)));
+    doc["devices"] = {{"batch_norm_statistics", "per_device"}};
+    const StepTime per_device = predict_step(capacity_input(plan_of(doc, 4)), target);
+    QCOMPARE(per_device.collectives.size(), size_t{1});
+    QCOMPARE(per_device.collectives[0].what, std::string("gradient all_reduce"));
+    QVERIFY(per_device.communication_s < global.communication_s);
+    doc.erase("devices");
+    doc["distribution"] = {{"class_name", "ModelParallel"},
+                           {"mesh", {{"shape", {2, 1}}, {"axis_names", {"batch", "model"}}}}};
+    const StepTime mesh = predict_step(capacity_input(plan_of(doc, 2)), target);
+    QCOMPARE(mesh.collectives.size(), size_t{4});
+    QCOMPARE(mesh.collectives[2].what, std::string("bn statistics all_reduce"));
+    QCOMPARE(mesh.collectives[2].ranks, 2);
+  }
+
   // ModelParallel 1x2 splitting the hidden layer by units: the forward all-gather of 32 rows x 8
   // units and the input gradient's all-reduce of 32 x 8 at the output layer... the products of
   // the split layer count half.
