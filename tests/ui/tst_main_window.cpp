@@ -215,13 +215,19 @@ class TestMainWindow : public QObject {
 
   // Opening an experiment whose data has another width than the open one's (16 features after
   // the 2 of the seed) sets the rehearsal views up for the new model before any run: the
-  // collectives view counts its 273,412 gradient floats (16*512+512 + 512*512+512 + 512*4+4).
+  // collectives view counts its 273,412 gradient floats (16*512+512 + 512*512+512 + 512*4+4), and
+  // a model with BatchNormalization its trainable ones.
   void viewsFollowAnOpenedModelOfAnotherWidth() {
     auto w = makeWindow();
     QVERIFY(w->openFile(example("seed.json"), nullptr, true));
     QVERIFY(w->openFile(example("ring_vs_naive.json"), nullptr, true));
     QCOMPARE(w->collectivesView()->schedule(CollectiveAlgorithm::kRing).elements(),
              int64_t{16 * 512 + 512 + 512 * 512 + 512 + 512 * 4 + 4});
+    // Every trainable variable, BatchNormalization's gamma and beta among them (not its moving
+    // statistics): 784 * 64 (no bias), 64 + 64, 64 * 10 + 10.
+    QVERIFY(w->openFile(example("batch_norm_statistics.json"), nullptr, true));
+    QCOMPARE(w->collectivesView()->schedule(CollectiveAlgorithm::kRing).elements(),
+             int64_t{784 * 64 + 64 + 64 + 64 * 10 + 10});
   }
 
   // Before any run the prediction view says whether it can draw the setup, and its title

@@ -13,6 +13,7 @@
 #include "core/distribution/spec/strategies.h"
 #include "core/io/experiment.h"
 #include "core/nn/layer_registry.h"
+#include "core/nn/network.h"
 #include "ui/panels/data_panel.h"
 #include "ui/panels/devices_panel.h"
 #include "ui/rehearsal/batch_split_view.h"
@@ -104,20 +105,15 @@ void MainWindow::updateViews(const ExperimentSpec& spec) {
   try {
     const std::vector<VariableInfo> variables =
         model_variables(spec.model, m_dataPanel->featureCount());
-    // The gradient all-reduce carries the trainable variables: Dense layers' kernels and
-    // biases, in model order, skipping layers marked trainable: false.
-    size_t next = 0;
-    for (const LayerSpec& layer : spec.model.layers) {
-      const LayerInfo* info = find_layer_class(layer.class_name);
-      if (!info || !info->outputs_units) continue;  // a layer with a kernel and a bias
-      const size_t count = layer.use_bias ? 2 : 1;
-      for (size_t i = 0; i < count && next < variables.size(); ++i, ++next) {
-        const Shape& shape = variables[next].shape;
-        if (layer.trainable)
-          parameters +=
-              std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<int64_t>());
-      }
-    }
+    // The gradient all-reduce carries the trainable variables, in model order (not a frozen
+    // layer's, nor BatchNormalization's moving statistics).
+    Network net(spec.model);
+    const int64_t features = m_dataPanel->featureCount();
+    net.build_shapes(features > 0 ? features : net.declared_input_units().value_or(1));
+    for (const NetworkVariable& v : net.variables())
+      if (v.trainable)
+        parameters +=
+            std::accumulate(v.shape.begin(), v.shape.end(), int64_t{1}, std::multiplies<int64_t>());
     if (spec.distribution.class_name == kModelParallel) {
       plan.meshShape = spec.distribution.mesh_shape;
       plan.axisNames = spec.distribution.axis_names;
