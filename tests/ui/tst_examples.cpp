@@ -176,12 +176,14 @@ class TestExamples : public QObject {
           clock.elapsed() / 1000.0);
   }
 
-#ifndef FITBENCH_SANITIZED
   // The BatchNormalization lesson as a learner follows it (in Release: runsToItsEnd trains it
   // under the sanitizers, and the engine's tests check both kinds of statistics there): Run with
   // the global batch's statistics, then choose "Per device" on the Devices tab with the keys and
   // Run again. The Batch split view says which is in use, and the numbers are the lesson's.
   void batchNormalizationLesson() {
+#ifdef FITBENCH_SANITIZED
+    QSKIP("the lesson's numbers are Release's (runsToItsEnd trains the lesson here)");
+#endif
     MainWindow w;
     w.setProperty("batch", true);
     w.resize(1280, 800);
@@ -221,7 +223,6 @@ class TestExamples : public QObject {
     QVERIFY(std::abs(a - 0.86) < 0.01 && std::abs(va - 0.83) < 0.01);
     QVERIFY(std::abs(p - 0.64) < 0.01 && std::abs(vp - 0.73) < 0.01);
   }
-#endif
 };
 
 QTEST_MAIN(TestExamples)

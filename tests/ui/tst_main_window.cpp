@@ -228,6 +228,17 @@ class TestMainWindow : public QObject {
     QVERIFY(w->openFile(example("batch_norm_statistics.json"), nullptr, true));
     QCOMPARE(w->collectivesView()->schedule(CollectiveAlgorithm::kRing).elements(),
              int64_t{784 * 64 + 64 + 64 + 64 * 10 + 10});
+    // The Batch split view says whose statistics normalize the shards; a frozen
+    // BatchNormalization normalizes by its moving statistics, so there is nothing to say.
+    QVERIFY(!w->batchSplitView()->statisticsNote().isEmpty());
+    ExperimentSpec frozen = read_experiment(example("batch_norm_statistics.json").toStdString());
+    for (LayerSpec& layer : frozen.model.layers)
+      if (layer.class_name == "BatchNormalization") layer.trainable = false;
+    QTemporaryDir dir;
+    const QString path = dir.filePath(QStringLiteral("frozen.json"));
+    write_experiment(frozen, path.toStdString());
+    QVERIFY(w->openFile(path, nullptr, true));
+    QCOMPARE(w->batchSplitView()->statisticsNote(), QString());
   }
 
   // Before any run the prediction view says whether it can draw the setup, and its title

@@ -28,7 +28,7 @@ struct BatchSplitPlan {
   std::string batchDimName;               // ModelParallel: the batch axis; "" = the first axis
   std::vector<VariableLayout> variables;  // ModelParallel: check_layout_map(...).variables
   std::vector<LayoutDiagnostic> errors;   // ModelParallel: check_layout_map(...).errors
-  int batchNormLayers = 0;                // the model's BatchNormalization layers
+  int batchNormLayers = 0;                // the model's trainable BatchNormalization layers
   // devices.batch_norm_statistics "per_device": each DataParallel shard's own statistics.
   bool perDeviceStatistics = false;
 };

@@ -93,8 +93,10 @@ void MainWindow::updateViews(const ExperimentSpec& spec) {
   plan.strategy = spec.distribution.class_name;
   plan.batchSize = spec.fit.batch_size;
   plan.batchNormLayers = static_cast<int>(
-      std::count_if(spec.model.layers.begin(), spec.model.layers.end(),
-                    [](const LayerSpec& l) { return l.class_name == "BatchNormalization"; }));
+      std::count_if(spec.model.layers.begin(), spec.model.layers.end(), [](const LayerSpec& l) {
+        // A frozen one normalizes by its moving statistics on every device.
+        return l.class_name == "BatchNormalization" && l.trainable;
+      }));
   plan.perDeviceStatistics = spec.devices.batch_norm_statistics == "per_device";
   // A CSV file's row count is known once the data panel has read it.
   plan.trainingSamples = batchsplit::trainingSamples(
