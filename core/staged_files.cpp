@@ -33,8 +33,27 @@ bool write_all(int fd, const std::string& bytes) {
   return true;
 }
 
+std::string temporary_prefix(const fs::path& target) {
+  return "." + target.filename().string() + ".tmp-";
+}
+
 fs::path temporary_name(const fs::path& target) {
-  return random_sibling(target.parent_path(), "." + target.filename().string() + ".tmp-");
+  return random_sibling(target.parent_path(), temporary_prefix(target));
+}
+
+// Removes the temporaries an earlier writer of `target` left when it was killed between naming
+// its file and renaming it over the target: `.<name>.tmp-` and random_sibling's 16 hex digits,
+// nothing else. A writer of the same file at this very moment would lose its rename and say so.
+void remove_stale_temporaries(const fs::path& folder, const fs::path& target) {
+  const std::string prefix = temporary_prefix(target);
+  std::error_code error;
+  for (fs::directory_iterator it(folder, error), end; !error && it != end; it.increment(error)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() != prefix.size() + 16 || name.compare(0, prefix.size(), prefix) != 0) continue;
+    if (name.find_first_not_of("0123456789abcdef", prefix.size()) != std::string::npos) continue;
+    std::error_code ignored;
+    if (it->is_regular_file(ignored)) fs::remove(it->path(), ignored);
+  }
 }
 
 }  // namespace
@@ -58,6 +77,7 @@ void StagedFiles::stage(const fs::path& file, const std::string& bytes) {
   s.display = file;
   s.target = write_target(file);
   const fs::path folder = s.target.parent_path().empty() ? fs::path(".") : s.target.parent_path();
+  remove_stale_temporaries(folder, s.target);
   // The mode is 0666 less the umask, as a file made by open(2) or std::ofstream gets.
   s.fd = ::open(folder.c_str(), O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
   if (s.fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {

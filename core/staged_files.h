@@ -1,7 +1,8 @@
 // Files written whole before any of them takes its name: each is written into an unnamed
 // temporary in its folder (Linux O_TMPFILE, so a kill -9 while it is written leaves nothing
-// behind), then commit() puts them all in place. One instance per set of outputs; not shared
-// between threads.
+// behind), then commit() puts them all in place. A kill in the microseconds between naming a
+// file and renaming it over its target can leave `.<name>.tmp-<16 hex digits>`: the next stage()
+// of the same file removes it. One instance per set of outputs; not shared between threads.
 #pragma once
 
 #include <filesystem>

@@ -1,7 +1,7 @@
 // StagedFiles: a file being written has no name in its folder until it is committed (so a kill
 // leaves nothing behind), a set of files replaces the old set together, a failed write leaves the
 // old files as they were, a symbolic link is written through, and the new file gets the mode
-// any file the process makes gets.
+// any file the process makes gets; a temporary a killed writer left is removed by the next.
 #include <sys/stat.h>
 
 #include <QDir>
@@ -121,6 +121,24 @@ class TestStagedFiles : public QObject {
     QCOMPARE(::stat(dir.filePath("b.json").toUtf8().constData(), &b), 0);
     QCOMPARE(a.st_mode & 0777, mode_t{0644});
     QCOMPARE(b.st_mode & 0777, mode_t{0600});
+  }
+
+  // A kill between naming a committed file and renaming it over its target leaves
+  // `.<name>.tmp-<16 hex digits>`; the next write of the same file removes it, and only it.
+  void aKilledWritersTemporaryIsRemovedByTheNext() {
+    QTemporaryDir dir;
+    const QStringList others{".ck.json.tmp-0123456789abcdeg", ".ck.json.tmp-keep",
+                             ".other.json.tmp-0123456789abcdef", "ck.json.tmp-0123456789abcdef"};
+    for (const QString& name : others) put(dir.filePath(name), "not ours\n");
+    put(dir.filePath(".ck.json.tmp-0123456789abcdef"), "stale\n");
+    put(dir.filePath(".ck.json.tmp-fedcba9876543210"), "stale\n");
+    json_io::write_file_atomically(dir.filePath("ck.json").toStdString(), "{}\n");
+    QStringList expected = others;
+    expected << "ck.json";
+    expected.sort();
+    QStringList found = entries(dir.path());
+    found.sort();
+    QCOMPARE(found, expected);
   }
 
   void aMissingFolderIsSaid() {
