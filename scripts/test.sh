@@ -11,12 +11,16 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 source "$root/scripts/deps.sh"
 fitbench_install_deps
 export QT_QPA_PLATFORM=offscreen
+started=$SECONDS
+# Each step's line says when it began, so a log shows where CI's time goes.
+at() { echo "[$(( (SECONDS - started) / 60 )) min $(( (SECONDS - started) % 60 )) s]"; }
 
 run_suite() {  # build-dir, extra cmake args...
   local dir="$1"; shift
-  echo "== fitbench: building in $dir $*"
+  echo "== fitbench: building in $dir $* $(at)"
   cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DFITBENCH_UNITY=ON "$@" >/dev/null
   cmake --build "$dir" -j2
+  echo "== fitbench: testing in $dir $(at)"
   ctest --test-dir "$dir" --output-on-failure -j2 --timeout 900
 }
 
@@ -33,13 +37,14 @@ run_threaded_tsan() {
   # File by file, not as a unity build (FITBENCH_UNITY): the one build of CI in which each core
   # and CLI source must compile alone, so a missing #include fails here and not on the next
   # edit.
-  echo "== fitbench: ThreadSanitizer build of the threaded core tests and the CLI's in $dir"
+  echo "== fitbench: ThreadSanitizer build of the threaded core tests and the CLI's in $dir $(at)"
   cmake -S "$root" -B "$dir" -DCMAKE_BUILD_TYPE=Release -DFITBENCH_TSAN=ON -DFITBENCH_BENCH=OFF >/dev/null
   local targets
   targets=$(cd "$root/tests" && { grep -lE "$threaded" core/tst_*.cpp; ls cli/tst_*.cpp; } |
     xargs -n1 basename | sed 's/\.cpp$//')
   # shellcheck disable=SC2086
   cmake --build "$dir" -j2 --target fitbench-cli $targets
+  echo "== fitbench: testing in $dir $(at)"
   # die_after_fork=0: a test that has run devices starts fitbench-cli through QProcess, whose
   # forked child execs at once.
   TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 die_after_fork=0 suppressions=$root/tests/tsan.supp" \
@@ -62,6 +67,7 @@ if [ "${FITBENCH_QUICK:-0}" != "1" ]; then
   run_threaded_tsan
   # Every fuzz target briefly from its corpus (docs/fuzzing.md; scripts/fuzz.sh SECONDS for long
   # runs).
+  echo "== fitbench: fuzz targets $(at)"
   "$root/scripts/fuzz.sh" "${FITBENCH_FUZZ_SECONDS:-10}"
 fi
-echo "== fitbench: all test suites passed"
+echo "== fitbench: all test suites passed $(at)"
