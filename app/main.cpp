@@ -20,6 +20,7 @@
 #include "core/file_checks.h"
 #include "core/run/target.h"
 #include "ui/charts/metric_chart.h"
+#include "ui/images/images_view.h"
 #include "ui/rehearsal/capacity_view.h"
 #include "ui/rehearsal/device_timeline_view.h"
 #include "ui/rehearsal/target_chooser.h"
@@ -317,8 +318,18 @@ int main(int argc, char** argv) {
               fitbench::usage_line("cpu:" + std::to_string(d), window.lastResult()->usage[d])
                   .c_str());
       showViews();
-      if (!screenshot.isEmpty() && !saveScreenshot(window, screenshot)) exitCode = 2;
-      if (quit) QTimer::singleShot(0, &app, [&] { window.close(); });
+      // The Images view predicts once shown: the picture waits for it.
+      auto finish = [&] {
+        if (!screenshot.isEmpty() && !saveScreenshot(window, screenshot)) exitCode = 2;
+        if (quit) QTimer::singleShot(0, &app, [&] { window.close(); });
+      };
+      if (!screenshot.isEmpty() && window.imagesView()->busy())
+        QObject::connect(
+            window.imagesView(), &fitbench::ImagesView::partReady, &app,
+            [&, finish] { QTimer::singleShot(100, &app, finish); },  // once laid out
+            Qt::SingleShotConnection);
+      else
+        finish();
     });
     QTimer::singleShot(0, &window, [&] { window.run(); });
   } else if (sweep) {

@@ -21,7 +21,7 @@ set(LAYERS
   "core/io=11"
   "core/run=12"
   "ui/common=13"
-  "ui/charts=14" "ui/panels=14" "ui/rehearsal=14"
+  "ui/charts=14" "ui/images=14" "ui/panels=14" "ui/rehearsal=14"
   "ui/window=15"
   "app=16")
 # Same-layer includes that are part of the design ("from>to"); none today.

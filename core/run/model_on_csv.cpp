@@ -71,20 +71,6 @@ Matrix named_features(const ModelData& data, const CsvTable& table, char delimit
   return x;
 }
 
-// data.standardize's statistics from the model, applied to features read as it was trained.
-void standardize_as_trained(const ModelFile& file, Matrix& x, const std::string& model_name) {
-  if (!file.data || file.data->mean.empty()) return;
-  if (static_cast<Index>(file.data->mean.size()) != x.cols())
-    throw InputError(model_name + ": data.mean",
-                     "has " + counted(static_cast<long long>(file.data->mean.size()), "value") +
-                         " but the data has " + counted(x.cols(), "feature column"));
-  for (Index j = 0; j < x.cols(); ++j) {
-    const auto mean = static_cast<float>(file.data->mean[static_cast<size_t>(j)]);
-    const auto stddev = static_cast<float>(file.data->stddev[static_cast<size_t>(j)]);
-    x.col(j) = (x.col(j).array() - mean) / stddev;
-  }
-}
-
 // The model with its weights, built for `features` inputs. Building draws initializer seeds: a
 // sequence of this thread's own, so that the process-wide one (a run's) is left as it was.
 std::unique_ptr<Sequential> load_model(const ModelFile& file, Index features,
@@ -99,6 +85,19 @@ std::unique_ptr<Sequential> load_model(const ModelFile& file, Index features,
 }
 
 }  // namespace
+
+void standardize_as_trained(const ModelFile& file, Matrix& x, const std::string& model_name) {
+  if (!file.data || file.data->mean.empty()) return;
+  if (static_cast<Index>(file.data->mean.size()) != x.cols())
+    throw InputError(model_name + ": data.mean",
+                     "has " + counted(static_cast<long long>(file.data->mean.size()), "value") +
+                         " but the data has " + counted(x.cols(), "feature column"));
+  for (Index j = 0; j < x.cols(); ++j) {
+    const auto mean = static_cast<float>(file.data->mean[static_cast<size_t>(j)]);
+    const auto stddev = static_cast<float>(file.data->stddev[static_cast<size_t>(j)]);
+    x.col(j) = (x.col(j).array() - mean) / stddev;
+  }
+}
 
 bool names_trained_columns(const ModelFile& model) {
   return model.data && !model.data->features.empty() && !model.data->targets.empty();

@@ -31,6 +31,11 @@ struct CsvInput {
 // trained on a CSV file; not one trained on a generator's data, nor an older model file.
 bool names_trained_columns(const ModelFile& model);
 
+// data.standardize's statistics from the model, applied to features read as it was trained (none
+// when the model has none). Throws InputError("<model_name>: data.mean", ...) when their count is
+// not the features'.
+void standardize_as_trained(const ModelFile& model, Matrix& x, const std::string& model_name);
+
 // Keras's model.evaluate on the CSV's rows: the loss and metrics (keys as fit's logs). Throws
 // InputError naming the place: the model (no compile section), the CSV (path, line and column;
 // a missing feature column; too few columns), "data.target" for a target column the user chose

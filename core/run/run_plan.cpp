@@ -225,17 +225,6 @@ void check_outputs(const ExperimentSpec& spec, const RunOverrides& o, const Plan
   });
 }
 
-// Relative data.csv, data.path and initial_weights paths from the experiment's folder.
-void resolve_paths(ExperimentSpec& spec, const std::filesystem::path& base) {
-  if (base.empty()) return;
-  if (!spec.data.csv.empty() && std::filesystem::path(spec.data.csv).is_relative())
-    spec.data.csv = (base / spec.data.csv).string();
-  if (!spec.data.dataset_dir.empty() && std::filesystem::path(spec.data.dataset_dir).is_relative())
-    spec.data.dataset_dir = (base / spec.data.dataset_dir).string();
-  if (!spec.initial_weights.empty() && std::filesystem::path(spec.initial_weights).is_relative())
-    spec.initial_weights = (base / spec.initial_weights).string();
-}
-
 // ModelParallel without a layout map shards every Dense kernel whose units divide by the model
 // axis (default_layout_map), as the CLI's --mesh always did; a one-axis mesh has no model axis,
 // so it replicates every variable. docs/experiment-format.md says so. Fills `d`'s layout map and
@@ -400,6 +389,17 @@ CapacityInput plan_capacity(ExperimentSpec spec, const RunOverrides& o, const Pl
   if (!problems.empty()) throw PlanError(std::move(problems.list()));
   if (said) *said = std::move(notices);
   return in;
+}
+
+// Relative data.csv, data.path and initial_weights paths from the experiment's folder.
+void resolve_paths(ExperimentSpec& spec, const std::filesystem::path& base) {
+  if (base.empty()) return;
+  if (!spec.data.csv.empty() && std::filesystem::path(spec.data.csv).is_relative())
+    spec.data.csv = (base / spec.data.csv).string();
+  if (!spec.data.dataset_dir.empty() && std::filesystem::path(spec.data.dataset_dir).is_relative())
+    spec.data.dataset_dir = (base / spec.data.dataset_dir).string();
+  if (!spec.initial_weights.empty() && std::filesystem::path(spec.initial_weights).is_relative())
+    spec.initial_weights = (base / spec.initial_weights).string();
 }
 
 Index RunPlan::train_rows() const {

@@ -118,6 +118,10 @@ struct RunPlan {
 RunPlan plan_run(ExperimentSpec spec, const RunOverrides& overrides, const PlanContext& context,
                  std::vector<PlanProblem> earlier_problems = {});
 
+// Makes the experiment's relative data.csv, data.path and initial_weights paths absolute from
+// `base` (the experiment's folder), as plan_run does; nothing when `base` is empty.
+void resolve_paths(ExperimentSpec& spec, const std::filesystem::path& base);
+
 struct CapacityInput;  // core/run/capacity.h
 
 // What plan_memory and predict_step need of the run plan_run would make, without building the

@@ -25,6 +25,7 @@
 #include "core/io/experiment.h"
 #include "tests/core/idx_fixtures.h"
 #include "ui/charts/metric_chart.h"
+#include "ui/images/images_view.h"
 #include "ui/panels/data_panel.h"
 #include "ui/panels/devices_panel.h"
 #include "ui/panels/strategy_panel.h"
@@ -170,6 +171,20 @@ class TestMainWindow : public QObject {
     QVERIFY2(log.contains(QStringLiteral("Finished after 2 epochs")), qPrintable(log));
     QVERIFY2(log.contains(QStringLiteral("val_accuracy: ")), qPrintable(log));
     QCOMPARE(w->lastResult()->history.history.count("val_loss"), size_t{1});
+    // The Images view predicts the test images once shown: right as often as val_accuracy says.
+    ImagesView* images = w->imagesView();
+    w->showView(QStringLiteral("images"));
+    QTRY_VERIFY_WITH_TIMEOUT(images->part() != nullptr, 30000);
+    QCOMPARE(images->part()->predictions.size(), Index{10});
+    QCOMPARE(static_cast<float>(images->part()->predictions.accuracy()),
+             static_cast<float>(w->lastResult()->history.last("val_accuracy")));
+    QVERIFY2(images->status().contains(QStringLiteral("of the 10 test images")),
+             qPrintable(images->status()));
+    // The next run empties it until it ends.
+    w->run();
+    QVERIFY(images->part() == nullptr);
+    QVERIFY(ended.wait(30000));
+    QTRY_VERIFY_WITH_TIMEOUT(images->part() != nullptr, 30000);
   }
 
   void divergedRunSaysSo() {

@@ -41,6 +41,7 @@ class DataPanel;
 class DecisionView;
 class DeviceTimelineView;
 class DevicesPanel;
+class ImagesView;
 class MetricChart;
 class ModelPanel;
 class RunsList;
@@ -124,6 +125,7 @@ class MainWindow : public QMainWindow {
   BatchSplitView* batchSplitView() const { return m_batchSplit; }
   CollectivesView* collectivesView() const { return m_collectives; }
   CapacityView* capacityView() const { return m_capacity; }
+  ImagesView* imagesView() const { return m_images; }
   SweepView* sweepView() const { return m_sweepView; }
   RunsList* runsList() const { return m_runsList; }
   SessionRuns* sessionRuns() const { return m_sessionRuns; }
@@ -259,6 +261,12 @@ class MainWindow : public QMainWindow {
   CollectivesView* m_collectives = nullptr;
   CapacityView* m_capacity = nullptr;
   QDockWidget* m_capacityDock = nullptr;
+  ImagesView* m_images = nullptr;  // the last run's classifier of images
+  QDockWidget* m_imagesDock = nullptr;
+  // The experiment the running (or last) run trains and where its relative paths start: the
+  // Images view reads its data again when it ends.
+  std::optional<ExperimentSpec> m_runSpec;
+  QString m_runBaseDir;
   SessionRuns* m_sessionRuns = nullptr;
   RunsList* m_runsList = nullptr;
   SweepView* m_sweepView = nullptr;

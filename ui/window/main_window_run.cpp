@@ -25,6 +25,7 @@
 #include "ui/common/plot_style.h"
 #include "ui/common/run_naming.h"
 #include "ui/common/session_runs.h"
+#include "ui/images/images_view.h"
 #include "ui/panels/data_panel.h"
 #include "ui/panels/devices_panel.h"
 #include "ui/panels/model_panel.h"
@@ -135,6 +136,9 @@ void MainWindow::startRun(bool held) {
   const ExperimentSpec spec = currentSpec();
   m_metricKey = TrainingWorker::chartMetricKey(spec);
   m_decisionView->clear();
+  m_runSpec = spec;
+  m_runBaseDir = m_doc.filePath().isEmpty() ? QDir::currentPath() : m_doc.folder();
+  m_images->clear(tr("The run in progress fills this view when it ends."));
   const int processes = m_devicesPanel->processCount();
   if (const QString note = m_runs->start(spec, m_doc.filePath(), resolvedDevices(),
                                          held && processes == 1, processes);
@@ -212,6 +216,7 @@ void MainWindow::clearResults() {
   m_timeline->clear({});
   m_collectives->clear();
   m_capacity->clearMeasured();
+  m_images->clear();
   m_viewsKey.clear();  // updateViews sets every view up again for the experiment now open
   m_progress->setValue(0);
   m_progress->setFormat(tr("Ready"));
@@ -369,6 +374,7 @@ void MainWindow::onFinished(std::shared_ptr<RunResult> result) {
   viewsRunEnded();
   setEditing(true);
   m_sessionRuns->setHistory(m_currentRunId, result->history);
+  if (m_runSpec) m_images->setRun(*m_runSpec, m_runBaseDir, result->model);
   QString how;
   QString color = QStringLiteral("#2e7d32");
   if (result->stop_reason == "stopped") {

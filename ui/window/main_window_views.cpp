@@ -14,6 +14,7 @@
 #include "core/io/experiment.h"
 #include "core/nn/layer_registry.h"
 #include "core/nn/network.h"
+#include "ui/images/images_view.h"
 #include "ui/panels/data_panel.h"
 #include "ui/panels/devices_panel.h"
 #include "ui/rehearsal/batch_split_view.h"
@@ -68,6 +69,20 @@ void MainWindow::buildViews(QDockWidget* besideRight, QDockWidget* besideBottom)
   m_capacityDock->setWidget(capacityScroll);
   addDockWidget(Qt::RightDockWidgetArea, m_capacityDock);
   tabifyDockWidget(collectivesDock, m_capacityDock);
+
+  m_images = new ImagesView;
+  auto* imagesScroll = new QScrollArea;
+  imagesScroll->setWidgetResizable(true);
+  imagesScroll->setFrameShape(QFrame::NoFrame);
+  imagesScroll->setWidget(m_images);
+  m_imagesDock = new QDockWidget(tr("Images"), this);
+  m_imagesDock->setObjectName(QStringLiteral("ImagesDock"));
+  m_imagesDock->setWidget(imagesScroll);
+  // Below the charts, beside the log and the timeline: the right column's tabs have no room left
+  // for another title at a projector's 1280 px; --show images gives it most of the height.
+  addDockWidget(Qt::BottomDockWidgetArea, m_imagesDock);
+  tabifyDockWidget(m_timelineDock, m_imagesDock);
+  besideBottom->raise();
   besideRight->raise();
 }
 
@@ -190,6 +205,7 @@ const std::pair<const char*, const char*> kViews[] = {{"timeline", "TimelineDock
                                                       {"batch-split", "BatchSplitDock"},
                                                       {"collectives", "CollectivesDock"},
                                                       {"capacity", "CapacityDock"},
+                                                      {"images", "ImagesDock"},
                                                       {"boundary", "DecisionDock"},
                                                       {"about", "AboutDock"},
                                                       {"runs", "RunsDock"},
@@ -219,16 +235,21 @@ void MainWindow::showView(const QString& name) {
       d->raise();
       // The Sweep view's table and plots need room: half the window's width, and the column's
       // height but for a short About above it.
+      // The Images view's matrix and images: three fifths of the window's height.
       // The Capacity view's charts side by side with their texts: three fifths of the width (what
       // the Experiment dock and the charts leave at least) and most of the column's height,
       // once the About dock has grown to its text (the next turn of the event loop after a show).
-      if (d == m_capacityDock && !d->isFloating() && isVisible())
+      if (d == m_imagesDock && !d->isFloating() && isVisible())
         QTimer::singleShot(0, this, [this] {
-          resizeDocks({m_capacityDock}, {std::max(560, std::min(width() * 3 / 5, width() - 640))},
+          resizeDocks({m_imagesDock}, {std::clamp(height() * 3 / 5, 240, height() - 260)},
+                      Qt::Vertical);
+        });
+      if (d == m_capacityDock && !d->isFloating() && isVisible())
+        QTimer::singleShot(0, this, [this, d] {
+          resizeDocks({d}, {std::max(560, std::min(width() * 3 / 5, width() - 640))},
                       Qt::Horizontal);
           if (auto* about = findChild<QDockWidget*>(QStringLiteral("AboutDock")))
-            resizeDocks({about, m_capacityDock}, {110, std::max(200, height() - 200)},
-                        Qt::Vertical);
+            resizeDocks({about, d}, {110, std::max(200, height() - 200)}, Qt::Vertical);
           if (auto* log = findChild<QDockWidget*>(QStringLiteral("LogDock")))
             resizeDocks({log}, {std::clamp(height() / 6, 100, 150)}, Qt::Vertical);
         });
