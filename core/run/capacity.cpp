@@ -11,6 +11,7 @@
 #include "core/distribution/layout/layout_map.h"
 #include "core/distribution/layout/model_parallel_plan.h"
 #include "core/distribution/spec/strategies.h"
+#include "core/nn/conv.h"
 #include "core/nn/dense.h"
 #include "core/nn/network.h"
 #include "core/optimizers/optimizer_registry.h"
@@ -129,6 +130,14 @@ void plan_model_parallel(const CapacityInput& in, const Network& net,
             pieces += units;
         } else {
           activations += cap * layer.cache_units(in_units);
+          const size_t k = net.first_variable(l);
+          if (dynamic_cast<const Conv2D*>(&layer) && mp.variables[k] == Split::kColumns) {
+            // Its channels' piece and the gathered output; a replicated bias's channels and
+            // their gradient.
+            pieces += cap * units / mp.model + cap * units;
+            if (net.variable_count(l) > 1 && mp.variables[k + 1] == Split::kReplicated)
+              pieces += 2 * static_cast<const Conv2D&>(layer).spec().filters / mp.model;
+          }
         }
         in_units = units;
       }

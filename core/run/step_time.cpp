@@ -214,7 +214,24 @@ StepPhases predict_step_phases(const CapacityInput& in, const Target& target) {
       const int64_t units = net.layer_units(l);
       row_forward += layers[l].forward;
       row_backward += layers[l].backward;
-      if (dynamic_cast<const Dense*>(net.layers()[l].get())) {
+      const auto* conv = dynamic_cast<const Conv2D*>(net.layers()[l].get());
+      if (conv && mp.variables[net.first_variable(l)] == Split::kColumns) {
+        // Split by its output channels: each device its filters' product; the row all-gathers
+        // the output, all-reduces the input gradient and, for a replicated bias, all-gathers its
+        // gradient.
+        const size_t k = net.first_variable(l);
+        row_forward -= layers[l].forward_products * (1.0 - 1.0 / mp.model);
+        row_backward -= layers[l].backward_products * (1.0 - 1.0 / mp.model);
+        const std::string name = net.layers()[l]->name();
+        forward.all_gather(name + " forward all_gather", mp.model, mp.batch, rows * units,
+                           algorithm, row_link);
+        if (net.variable_count(l) > 1 && mp.variables[k + 1] == Split::kReplicated)
+          backward.all_gather(name + " bias gradient all_gather", mp.model, mp.batch,
+                              conv->spec().filters, algorithm, row_link);
+        if (l > 0)
+          backward.all_reduce(name + " backward all_reduce", mp.model, mp.batch, rows * inputs,
+                              algorithm, row_link);
+      } else if (dynamic_cast<const Dense*>(net.layers()[l].get())) {
         const size_t k = net.first_variable(l);
         const Split split = mp.variables[k];
         if (split != Split::kReplicated) {

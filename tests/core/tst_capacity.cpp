@@ -210,6 +210,19 @@ class TestCapacity : public QObject {
         4);
     row("ModelParallel 4x1",
         experiment(8, {32}, adam(), model_parallel(4, 1, {{".*", json::array()}})), 4);
+    // Two Conv2D split along their filters, the first with its bias replicated.
+    json conv = experiment(16, {8}, adam(),
+                           model_parallel(2, 2,
+                                          {{"conv2d.*kernel", {nullptr, nullptr, nullptr, "model"}},
+                                           {"conv2d_1/bias", {"model"}}}));
+    json& image = conv["model"]["config"]["layers"];
+    image[0]["config"]["batch_shape"] = {nullptr, 4, 4, 1};
+    const json same = {{"class_name", "Conv2D"},
+                       {"config", {{"filters", 4}, {"kernel_size", 3}, {"padding", "same"}}}};
+    const json valid = {{"class_name", "Conv2D"}, {"config", {{"filters", 6}, {"kernel_size", 3}}}};
+    image.insert(image.begin() + 1,
+                 {same, valid, {{"class_name", "Flatten"}, {"config", json::object()}}});
+    row("ModelParallel 2x2 Conv2D filters", conv, 4);
   }
   void engineAllocatesThePlan() {
     QFETCH(QString, doc);

@@ -264,6 +264,8 @@ class TestLayers : public QObject {
   void conv2d_gradients_data();
   void conv2d_gradients();
   void conv2d_refusals();
+  void conv2d_sharded_along_output_channels_data();
+  void conv2d_sharded_along_output_channels();
   void conv2d_glorot_counts_the_window();
   void conv2d_trains_on_every_strategy();
   void pooling_values_data();
@@ -1183,25 +1185,108 @@ void TestLayers::conv2d_refusals() {
   QCOMPARE(QString::fromStdString(build_error({shaped_input({4, 4, 1}), bad}, Shape{4, 4, 1})),
            QStringLiteral("model.config.layers[1].config.strides: must be two integers (height, "
                           "width) in [1, 65536]"));
-  // ModelParallel shards Dense variables only: a layout entry that shards a Conv2D kernel is
-  // refused at the entry.
+  // ModelParallel splits a Conv2D kernel along its output channels only, and its bias only with
+  // its kernel: anything else is refused at the entry, saying what to write.
   ModelSpec spec;
-  spec.layers = {shaped_input({4, 4, 1}), conv, flatten(), dense(2, "softmax")};
+  spec.layers = {shaped_input({4, 4, 1}), conv2d(4, {2, 2}, {1, 1}, "valid", "relu"), flatten(),
+                 dense(2, "softmax")};
   Network net(spec);
   net.build(Shape{4, 4, 1});
+  const auto plan_error =
+      [&](const std::vector<std::pair<std::string, std::vector<std::string>>>& entries) {
+        DistributionSpec mp = model_parallel_1x2();
+        mp.layout_map = entries;
+        try {
+          make_model_parallel_plan(net, mp, 2);
+        } catch (const InputError& e) {
+          return QString::fromStdString(e.what());
+        }
+        return QStringLiteral("accepted");
+      };
+  QCOMPARE(plan_error({{"conv2d/kernel", {"", "", "", "model"}}}), QStringLiteral("accepted"));
+  QCOMPARE(plan_error({{"conv2d/kernel", {"", "", "", "model"}}, {"conv2d/bias", {"model"}}}),
+           QStringLiteral("accepted"));
+  QCOMPARE(plan_error({{"conv2d/kernel", {"model", "", "", ""}}}),
+           QStringLiteral("distribution.layout_map[\"conv2d/kernel\"]: shards dimension 0 of "
+                          "sequential/conv2d/kernel, a variable of Conv2D layer 'conv2d'; "
+                          "fitbench splits a Conv2D kernel along its output channels only: use "
+                          "[null, null, null, \"model\"]"));
+  QCOMPARE(plan_error({{"conv2d/bias", {"model"}}}),
+           QStringLiteral("distribution.layout_map[\"conv2d/bias\"]: shards "
+                          "sequential/conv2d/bias, a variable of Conv2D layer 'conv2d' while its "
+                          "kernel is replicated; shard the kernel's output channels too (its last "
+                          "dimension), or replicate the bias"));
+  ModelSpec pooled;
+  pooled.layers = {shaped_input({4, 4, 1}), conv, batch_norm(), flatten(), dense(2, "softmax")};
+  Network bn(pooled);
+  bn.build(Shape{4, 4, 1});
   DistributionSpec mp = model_parallel_1x2();
-  mp.layout_map = {{"conv2d/kernel", {"", "", "", "model"}}};
+  mp.layout_map = {{"batch_normalization/gamma", {"model"}}};
   try {
-    make_model_parallel_plan(net, mp, 2);
-    QFAIL("a sharded Conv2D kernel was accepted");
+    make_model_parallel_plan(bn, mp, 2);
+    QFAIL("a sharded BatchNormalization variable was accepted");
   } catch (const InputError& e) {
     QCOMPARE(QString::fromStdString(e.what()),
-             QStringLiteral("distribution.layout_map[\"conv2d/kernel\"]: shards "
-                            "sequential/conv2d/kernel, a variable of Conv2D layer 'conv2d'; "
-                            "fitbench shards the variables of Dense layers only, so use null for "
-                            "every dimension of this layer's variables (they are then replicated "
-                            "on every device of the model axis)"));
+             QStringLiteral("distribution.layout_map[\"batch_normalization/gamma\"]: shards "
+                            "sequential/batch_normalization/gamma, a variable of "
+                            "BatchNormalization layer 'batch_normalization'; fitbench shards the "
+                            "variables of Dense and Conv2D layers only, so use null for every "
+                            "dimension of this layer's variables (they are then replicated on "
+                            "every device of the model axis)"));
   }
+}
+
+void TestLayers::conv2d_sharded_along_output_channels_data() {
+  QTest::addColumn<int>("batch");
+  QTest::addColumn<bool>("shardBias");
+  QTest::addColumn<QString>("optimizer");
+  for (const int b : {1, 2})
+    for (const bool bias : {true, false})
+      for (const char* o : {"Adam", "SGD"})
+        QTest::newRow(qPrintable(
+            QStringLiteral("%1x2, bias %2, %3").arg(b).arg(bias ? "sharded" : "replicated").arg(o)))
+            << b << bias << QString(o);
+}
+
+void TestLayers::conv2d_sharded_along_output_channels() {
+  // Dense(18) -> Reshape((3, 3, 2)) -> Conv2D(4, 2x2, same, relu) -> Conv2D(6, 2x2, valid,
+  // tanh, L2 on its kernel) -> Flatten -> Dense(3, softmax), both convolutions split along their
+  // output channels on a 1 x 2 and a 2 x 2 mesh (each device computes its filters of every
+  // pixel; the row all-gathers them): as one device trains it.
+  QFETCH(int, batch);
+  QFETCH(bool, shardBias);
+  QFETCH(QString, optimizer);
+  LayerSpec second = conv2d(6, {2, 2}, {1, 1}, "valid", "tanh");
+  second.kernel_regularizer = {0.0, 0.01};
+  ModelSpec spec;
+  spec.layers = {fixtures::input(6),
+                 dense(18, "relu"),
+                 reshape({3, 3, 2}),
+                 conv2d(4, {2, 2}, {1, 1}, "same", "relu"),
+                 second,
+                 flatten(),
+                 dense(3, "softmax")};
+  DistributionSpec mp = model_parallel_1x2();
+  mp.mesh_shape = {batch, 2};
+  mp.layout_map = {{"conv2d.*/kernel", {"", "", "", "model"}}};
+  if (shardBias) mp.layout_map.push_back({"conv2d.*/bias", {"model"}});
+  const FitOptions fit{.epochs = 3, .batch_size = 10, .shuffle = true, .verbose = 0};
+  const OptimizerSpec o = fixtures::optimizer(optimizer.toStdString(), 0.01);
+  const fixtures::Run one = fixtures::train(spec, 6, 3, o, nullptr, fit, 1, true);
+  QVERIFY(one.history.history.at("loss").back() < one.history.history.at("loss").front());
+  const fixtures::Run many = fixtures::train(
+      spec, 6, 3, o, [&](Sequential& m) { use_model_parallel(m, mp, 2 * batch, {}); }, fit, 1,
+      true);
+  const double diff = fixtures::max_rel_diff(many, one);
+  QVERIFY2(diff < 1e-5, qPrintable(QString("max relative difference %1").arg(diff)));
+  // The kernels were split: each device holds its filters.
+  Sequential m(spec);
+  m.build(int64_t{6});
+  use_model_parallel(m, mp, 2 * batch, {});
+  const ModelParallelPlan plan = make_model_parallel_plan(m.network(), mp, 2 * batch);
+  QCOMPARE(plan.variables[2], ModelParallelPlan::Split::kColumns);
+  QCOMPARE(plan.variables[3],
+           shardBias ? ModelParallelPlan::Split::kColumns : ModelParallelPlan::Split::kReplicated);
 }
 
 void TestLayers::conv2d_glorot_counts_the_window() {

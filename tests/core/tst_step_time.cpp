@@ -163,6 +163,34 @@ class TestStepTime : public QObject {
     QVERIFY2(qFuzzyCompare(t.compute_s, flops * 1e-9), std::to_string(t.compute_s).c_str());
   }
 
+  // ModelParallel 1x2 splitting two Conv2D along their 2 filters (4x4x1 -> same 3x3 -> 4x4x2 ->
+  // valid 3x3 -> 2x2x2 -> Flatten -> Dense(1)) at a batch of 32: each output all-gathered (32
+  // rows x 32 and x 8 values); the first one's replicated bias gradient all-gathered (2 floats);
+  // the second one's input gradient all-reduced (32 x 32), none at the first layer.
+  void modelParallelConvolutions() {
+    json mp = {
+        {"class_name", "ModelParallel"},
+        {"mesh", {{"shape", {1, 2}}, {"axis_names", {"batch", "model"}}}},
+        {"layout_map",
+         {{"conv2d.*kernel", {nullptr, nullptr, nullptr, "model"}}, {"conv2d_1/bias", {"model"}}}}};
+    json doc = mlp(16, {}, 1, 32, 64, mp);
+    json& layers = doc["model"]["config"]["layers"];
+    layers[0]["config"]["batch_shape"] = {nullptr, 4, 4, 1};
+    const json same = {{"class_name", "Conv2D"},
+                       {"config", {{"filters", 2}, {"kernel_size", 3}, {"padding", "same"}}}};
+    const json valid = {{"class_name", "Conv2D"}, {"config", {{"filters", 2}, {"kernel_size", 3}}}};
+    layers.insert(layers.begin() + 1,
+                  {same, valid, {{"class_name", "Flatten"}, {"config", json::object()}}});
+    const StepTime t = predict_step(capacity_input(plan_of(doc, 2)), flat_target(1e9, {1.0, 1.0}));
+    std::vector<std::pair<std::string, int64_t>> seen;
+    for (const CollectiveCost& c : t.collectives) seen.emplace_back(c.what, c.elements);
+    QCOMPARE(seen, (std::vector<std::pair<std::string, int64_t>>{
+                       {"conv2d forward all_gather", 32 * 32},
+                       {"conv2d_1 forward all_gather", 32 * 8},
+                       {"conv2d bias gradient all_gather", 2},
+                       {"conv2d_1 backward all_reduce", 32 * 32}}));
+  }
+
   // DataParallel 4-8-1 with Adam on 3 devices at a batch of 32: shards of 11, 11 and 10 rows. Per
   // row forward: 64 + 16 (layer 1), 16 + 2 (layer 2) = 98 FLOPs; backward: 64 + 16, 32 + 2 = 114
   // (98 + 114 = row_flops' 212). Each device updates all 49 floats at 12 FLOPs. At 1 GFLOP/s the

@@ -41,7 +41,7 @@ class ReplicaCheck : public Callback {
 fixtures::Run train(const std::function<void(Sequential&)>& distribute, Callback* check, int batch,
                     const std::vector<int64_t>& hidden = {6},
                     const OptimizerSpec& optimizer = fixtures::optimizer("Adam", 0.01),
-                    bool batch_norm = false) {
+                    bool batch_norm = false, bool conv = false) {
   set_random_seed(11);
   Matrix x, y;
   fixtures::make_data(x, y, 5, 3);
@@ -51,6 +51,18 @@ fixtures::Run train(const std::function<void(Sequential&)>& distribute, Callback
     LayerSpec bn;
     bn.class_name = "BatchNormalization";
     spec.layers.insert(spec.layers.begin() + 2, bn);
+  }
+  if (conv) {
+    // The first Dense's 8 units as a (1, 4, 2) image through Conv2D(4, 1x2, relu) and Flatten.
+    LayerSpec reshape, conv2d, flatten;
+    reshape.class_name = "Reshape";
+    reshape.target_shape = {1, 4, 2};
+    conv2d.class_name = "Conv2D";
+    conv2d.filters = 4;
+    conv2d.kernel_size = {1, 2};
+    conv2d.activation = "relu";
+    flatten.class_name = "Flatten";
+    spec.layers.insert(spec.layers.begin() + 2, {reshape, conv2d, flatten});
   }
   Sequential m(spec);
   fixtures::compile(m, optimizer);
@@ -163,6 +175,9 @@ void TestMpiTraining::model_parallel_equals_threads_data() {
   QTest::addRow("1 mesh row per process, columns, clipnorm, batch 16")
       << 1 << QString("columns") << static_cast<int>(CollectiveAlgorithm::kRing) << true << 16
       << false;
+  QTest::addRow("Conv2D split by its filters, 2 mesh rows per process")
+      << 2 << QString("conv") << static_cast<int>(CollectiveAlgorithm::kRing) << false << 13
+      << false;
   for (int rows : {1, 2})
     QTest::addRow("BatchNormalization, %d mesh row%s per process, columns", rows,
                   rows == 1 ? "" : "s")
@@ -186,6 +201,8 @@ void TestMpiTraining::model_parallel_equals_threads() {
     spec.layout_map = {{"dense/kernel", {"", "model"}},
                        {"dense/bias", {"model"}},
                        {"dense_1/kernel", {"", "model"}}};
+  else if (layout == "conv")
+    spec.layout_map = {{"conv2d/kernel", {"", "", "", "model"}}, {"dense_1/kernel", {"", "model"}}};
   else
     spec.layout_map = {{"dense_1/kernel", {"model", ""}}, {"dense_2/kernel", {"model", ""}}};
   const int devices = spec.mesh_shape[0] * 2;
@@ -196,14 +213,14 @@ void TestMpiTraining::model_parallel_equals_threads() {
   ReplicaCheck check(*group_);
   const fixtures::Run mpi =
       train([&](Sequential& m) { use_model_parallel(m, spec, devices, across); }, &check, batch,
-            {6, 4}, optimizer, batch_norm);
+            {6, 4}, optimizer, batch_norm, layout == "conv");
   QCOMPARE(check.epochs, 3);
   QCOMPARE(check.differing, 0);
   RehearsalOptions threads = across;
   threads.processes = nullptr;
   const fixtures::Run one =
       train([&](Sequential& m) { use_model_parallel(m, spec, devices, threads); }, nullptr, batch,
-            {6, 4}, optimizer, batch_norm);
+            {6, 4}, optimizer, batch_norm, layout == "conv");
   compare(mpi, one);
 }
 

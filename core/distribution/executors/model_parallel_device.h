@@ -32,6 +32,9 @@ struct ModelParallelExecutor::Device {
   Index capacity = 0;
   std::vector<Matrix> z, a, cache, da;
   std::vector<std::vector<float>> piece, gathered, full_bias;
+  // Per Conv2D split by its output channels whose bias is replicated: the device's channels of the
+  // bias, and their gradient (the row all-gathers the whole bias's).
+  std::vector<Matrix> conv_bias, conv_bias_grad;
   // Per layer, its scratch (Layer::scratch_size()); BatchNormalization's sums on their way
   // through the column's all_reduce (the batch's statistics over the mesh's rows).
   std::vector<std::vector<double>> scratch;

@@ -7,6 +7,7 @@
 #include "core/base/error.h"
 #include "core/distribution/executors/model_parallel_device.h"
 #include "core/distribution/layout/device_plan.h"
+#include "core/nn/conv.h"
 #include "core/nn/dense.h"
 
 namespace fitbench {
@@ -20,10 +21,14 @@ using Split = ModelParallelPlan::Split;
 // all-reduce, the wait for every device, the clip norms' all-reduce and the update pieces.
 // A BatchNormalization on a mesh of more than one row adds three sums over the column, each the
 // piece it closes, waiting and its all_reduce.
+// A Conv2D split by its output channels with a replicated bias adds the bias gradient's
+// all-gather.
 size_t spans_per_step(const Network& net) {
   size_t spans = 10 + 6 * net.layers().size();
-  for (const auto& layer : net.layers())
+  for (const auto& layer : net.layers()) {
     if (layer->scratch_size() > 0) spans += 9;
+    if (dynamic_cast<const Conv2D*>(layer.get())) spans += 3;
+  }
   return spans;
 }
 
@@ -157,6 +162,7 @@ std::vector<DeviceMemory> ModelParallelExecutor::device_memory() const {
                 columns_[static_cast<size_t>(dev.m)]->buffer_bytes(dev.row);
     for (const auto* lists : {&dev.piece, &dev.gathered, &dev.full_bias})
       for (const std::vector<float>& v : *lists) m.buffers += float_bytes(v);
+    m.buffers += matrix_bytes(dev.conv_bias) + matrix_bytes(dev.conv_bias_grad);
     out.push_back(m);
   }
   return out;
@@ -176,6 +182,7 @@ void ModelParallelExecutor::prepare(Index max_rows) {
     const size_t layers = net.layers().size();
     for (auto* v : {&dev->z, &dev->a, &dev->cache, &dev->da}) v->assign(layers, Matrix());
     for (auto* v : {&dev->piece, &dev->gathered, &dev->full_bias}) v->assign(layers, {});
+    for (auto* v : {&dev->conv_bias, &dev->conv_bias_grad}) v->assign(layers, Matrix());
     dev->scratch.assign(layers, {});
     dev->shard.reserve(cap, net.input_units());
     int64_t in = net.input_units();
@@ -199,6 +206,18 @@ void ModelParallelExecutor::prepare(Index max_rows) {
         }
       } else {
         dev->cache[l].resize(cap, layer.cache_units(in));
+        if (sharded_conv(l)) {
+          // Its output channels' piece and the row's gathered output, as a Dense split by units.
+          dev->piece[l].resize(static_cast<size_t>(cap * units / model));
+          dev->gathered[l].resize(static_cast<size_t>(cap * units));
+          const size_t k = net.first_variable(l);
+          if (net.variable_count(l) > 1 && plan_.variables[k + 1] == Split::kReplicated) {
+            // A replicated bias: the device's channels of it, and their gradient.
+            const Index c = dev->values[k].cols();
+            dev->conv_bias[l].resize(1, c);
+            dev->conv_bias_grad[l].resize(1, c);
+          }
+        }
       }
       dev->scratch[l].assign(static_cast<size_t>(layer.scratch_size()), 0.0);
       dev->batch_sums.resize(

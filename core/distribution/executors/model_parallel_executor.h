@@ -102,6 +102,14 @@ class ModelParallelExecutor : public StepExecutor {
   // at columns [j * width, (j + 1) * width) of out. Returns when the all-gather ended.
   Clock::time_point gather_blocks(Device& dev, size_t l, SpanKind open, Clock::time_point t,
                                   Index rows, Index width, MatrixRef out);
+  // Whether layer l is a Conv2D whose kernel is split along its output channels.
+  bool sharded_conv(size_t l) const;
+  // Its passes: the device's channels, all-gathered over the row (forward); their gradients and
+  // the row's all-reduce of the input gradient (backward).
+  Clock::time_point conv_forward(Device& dev, size_t l, ConstMatrixRef input, Index rows,
+                                 const ForwardContext& ctx, Clock::time_point t);
+  Clock::time_point conv_backward(Device& dev, size_t l, ConstMatrixRef input, Index rows,
+                                  Clock::time_point t);
   void reduce_and_update(Device& dev, Clock::time_point t);
   void ensure_optimizers();
   // The index in the model's variables of each trainable one (the optimizers' variable list).

@@ -5,6 +5,7 @@
 #include "core/distribution/executors/batch_reducer.h"
 #include "core/distribution/executors/model_parallel_device.h"
 #include "core/distribution/executors/model_parallel_executor.h"
+#include "core/nn/conv.h"
 #include "core/nn/dense.h"
 
 namespace fitbench {
@@ -36,6 +37,91 @@ ModelParallelExecutor::Clock::time_point ModelParallelExecutor::gather_blocks(
   return t;
 }
 
+bool ModelParallelExecutor::sharded_conv(size_t l) const {
+  const Network& net = *ctx_.graph.network;
+  return dynamic_cast<const Conv2D*>(net.layers()[l].get()) &&
+         plan_.variables[net.first_variable(l)] == Split::kColumns;
+}
+
+// The layer's kernel columns (its filters [c * m, c * (m + 1))) and their bias give the device's
+// channels of every output pixel, activation applied (an element-wise function of each channel);
+// the row all-gathers them, each pixel's channels in device order. Viewed as (rows * pixels,
+// channels) matrices, that is gather_blocks' column blocks.
+ModelParallelExecutor::Clock::time_point ModelParallelExecutor::conv_forward(
+    Device& dev, size_t l, ConstMatrixRef input, Index rows, const ForwardContext& ctx,
+    Clock::time_point t) {
+  const Network& net = *ctx_.graph.network;
+  const auto& conv = static_cast<const Conv2D&>(*net.layers()[l]);
+  const size_t k = net.first_variable(l);
+  const Index c = dev.values[k].cols(), pixels = conv.pixels_out();
+  const bool has_bias = net.variable_count(l) > 1;
+  const bool own_bias = has_bias && plan_.variables[k + 1] == Split::kReplicated;
+  const Matrix* params[2] = {&dev.values[k], own_bias   ? &dev.conv_bias[l]
+                                             : has_bias ? &dev.values[k + 1]
+                                                        : nullptr};
+  Eigen::Map<Matrix> mine(dev.piece[l].data(), rows, pixels * c);
+  ForwardContext lctx = ctx;
+  lctx.scratch = dev.scratch[l];
+  errors_.guarded(dev.index, [&] {
+    if (own_bias) dev.conv_bias[l].row(0) = dev.values[k + 1].row(0).segment(c * dev.m, c);
+    conv.forward(std::span<const Matrix* const>(params, has_bias ? 2 : 1), input, mine,
+                 dev.cache[l].topRows(rows), lctx);
+  });
+  auto out = dev.a[l].topRows(rows);
+  return gather_blocks(dev, l, SpanKind::kForward, t, rows * pixels, c,
+                       Eigen::Map<Matrix>(out.data(), rows * pixels, c * plan_.model));
+}
+
+// The device's channels of dL/d(out) through the layer on its kernel columns: their kernel and
+// bias gradients, and a partial input gradient the row all-reduces. A replicated bias's gradient
+// is the row's channels all-gathered.
+ModelParallelExecutor::Clock::time_point ModelParallelExecutor::conv_backward(Device& dev, size_t l,
+                                                                              ConstMatrixRef input,
+                                                                              Index rows,
+                                                                              Clock::time_point t) {
+  const Network& net = *ctx_.graph.network;
+  const auto& conv = static_cast<const Conv2D&>(*net.layers()[l]);
+  DeviceTimeline& timeline = timelines_[dev.index];
+  CollectiveGroup& row = *rows_[static_cast<size_t>(dev.row)];
+  const size_t k = net.first_variable(l);
+  const Index c = dev.values[k].cols(), pixels = conv.pixels_out(), filters = c * plan_.model;
+  const bool has_bias = net.variable_count(l) > 1;
+  const bool own_bias = has_bias && plan_.variables[k + 1] == Split::kReplicated;
+  Matrix* bias_grad = has_bias ? dev.grad_ptrs[k + 1] : nullptr;
+  const Matrix* params[2] = {&dev.values[k], own_bias   ? &dev.conv_bias[l]
+                                             : has_bias ? &dev.values[k + 1]
+                                                        : nullptr};
+  Matrix* grads[2] = {dev.grad_ptrs[k], own_bias && bias_grad ? &dev.conv_bias_grad[l] : bias_grad};
+  const bool want_dx = l > 0;
+  // The device's channels of dL/d(out), in the gathered buffer (free until the next forward).
+  Eigen::Map<Matrix> dy(dev.gathered[l].data(), rows, pixels * c);
+  const Eigen::Map<const Matrix> mine(dev.piece[l].data(), rows, pixels * c);
+  ForwardContext lctx{.training = true};
+  lctx.scratch = dev.scratch[l];
+  errors_.guarded(dev.index, [&] {
+    const auto full = dev.da[l].topRows(rows);
+    Eigen::Map<Matrix>(dy.data(), rows * pixels, c) =
+        Eigen::Map<const Matrix>(full.data(), rows * pixels, filters).middleCols(c * dev.m, c);
+    conv.backward(std::span<const Matrix* const>(params, has_bias ? 2 : 1), input, mine,
+                  dev.cache[l].topRows(rows), dy, want_dx,
+                  want_dx ? MatrixRef(dev.da[l - 1].topRows(rows)) : MatrixRef(dy.topRows(0)),
+                  std::span<Matrix* const>(grads, has_bias ? 2 : 1), lctx);
+  });
+  if (own_bias && bias_grad) {
+    t = timeline.end_span(SpanKind::kBackward, t);
+    t = row.all_gather(dev.m, timeline, t,
+                       std::span<const float>(dev.conv_bias_grad[l].data(), static_cast<size_t>(c)),
+                       std::span<float>(bias_grad->data(), static_cast<size_t>(filters)));
+  }
+  if (want_dx) {
+    auto dx = dev.da[l - 1].topRows(rows);
+    t = timeline.end_span(SpanKind::kBackward, t);
+    t = row.all_reduce(dev.m, timeline, t,
+                       std::span<float>(dx.data(), static_cast<size_t>(rows * dx.cols())));
+  }
+  return t;
+}
+
 // Collectives are called outside errors_.guarded(): every device of a group makes every call, even
 // after an error, so that none waits forever.
 ModelParallelExecutor::Clock::time_point ModelParallelExecutor::forward(Device& dev,
@@ -55,8 +141,13 @@ ModelParallelExecutor::Clock::time_point ModelParallelExecutor::forward(Device& 
     const ConstMatrixRef input = l == 0 ? x : ConstMatrixRef(dev.a[l - 1].topRows(rows));
     auto out = dev.a[l].topRows(rows);
     const auto* dense = dynamic_cast<const Dense*>(&layer);
+    if (sharded_conv(l)) {
+      t = conv_forward(dev, l, input, rows, fctx, t);
+      continue;
+    }
     if (!dense) {
-      // Every other layer's variables (a Conv2D's) are replicated along the model axis. A
+      // Every other layer's variables (a Conv2D's unless split) are replicated along the model
+      // axis. A
       // BatchNormalization sums its statistics over the batch axis (a column of the mesh).
       const auto params = std::span<const Matrix* const>(dev.const_params)
                               .subspan(net.first_variable(l), net.variable_count(l));
@@ -139,6 +230,10 @@ ModelParallelExecutor::Clock::time_point ModelParallelExecutor::backward(Device&
     const bool want_dx = l > 0;
     auto dy = dev.da[l].topRows(rows);
     const auto* dense = dynamic_cast<const Dense*>(&layer);
+    if (sharded_conv(l)) {
+      t = conv_backward(dev, l, input, rows, t);
+      continue;
+    }
     if (!dense) {
       const size_t k = net.first_variable(l), count = net.variable_count(l);
       GroupBatchReducer reducer(*columns_[static_cast<size_t>(dev.m)], dev.row, timeline,
