@@ -13,10 +13,11 @@
 #include "app/cli_commands.h"
 #include "app/cli_processes.h"
 #include "core/base/error.h"
+#include "core/base/memory_limit.h"
 #include "core/distribution/processes/process_group.h"
 #include "core/run/capacity.h"
-#include "core/run/memory_limit.h"
 #include "core/run/run_plan.h"
+#include "imageio/qt_image_decoder.h"
 
 namespace {
 
@@ -47,6 +48,7 @@ int main(int argc, char** argv) {
   std::setvbuf(stderr, err_buffer, _IOLBF, sizeof err_buffer);
   std::cerr.unsetf(std::ios_base::unitbuf);
   QCoreApplication app(argc, argv);
+  fitbench::install_qt_image_decoder();  // data.directory: folders of images
   QCoreApplication::setApplicationName("fitbench-cli");
   QCoreApplication::setApplicationVersion(FITBENCH_VERSION);
   QStringList args = QCoreApplication::arguments();

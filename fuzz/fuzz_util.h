@@ -14,9 +14,8 @@
 
 namespace fitbench::fuzz {
 
-// A file named `name` in a folder of this process's own under /dev/shm (or the temporary
-// folder), holding `data`. Its path is the same on every call with the same name.
-inline std::filesystem::path input_file(const std::string& name, const uint8_t* data, size_t size) {
+// A folder of this process's own under /dev/shm (or the temporary folder).
+inline const std::filesystem::path& private_dir() {
   static const std::filesystem::path dir = [] {
     std::filesystem::path base = std::filesystem::exists("/dev/shm")
                                      ? std::filesystem::path("/dev/shm")
@@ -25,7 +24,13 @@ inline std::filesystem::path input_file(const std::string& name, const uint8_t* 
     std::filesystem::create_directories(d);
     return d;
   }();
-  const std::filesystem::path file = dir / name;
+  return dir;
+}
+
+// A file named `name` in private_dir(), holding `data`. Its path is the same on every call with
+// the same name.
+inline std::filesystem::path input_file(const std::string& name, const uint8_t* data, size_t size) {
+  const std::filesystem::path file = private_dir() / name;
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
   out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
   return file;

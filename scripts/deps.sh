@@ -4,7 +4,7 @@
 set -euo pipefail
 
 FITBENCH_PACKAGES=(cmake g++ make qt6-base-dev qt6-charts-dev libqt6opengl6-dev qt6-svg-dev libeigen3-dev
-                   libtbb-dev nlohmann-json3-dev libhdf5-dev libzip-dev zlib1g-dev xvfb xauth python3-numpy
+                   libtbb-dev nlohmann-json3-dev libhdf5-dev libzip-dev zlib1g-dev xvfb xauth python3-numpy python3-pil
                    python3-h5py openmpi-bin libopenmpi-dev clang libclang-rt-14-dev openbox xdotool
                    dataset-fashion-mnist)
 

@@ -35,6 +35,26 @@ struct DataSpec {
   bool scale = true;             // pixel values divided by 255, to [0, 1], as Keras's tutorial
   bool validation_test = false;  // validation_data "test": fit() validates on the test images
 
+  // A folder of images, as keras.utils.image_dataset_from_directory reads one
+  // (core/data/image_folder.h): `directory` holds one subfolder per class (relative to the
+  // experiment file, resolved by core/io). Empty otherwise (then `generator` is empty too).
+  // Shuffling the files uses `seed` above.
+  std::string directory;
+  int64_t image_height = 256, image_width = 256;  // image_size, Keras's default (256, 256)
+  std::string color_mode = "rgb";                 // "grayscale", "rgb" or "rgba"
+  std::string label_mode = "int";                 // "int", "categorical" or "binary"
+  double image_validation_split = 0.0;            // validation_split (0: none)
+  std::string image_subset = "both";              // "training", "validation" or "both"
+  bool image_shuffle = true;                      // shuffle the files before the split
+  bool skip_unreadable = false;                   // unreadable "skip" (else "refuse")
+
+  // The data bring their own validation part, which fit() validates on: Fashion-MNIST's test
+  // images (validation_data "test"), a folder's validation subset (subset "both").
+  bool has_own_validation() const {
+    return validation_test ||
+           (!directory.empty() && image_validation_split > 0.0 && image_subset == "both");
+  }
+
   // Subtract each feature's mean and divide by its standard deviation (computed on the training
   // part only).
   bool standardize = false;

@@ -10,6 +10,7 @@
 
 #include "core/base/error.h"
 #include "core/base/text.h"
+#include "core/data/image_folder.h"
 
 namespace fitbench {
 namespace {
@@ -20,6 +21,8 @@ Dataset take_rows(const Dataset& data, Index start, Index count) {
   part.y = data.y.middleRows(start, count);
   part.feature_names = data.feature_names;
   part.target_names = data.target_names;
+  part.sample_shape = data.sample_shape;
+  part.class_names = data.class_names;
   return part;
 }
 
@@ -28,6 +31,7 @@ Dataset take_rows(const Dataset& data, Index start, Index count) {
 Dataset load_dataset(const DataSpec& spec, const std::filesystem::path& base_dir) {
   if (!spec.csv.empty()) return read_csv_dataset(spec, base_dir);
   if (spec.dataset == "fashion_mnist") return load_fashion_mnist(spec);
+  if (!spec.directory.empty()) return load_image_folder(spec);
   return generate_dataset(spec);
 }
 

@@ -30,6 +30,9 @@ struct Dataset {
   // One sample's shape when it has more than one axis ((28, 28) for Fashion-MNIST); each row of
   // x holds its values in row-major order. Empty: (features,).
   Shape sample_shape;
+  // The classes' names in label order when the data set names them (Fashion-MNIST's, a folder of
+  // images' subfolders); empty otherwise.
+  std::vector<std::string> class_names;
 
   Index size() const { return x.rows(); }
   Shape shape_of_sample() const { return sample_shape.empty() ? Shape{x.cols()} : sample_shape; }
@@ -58,7 +61,8 @@ inline constexpr const char* kFashionMnistDir = "/usr/share/datasets/fashion-mni
 // Its images are kFashionMnistSide x kFashionMnistSide pixels.
 inline constexpr int64_t kFashionMnistSide = 28;
 
-// generate_dataset, read_csv_dataset or load_fashion_mnist, as the spec says.
+// generate_dataset, read_csv_dataset, load_fashion_mnist or load_image_folder
+// (core/data/image_folder.h), as the spec says.
 Dataset load_dataset(const DataSpec& spec, const std::filesystem::path& base_dir);
 
 // A whole CSV file as numbers with its header (for `fitbench-cli predict/evaluate`). Same errors.

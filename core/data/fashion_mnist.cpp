@@ -94,6 +94,7 @@ Dataset load_fashion_mnist(const DataSpec& spec) {
     data.feature_names.push_back("pixel" + std::to_string(j));
   data.target_names.push_back("label");
   data.sample_shape = {kSide, kSide};
+  data.class_names = fashion_mnist_classes();
   if (spec.validation_test) {
     Part test = read_part(dir, "t10k", 0, spec.scale);
     data.validation_x = std::move(test.x);

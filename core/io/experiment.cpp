@@ -93,6 +93,65 @@ DataSpec parse_data(const Json& doc, const std::string& path, const std::filesys
     data.standardize = r.boolean("standardize", false);
     return data;
   }
+  if (doc.contains("directory")) {
+    for (const char* other : {"generator", "csv"})
+      if (doc.contains(other))
+        fail(key_path(path, "directory"), std::string("cannot be combined with \"") + other + "\"");
+    ObjectReader r(doc, path,
+                   {"directory", "image_size", "color_mode", "label_mode", "validation_split",
+                    "subset", "seed", "shuffle", "unreadable", "standardize"});
+    data.generator.clear();
+    data.directory =
+        resolve(json_io::to_path(r.require("directory", "a folder with one subfolder per class"),
+                                 r.path_of("directory")),
+                base);
+    if (const Json* size = r.get_non_null("image_size")) {
+      const std::string at = r.path_of("image_size");
+      const auto too_big = [&](int64_t v) {
+        if (v > 16384) fail(at, std::to_string(v) + " pixels is too large: at most 16384 per side");
+      };
+      if (size->is_number_integer()) {
+        const std::vector<int64_t> d = json_io::to_dims(Json::array({*size}), at);
+        too_big(d[0]);
+        data.image_height = data.image_width = d[0];
+      } else {
+        const std::vector<int64_t> dims = json_io::to_dims(*size, at);
+        if (dims.size() != 2)
+          fail_expected(at, "[height, width] in pixels (or one number for a square)", *size);
+        too_big(dims[0]);
+        too_big(dims[1]);
+        data.image_height = dims[0];
+        data.image_width = dims[1];
+      }
+    }
+    const auto one_of = [&](const char* key, const std::string& fallback,
+                            std::initializer_list<const char*> values) {
+      std::string expected;
+      for (const char* v : values)
+        expected += (expected.empty() ? "" : ", ") + std::string("\"") + v + "\"";
+      const std::string value = r.string(key, fallback, "one of " + expected);
+      for (const char* v : values)
+        if (value == v) return value;
+      fail_expected(r.path_of(key), "one of " + expected, *r.get(key));
+    };
+    data.color_mode = one_of("color_mode", "rgb", {"grayscale", "rgb", "rgba"});
+    data.label_mode = one_of("label_mode", "int", {"int", "categorical", "binary"});
+    data.image_validation_split =
+        r.number("validation_split", 0.0, "a fraction in (0, 1), or 0 for none",
+                 {.lo = 0.0, .hi = 1.0, .hi_open = true});
+    data.image_subset = one_of("subset", "both", {"training", "validation", "both"});
+    if (data.image_subset != "both" && data.image_validation_split == 0.0)
+      fail(r.path_of("subset"),
+           "\"" + data.image_subset + "\" needs a validation_split (the fraction that validates)");
+    if (const Json* seed = r.get_non_null("seed"))
+      data.seed = json_io::to_uint64(*seed, r.path_of("seed"), "a non-negative integer");
+    if (data.seed > 0xffffffffULL)
+      fail(r.path_of("seed"), "must be below 2^32, as NumPy's RandomState seeds are");
+    data.image_shuffle = r.boolean("shuffle", true);
+    data.skip_unreadable = one_of("unreadable", "refuse", {"refuse", "skip"}) == "skip";
+    data.standardize = r.boolean("standardize", false);
+    return data;
+  }
   if (csv) {
     ObjectReader r(doc, path, {"csv", "target", "features", "delimiter", "standardize"});
     data.generator.clear();
@@ -113,8 +172,8 @@ DataSpec parse_data(const Json& doc, const std::string& path, const std::filesys
   }
   if (!doc.contains("generator")) {
     fail(path,
-         "needs \"generator\" (e.g. \"circle\"), \"csv\" (a file) or \"dataset\" "
-         "(\"fashion_mnist\")");
+         "needs \"generator\" (e.g. \"circle\"), \"csv\" (a file), \"dataset\" "
+         "(\"fashion_mnist\") or \"directory\" (a folder of images, one subfolder per class)");
   }
   const Json& generator = doc.at("generator");
   data.generator = json_io::to_string(generator, key_path(path, "generator"), "a generator name");
@@ -155,6 +214,18 @@ Json data_to_json(const DataSpec& data) {
     if (data.subset > 0) doc["subset"] = data.subset;
     doc["scale"] = data.scale;
     if (data.validation_test) doc["validation_data"] = "test";
+  } else if (!data.directory.empty()) {
+    doc["directory"] = data.directory;
+    doc["image_size"] = Json::array({data.image_height, data.image_width});
+    doc["color_mode"] = data.color_mode;
+    doc["label_mode"] = data.label_mode;
+    if (data.image_validation_split > 0.0) {
+      doc["validation_split"] = data.image_validation_split;
+      doc["subset"] = data.image_subset;
+    }
+    doc["seed"] = data.seed;
+    doc["shuffle"] = data.image_shuffle;
+    doc["unreadable"] = data.skip_unreadable ? "skip" : "refuse";
   } else if (!data.csv.empty()) {
     doc["csv"] = data.csv;
     doc["target"] = data.target.size() == 1 ? Json(data.target[0]) : Json(data.target);
@@ -360,6 +431,11 @@ ExperimentSpec parse_document(const Json& doc, const std::filesystem::path& base
     r.require("compile", "the optimizer, loss and metrics");
   }
   if (const Json* fit = r.get_non_null("fit")) spec.fit = parse_fit(*fit, "fit");
+  if (!spec.data.directory.empty() && spec.data.has_own_validation() &&
+      spec.fit.validation_split > 0.0)
+    fail("fit.validation_split",
+         "cannot be combined with data.validation_split: the folder's validation subset is the "
+         "validation data; remove one of the two");
   if (spec.data.validation_test && spec.fit.validation_split > 0.0)
     fail("fit.validation_split",
          "cannot be combined with data.validation_data \"test\": the test images are the "

@@ -5,8 +5,8 @@
 #include <cstdio>
 
 #include "core/base/error.h"
+#include "core/base/memory_limit.h"
 #include "core/distribution/spec/strategies.h"
-#include "core/run/memory_limit.h"
 
 namespace fitbench {
 

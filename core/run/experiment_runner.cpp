@@ -92,11 +92,19 @@ PreparedRun prepare_run(const ExperimentSpec& spec,
     throw InputError(
         "data",
         "the data has " + counted(run.data.x.cols(), "feature column") + " but the model expects " +
-            std::to_string(run.model->network().input_units()) +
-            (spec.data.dataset.empty() ? std::string()
-                                       : " (the images are 28 x 28 = 784 values each: give the "
-                                         "model an InputLayer of shape [28, 28] and a Flatten "
-                                         "layer, or of shape [784])"));
+            std::to_string(run.model->network().input_units()) + [&] {
+              const Shape& s = run.data.sample_shape;
+              if (s.empty()) return std::string();
+              std::string dims, list;
+              for (size_t i = 0; i < s.size(); ++i) {
+                dims += (i ? " x " : "") + std::to_string(s[i]);
+                list += (i ? ", " : "") + std::to_string(s[i]);
+              }
+              return " (the images are " + dims + " = " + std::to_string(run.data.x.cols()) +
+                     " values each: give the model an InputLayer of shape [" + list +
+                     "] and a Flatten layer, or of shape [" + std::to_string(run.data.x.cols()) +
+                     "])";
+            }());
   // Images go in as they are, or flat (a row of all their values, as x.reshape(-1, 784)).
   const Shape& model_shape = run.model->network().input_shape();
   if (!run.data.sample_shape.empty() && model_shape.size() > 1 &&

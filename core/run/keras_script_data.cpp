@@ -338,6 +338,38 @@ std::string dataset_section(const DataSpec& d, std::vector<std::string>& imports
   return out;
 }
 
+// A folder of images: image_dataset_from_directory with the experiment's settings, its datasets
+// gathered into arrays (fitbench holds the images in memory).
+std::string folder_section(const DataSpec& d) {
+  const bool both = d.has_own_validation();
+  std::string out =
+      "# The data: the folder of images as keras.utils.image_dataset_from_directory reads it\n"
+      "# (classes from the subfolders in alphanumeric order, the files shuffled with NumPy's\n"
+      "# RandomState(seed) before the split), gathered into arrays as fitbench holds them. With\n"
+      "# shuffle=True, tf.data also reorders the training images within a buffer of 1,024, so\n"
+      "# the arrays hold the same images and labels as fitbench's in another order.\n";
+  out += std::string(both ? "train_ds, val_ds" : "train_ds") +
+         " = keras.utils.image_dataset_from_directory(\n    " + py_str(d.directory) +
+         ",\n    labels=\"inferred\",\n    label_mode=" + py_str(d.label_mode) +
+         ",\n    color_mode=" + py_str(d.color_mode) + ",\n    batch_size=None,\n    image_size=" +
+         py_int_tuple({d.image_height, d.image_width}) +
+         ",\n    shuffle=" + py_bool(d.image_shuffle) + ",\n    seed=" + std::to_string(d.seed) +
+         ",\n";
+  if (d.image_validation_split > 0.0)
+    out += "    validation_split=" + py_float(d.image_validation_split) +
+           ",\n    subset=" + py_str(d.image_subset) + ",\n";
+  out += ")\n";
+  out +=
+      "x = np.stack([image for image, _ in train_ds.as_numpy_iterator()])\n"
+      "y = np.stack([label for _, label in train_ds.as_numpy_iterator()])\n";
+  if (both)
+    out +=
+        "# The validation subset validates, as x_test and y_test.\n"
+        "x_test = np.stack([image for image, _ in val_ds.as_numpy_iterator()])\n"
+        "y_test = np.stack([label for _, label in val_ds.as_numpy_iterator()])\n";
+  return out;
+}
+
 std::string standardize_section(const RunPlan& plan, std::vector<std::string>& imports) {
   imports.push_back("math");
   const double split = plan.spec.fit.validation_split;
@@ -353,7 +385,7 @@ std::string standardize_section(const RunPlan& plan, std::vector<std::string>& i
       "deviation = np.sqrt(((train_x - mean) ** 2).mean(axis=0))\n"
       "deviation[deviation < 10 * np.finfo(\"float64\").eps] = 1.0\n"
       "x = (x - mean.astype(\"float32\")) / deviation.astype(\"float32\")\n";
-  if (plan.spec.data.validation_test)
+  if (plan.spec.data.has_own_validation())
     out += "x_test = (x_test - mean.astype(\"float32\")) / deviation.astype(\"float32\")\n";
   return out;
 }
@@ -362,14 +394,15 @@ std::string standardize_section(const RunPlan& plan, std::vector<std::string>& i
 
 std::string data_section(const RunPlan& plan, std::vector<std::string>& imports) {
   const DataSpec& d = plan.spec.data;
-  std::string out = !d.dataset.empty() ? dataset_section(d, imports)
-                    : d.csv.empty()    ? generator_section(d, imports)
-                                       : csv_section(d, imports);
+  std::string out = !d.dataset.empty()     ? dataset_section(d, imports)
+                    : !d.directory.empty() ? folder_section(d)
+                    : d.csv.empty()        ? generator_section(d, imports)
+                                           : csv_section(d, imports);
   if (d.standardize) out += standardize_section(plan, imports);
   // Samples go in the model's input shape: fitbench fills it from each sample's values in
   // row-major order, which is NumPy's reshape.
-  const Shape data_shape = d.dataset.empty() ? Shape{plan.model->network().input_units()}
-                                             : Shape{kFashionMnistSide, kFashionMnistSide};
+  const Shape data_shape =
+      !plan.data.sample_shape.empty() ? plan.data.sample_shape : Shape{plan.data.x.cols()};
   const Shape& model_shape = plan.model->network().input_shape();
   if (model_shape != data_shape) {
     Shape batch = {-1};
@@ -378,7 +411,7 @@ std::string data_section(const RunPlan& plan, std::vector<std::string>& imports)
     out += "\n# The model's input has shape " + batch_shape_text(model_shape) +
            ": each sample's values in that shape, row by row.\n";
     out += "x = x.reshape(" + to + ")\n";
-    if (d.validation_test) out += "x_test = x_test.reshape(" + to + ")\n";
+    if (d.has_own_validation()) out += "x_test = x_test.reshape(" + to + ")\n";
   }
   return out;
 }

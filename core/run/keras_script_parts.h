@@ -22,8 +22,9 @@ std::string py_count(double value);
 
 // The lines that make `x` and `y` (float32 arrays of shape (samples, features) and (samples,
 // targets)) exactly as fitbench makes the plan's data: a generator's values, or the CSV file's
-// columns; standardized on the training rows when data.standardize is set. Also says which
-// modules it needs beyond numpy (math, csv) in `imports`.
+// columns, Fashion-MNIST's IDX files, a folder of images; standardized on the training rows when
+// data.standardize is set. Also says which modules it needs beyond numpy (math, csv) in
+// `imports`.
 std::string data_section(const RunPlan& plan, std::vector<std::string>& imports);
 
 }  // namespace fitbench::keras_script_parts

@@ -7,8 +7,8 @@
 #include <cstdint>
 #include <string>
 
+#include "core/base/memory_limit.h"
 #include "core/run/capacity.h"
-#include "core/run/memory_limit.h"
 
 namespace fitbench {
 

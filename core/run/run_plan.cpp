@@ -398,6 +398,8 @@ void resolve_paths(ExperimentSpec& spec, const std::filesystem::path& base) {
     spec.data.csv = (base / spec.data.csv).string();
   if (!spec.data.dataset_dir.empty() && std::filesystem::path(spec.data.dataset_dir).is_relative())
     spec.data.dataset_dir = (base / spec.data.dataset_dir).string();
+  if (!spec.data.directory.empty() && std::filesystem::path(spec.data.directory).is_relative())
+    spec.data.directory = (base / spec.data.directory).string();
   if (!spec.initial_weights.empty() && std::filesystem::path(spec.initial_weights).is_relative())
     spec.initial_weights = (base / spec.initial_weights).string();
 }

@@ -14,9 +14,9 @@
 #include <vector>
 
 #include "core/base/error.h"
+#include "core/base/memory_limit.h"
 #include "core/data/dataset.h"
 #include "core/io/experiment.h"
-#include "core/run/memory_limit.h"
 #include "core/training/sequential.h"
 
 namespace fitbench {
@@ -118,8 +118,8 @@ struct RunPlan {
 RunPlan plan_run(ExperimentSpec spec, const RunOverrides& overrides, const PlanContext& context,
                  std::vector<PlanProblem> earlier_problems = {});
 
-// Makes the experiment's relative data.csv, data.path and initial_weights paths absolute from
-// `base` (the experiment's folder), as plan_run does; nothing when `base` is empty.
+// Makes the experiment's relative data.csv, data.path, data.directory and initial_weights paths
+// absolute from `base` (the experiment's folder), as plan_run does; nothing when `base` is empty.
 void resolve_paths(ExperimentSpec& spec, const std::filesystem::path& base);
 
 struct CapacityInput;  // core/run/capacity.h

@@ -172,7 +172,7 @@ SweepObjective parse_objective(const Json& v, const std::string& place, std::str
 std::vector<std::string> history_keys(const ExperimentSpec& spec) {
   std::vector<std::string> keys = {"loss"};
   for (const std::string& k : metric_log_keys(spec.compile.all_metric_names())) keys.push_back(k);
-  if (spec.fit.validation_split > 0 || spec.data.validation_test) {
+  if (spec.fit.validation_split > 0 || spec.data.has_own_validation()) {
     const size_t n = keys.size();
     for (size_t i = 0; i < n; ++i) keys.push_back("val_" + keys[i]);
   }
@@ -437,7 +437,7 @@ SweepPlan plan_sweep(const ExperimentSpec& base, const PlanContext& context) {
     if (std::find(keys.begin(), keys.end(), spec.objective.name) == keys.end()) {
       const bool needs_validation = spec.objective.name.rfind("val_", 0) == 0 &&
                                     trial.spec.fit.validation_split <= 0 &&
-                                    !trial.spec.data.validation_test;
+                                    !trial.spec.data.has_own_validation();
       problems.add("sweep.objective",
                    "\"" + spec.objective.name + "\" is not in the History of trial " +
                        std::to_string(trial.number) +

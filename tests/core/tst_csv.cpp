@@ -11,19 +11,13 @@
 #include "core/data/csv_reader.h"
 #include "core/data/dataset.h"
 #include "core/run/experiment_runner.h"
+#include "tests/core/input_error.h"
 
 using namespace fitbench;
 
 namespace {
 
-std::optional<InputError> error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e;
-  }
-  return std::nullopt;
-}
+using test::error_of;
 
 DataSpec csv_spec(const std::string& file, std::vector<std::string> target,
                   std::vector<std::string> features = {}, char delimiter = ',') {

@@ -7,6 +7,7 @@
 
 #include "core/base/error.h"
 #include "core/data/dataset.h"
+#include "tests/core/input_error.h"
 
 using namespace fitbench;
 
@@ -21,14 +22,7 @@ DataSpec spec_of(const QString& generator, int64_t samples, double noise = 0.0, 
   return s;
 }
 
-std::optional<InputError> error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e;
-  }
-  return std::nullopt;
-}
+using test::error_of;
 
 int64_t count_label(const Matrix& y, float label) {
   int64_t count = 0;

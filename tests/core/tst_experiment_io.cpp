@@ -17,20 +17,14 @@
 #include "core/io/history_file.h"
 #include "core/io/json_file.h"
 #include "core/io/keras_json.h"
+#include "tests/core/input_error.h"
 
 using namespace fitbench;
 using OrderedJson = nlohmann::ordered_json;
 
 namespace {
 
-std::optional<InputError> error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e;
-  }
-  return std::nullopt;
-}
+using test::error_of;
 
 // A JSON value as compact text, for readable QCOMPARE failures.
 QString text(const OrderedJson& value) { return QString::fromStdString(value.dump()); }

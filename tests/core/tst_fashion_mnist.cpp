@@ -14,20 +14,14 @@
 #include "core/data/idx_file.h"
 #include "core/io/experiment.h"
 #include "tests/core/idx_fixtures.h"
+#include "tests/core/input_error.h"
 
 using namespace fitbench;
 using namespace fitbench::test;
 
 namespace {
 
-std::optional<InputError> error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e;
-  }
-  return std::nullopt;
-}
+using test::error_of;
 
 // A folder with the four files: 5 training images, 3 test images.
 struct Folder {

@@ -17,6 +17,7 @@
 #include "core/python/numpy_random.h"
 #include "core/run/keras_script.h"
 #include "core/run/run_plan.h"
+#include "imageio/qt_image_decoder.h"
 #include "tests/core/idx_fixtures.h"
 
 using nlohmann::json;
@@ -246,6 +247,15 @@ void check_data(const RunPlan& plan, const ScriptRun& run) {
   QVERIFY2(x.isEmpty(), qPrintable("x" + x));
   const QString y = matrix_difference(fit.at("y"), plan.data.y);
   QVERIFY2(y.isEmpty(), qPrintable("y" + y));
+  // The data's own validation part (Fashion-MNIST's test images, a folder's validation subset).
+  if (plan.data.has_validation_data()) {
+    const json validation = fit.at("validation_data");
+    QCOMPARE(validation.size(), size_t{2});
+    const QString vx = matrix_difference(validation[0], plan.data.validation_x);
+    QVERIFY2(vx.isEmpty(), qPrintable("validation x" + vx));
+    const QString vy = matrix_difference(validation[1], plan.data.validation_y);
+    QVERIFY2(vy.isEmpty(), qPrintable("validation y" + vy));
+  }
 }
 
 }  // namespace
@@ -272,6 +282,7 @@ class TestKerasScript : public QObject {
 
  private slots:
   void initTestCase() {
+    install_qt_image_decoder();  // the folder of images example
     QVERIFY(dir_.isValid());
     QVERIFY2(QFile::exists(kPython), "the tests run the scripts with Debian's /usr/bin/python3");
   }

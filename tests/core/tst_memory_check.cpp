@@ -7,8 +7,8 @@
 #include <QtTest>
 #include <nlohmann/json.hpp>
 
+#include "core/base/memory_limit.h"
 #include "core/io/experiment.h"
-#include "core/run/memory_limit.h"
 #include "core/run/run_plan.h"
 #include "tests/sanitized.h"
 

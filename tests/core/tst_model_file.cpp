@@ -18,20 +18,14 @@
 #include "core/io/keras_json.h"
 #include "core/io/model_file.h"
 #include "core/training/sequential.h"
+#include "tests/core/input_error.h"
 
 using namespace fitbench;
 using OrderedJson = nlohmann::ordered_json;
 
 namespace {
 
-std::optional<InputError> error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const InputError& e) {
-    return e;
-  }
-  return std::nullopt;
-}
+using test::error_of;
 
 std::string read_text(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);

@@ -29,6 +29,7 @@
 #include "core/base/error.h"
 #include "core/distribution/spec/devices.h"
 #include "core/io/new_experiment.h"
+#include "imageio/qt_image_decoder.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/common/about_view.h"
 #include "ui/common/glossary.h"
@@ -81,6 +82,7 @@ ExperimentSpec default_experiment() { return new_experiment(); }
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setObjectName(QStringLiteral("MainWindow"));
+  install_qt_image_decoder();  // data.directory: folders of images
   setAcceptDrops(true);
   setDockNestingEnabled(true);
   m_runs = new RunController(this);
@@ -285,12 +287,14 @@ void MainWindow::loadSpec(const ExperimentSpec& given, const QString& filePath) 
   ExperimentSpec spec = given;
   // Reading a file resolves data.csv to an absolute path; a file beside the experiment (or below
   // it) is shown and saved relative to it again, so the experiment stays portable.
-  if (!spec.data.csv.empty() && !filePath.isEmpty()) {
+  // The same for a folder of images (data.directory).
+  for (std::string* path : {&spec.data.csv, &spec.data.directory}) {
+    if (path->empty() || filePath.isEmpty()) continue;
     const QDir dir = QFileInfo(filePath).absoluteDir();
-    const QString csv = QString::fromStdString(spec.data.csv);
-    const QString relative = dir.relativeFilePath(csv);
-    if (QDir::isAbsolutePath(csv) && !relative.startsWith(QStringLiteral("..")))
-      spec.data.csv = relative.toStdString();
+    const QString given = QString::fromStdString(*path);
+    const QString relative = dir.relativeFilePath(given);
+    if (QDir::isAbsolutePath(given) && !relative.startsWith(QStringLiteral("..")))
+      *path = relative.toStdString();
   }
   clearResults();
   m_filling = true;

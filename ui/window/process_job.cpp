@@ -17,6 +17,7 @@
 #include "core/io/experiment.h"
 #include "core/io/model_file.h"
 #include "core/run/run_events.h"
+#include "core/run/run_plan.h"
 #include "ui/window/feed_callback.h"
 
 namespace fitbench {
@@ -337,11 +338,7 @@ QString ProcessJob::start(const RunRequest& request, int processes) {
   }
   ExperimentSpec spec = request.spec;
   const std::filesystem::path base = request.baseDir.toStdString();
-  auto absolute = [&base](std::string& path) {
-    if (!path.empty() && std::filesystem::path(path).is_relative()) path = (base / path).string();
-  };
-  absolute(spec.data.csv);
-  absolute(spec.initial_weights);
+  resolve_paths(spec, base);  // data files and initial weights from the experiment's folder
   const QString experiment = dir->filePath(QStringLiteral("experiment.json"));
   const QString model = dir->filePath(QStringLiteral("model.json"));
   try {

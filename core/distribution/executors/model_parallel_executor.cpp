@@ -23,7 +23,7 @@ using Split = ModelParallelPlan::Split;
 // piece it closes, waiting and its all_reduce.
 // A Conv2D split by its output channels with a replicated bias adds the bias gradient's
 // all-gather.
-size_t spans_per_step(const Network& net) {
+size_t model_parallel_spans(const Network& net) {
   size_t spans = 10 + 6 * net.layers().size();
   for (const auto& layer : net.layers()) {
     if (layer->scratch_size() > 0) spans += 9;
@@ -66,7 +66,7 @@ ModelParallelExecutor::ModelParallelExecutor(const ExecutorContext& ctx, ModelPa
       first_row_(first_ / plan_.model),
       everyone_(pool_.size()),
       timelines_(pool_.size(), options.speeds_of(first_, pool_.size()), pool_.oversubscribed(),
-                 spans_per_step(*ctx.graph.network)),
+                 model_parallel_spans(*ctx.graph.network)),
       errors_(pool_.size()) {
   assert(options_.speed.empty() ||
          static_cast<int>(options_.speed.size()) == plan_.batch * plan_.model);

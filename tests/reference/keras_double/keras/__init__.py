@@ -3,7 +3,11 @@
 It lets tst_keras_script run the scripts fitbench exports on a machine without Keras. Only the
 names those scripts use exist; their constructors take Keras 3's argument names (an unknown
 keyword is a TypeError, as it would be in Keras) and record what they were given. Nothing is
-computed. At exit the record is written as JSON to the file named by KERAS_RECORD.
+computed, but for one reader: keras.utils.image_dataset_from_directory reads the folder as Keras
+documents it (index_directory's order, NumPy's shuffle, the split, decoding with Pillow and
+tf.image.resize's bilinear rule written here in NumPy), so the images a script hands fit() can
+be compared with fitbench's own reading. At exit the record is written as JSON to the file named
+by KERAS_RECORD.
 """
 
 import atexit
@@ -171,6 +175,92 @@ def _record(kind, **fields):
 utils = types.ModuleType("keras.utils")
 sys.modules["keras.utils"] = utils
 utils.set_random_seed = lambda seed: _record("set_random_seed", seed=seed)
+
+
+def _resize_bilinear(image, height, width):
+    """tf.image.resize(image, (height, width), "bilinear"), antialias off: half-pixel centers,
+    source coordinates in float32, edges clamped."""
+    h, w = image.shape[:2]
+    image = image.astype(np.float32)
+
+    def axis(out, size):
+        scale = np.float32(size) / np.float32(out)
+        source = (np.arange(out, dtype=np.float32) + np.float32(0.5)) * scale - np.float32(0.5)
+        floor = np.floor(source)
+        lower = np.clip(floor, 0, size - 1).astype(int)
+        upper = np.clip(np.ceil(source), 0, size - 1).astype(int)
+        return lower, upper, (source - floor).astype(np.float32)
+
+    y0, y1, ly = axis(height, h)
+    x0, x1, lx = axis(width, w)
+    lx = lx[None, :, None]
+    top = image[y0][:, x0] + (image[y0][:, x1] - image[y0][:, x0]) * lx
+    bottom = image[y1][:, x0] + (image[y1][:, x1] - image[y1][:, x0]) * lx
+    return top + (bottom - top) * ly[:, None, None]
+
+
+class _ImageDataset:
+    """What image_dataset_from_directory returns, for as_numpy_iterator() only, in file order."""
+
+    def __init__(self, images, labels):
+        self._images, self._labels = images, labels
+
+    def as_numpy_iterator(self):
+        return iter(zip(self._images, self._labels))
+
+
+def image_dataset_from_directory(directory, labels="inferred", label_mode="int", class_names=None,
+                                 color_mode="rgb", batch_size=32, image_size=(256, 256),
+                                 shuffle=True, seed=None, validation_split=None, subset=None,
+                                 interpolation="bilinear", follow_links=False,
+                                 crop_to_aspect_ratio=False, pad_to_aspect_ratio=False,
+                                 data_format=None, format="tf", verbose=True):
+    from PIL import Image  # Debian's python3-pil
+
+    assert labels == "inferred" and class_names is None and batch_size is None
+    assert interpolation == "bilinear" and not crop_to_aspect_ratio and not pad_to_aspect_ratio
+    classes = sorted(d for d in os.listdir(directory)
+                     if os.path.isdir(os.path.join(directory, d)) and not d.startswith("."))
+    paths, indices = [], []
+    for k, name in enumerate(classes):
+        for root, _, files in sorted(os.walk(os.path.join(directory, name)),
+                                     key=lambda x: x[0]):
+            for f in sorted(files):
+                if f.lower().endswith((".bmp", ".gif", ".jpeg", ".jpg", ".png")):
+                    paths.append(os.path.join(root, f))
+                    indices.append(k)
+    indices = np.array(indices, dtype="int32")
+    if shuffle:
+        np.random.RandomState(seed).shuffle(paths)
+        np.random.RandomState(seed).shuffle(indices)
+    mode = {"grayscale": "L", "rgb": "RGB", "rgba": "RGBA"}[color_mode]
+
+    def part(files, part_labels):
+        images = []
+        for path in files:
+            with Image.open(path) as picture:
+                pixels = np.asarray(picture.convert(mode))
+            if pixels.ndim == 2:
+                pixels = pixels[:, :, None]
+            images.append(_resize_bilinear(pixels, *image_size))
+        if label_mode == "categorical":
+            part_labels = np.eye(len(classes), dtype="float32")[part_labels]
+        elif label_mode == "binary":
+            part_labels = part_labels.astype("float32")[:, None]
+        return _ImageDataset(images, list(part_labels))
+
+    if not validation_split:
+        return part(paths, indices)
+    validation = int(validation_split * len(paths))
+    training = len(paths) - validation
+    parts = {"training": (paths[:training], indices[:training]),
+             "validation": (paths[training:], indices[training:])}
+    if subset == "both":
+        return part(*parts["training"]), part(*parts["validation"])
+    return part(*parts[subset])
+
+
+utils.image_dataset_from_directory = image_dataset_from_directory
 
 # keras.ops
 ops = types.ModuleType("keras.ops")

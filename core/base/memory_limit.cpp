@@ -1,4 +1,4 @@
-#include "core/run/memory_limit.h"
+#include "core/base/memory_limit.h"
 
 #include <sys/resource.h>
 #include <unistd.h>
