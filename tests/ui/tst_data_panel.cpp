@@ -22,6 +22,7 @@
 #include <QTest>
 #include <numeric>
 
+#include "imageio/qt_image_decoder.h"
 #include "tests/core/idx_fixtures.h"
 #include "ui/panels/data_panel.h"
 #include "ui/panels/data_scatter.h"
@@ -131,6 +132,7 @@ class TestDataPanel : public QObject {
   void thumbnailsAndScreenshot();
   void fashionMnistThroughTheWidgets();
   void badImageFileKeepsPreviousSpec();
+  void imageFolderThroughTheWidgets();
 };
 
 void TestDataPanel::roundTrip_data() {
@@ -640,6 +642,117 @@ void TestDataPanel::badImageFileKeepsPreviousSpec() {
   QCOMPARE(panel.errorText(), error);
   QCOMPARE(panel.spec().subset, int64_t{0});  // the settings that last loaded
   QCOMPARE(panel.sampleCount(), int64_t{12});
+}
+
+// A folder of images as a person picks it: a click on "Folder of images…" (which asks for a
+// folder), the path typed with Return, the image size and color mode changed with the keyboard,
+// a validation subset typed (fit's split is then disabled), an unreadable file named and then
+// skipped with a click; the gallery and the class histogram follow the folder.
+void TestDataPanel::imageFolderThroughTheWidgets() {
+  install_qt_image_decoder();  // as the window does at start
+  QTemporaryDir dir;
+  const auto draw = [&](const QString& name, const QColor& color) {
+    QDir(dir.path()).mkpath(QFileInfo(dir.filePath(name)).path());
+    QImage image(6, 4, QImage::Format_RGB888);
+    image.fill(color);
+    QVERIFY(image.save(dir.filePath(name)));
+  };
+  for (int i = 0; i < 5; ++i) {
+    draw(QStringLiteral("pictures/red/%1.png").arg(i), QColor(200, 10 * i, 0));
+    draw(QStringLiteral("pictures/blue/%1.png").arg(i), QColor(0, 10 * i, 200));
+  }
+  draw(QStringLiteral("pictures/blue/extra.jpg"), Qt::blue);
+  DockedPanel docked;
+  docked.area.resize(420, 1400);
+  QVERIFY(QTest::qWaitForWindowExposed(&docked.area));
+  DataPanel& panel = *docked.panel;
+  panel.setBaseDir(dir.path());
+  auto* list = child<QListWidget>(panel, "generatorList");
+  auto* gallery = child<ImageGallery>(panel, "gallery");
+  auto* error = child<QLabel>(panel, "folderError");
+  clickItem(list, generatorRow(panel, "directory"));
+  QVERIFY2(error->isVisible() && error->text().contains("choose a folder"),
+           qPrintable(error->text()));
+
+  auto* path = child<QLineEdit>(panel, "imageFolder");
+  QVERIFY(path->isVisible());
+  path->setFocus();
+  QTest::keyClicks(path, "pictures");
+  QTest::keyClick(path, Qt::Key_Return);
+  QCOMPARE(panel.spec().directory, std::string("pictures"));  // relative to the experiment
+  QVERIFY2(panel.errorText().isEmpty(), qPrintable(panel.errorText()));
+  QCOMPARE(panel.classCount(), 2);
+  QCOMPARE(panel.sampleCount(), int64_t{11});
+  QCOMPARE(panel.featureCount(), 256 * 256 * 3);  // Keras's default image_size, rgb
+  QTRY_COMPARE(gallery->imageCount(), 11);
+  QCOMPARE(gallery->classCounts(), (std::vector<int64_t>{6, 5}));  // blue, red: sorted names
+  QVERIFY(gallery->isVisible());
+  QVERIFY(!child<DataScatter>(panel, "scatter")->isVisible());
+
+  for (const char* name : {"imageHeight", "imageWidth"}) {
+    auto* side = child<QSpinBox>(panel, name);
+    side->setFocus();
+    side->selectAll();
+    QTest::keyClicks(side, "8");
+    QTest::keyClick(side, Qt::Key_Return);
+  }
+  QCOMPARE(panel.spec().image_height, int64_t{8});
+  QCOMPARE(panel.spec().image_width, int64_t{8});
+  QCOMPARE(panel.featureCount(), 8 * 8 * 3);
+  QCOMPARE(panel.sampleShape(), (std::vector<int64_t>{8, 8, 3}));
+  auto* color = child<QComboBox>(panel, "colorMode");
+  color->setFocus();
+  QTest::keyClick(color, Qt::Key_Up);
+  QCOMPARE(panel.spec().color_mode, std::string("grayscale"));
+  QCOMPARE(panel.featureCount(), 8 * 8);
+
+  auto* fitSplit = child<QDoubleSpinBox>(panel, "validationSplit");
+  fitSplit->setValue(0.2);
+  auto* subsetSplit = child<QDoubleSpinBox>(panel, "folderValidationSplit");
+  subsetSplit->setFocus();
+  subsetSplit->selectAll();
+  QTest::keyClicks(subsetSplit, "0.3");
+  QTest::keyClick(subsetSplit, Qt::Key_Return);
+  QCOMPARE(panel.spec().image_validation_split, 0.3);
+  QCOMPARE(panel.validationSplit(), 0.0);
+  QVERIFY(!fitSplit->isEnabled());
+  QCOMPARE(panel.sampleCount(), int64_t{11 - 3});  // int(0.3 * 11) = 3 validate
+
+  {
+    QFile broken(dir.filePath("pictures/red/broken.png"));
+    QVERIFY(broken.open(QIODevice::WriteOnly));
+    broken.write("not a picture");
+  }
+  auto* seed = child<QLineEdit>(panel, "folderSeed");
+  seed->setFocus();
+  seed->selectAll();
+  QTest::keyClicks(seed, "42");
+  QCOMPARE(panel.spec().seed, uint64_t{7});  // the broken file stops the load: spec() stays
+  QVERIFY2(error->isVisible() && error->text().contains("broken.png"), qPrintable(error->text()));
+  auto* skip = child<QCheckBox>(panel, "skipUnreadable");
+  QTest::mouseClick(skip, Qt::LeftButton, {}, QPoint(8, skip->height() / 2));
+  QVERIFY(panel.spec().skip_unreadable);
+  QCOMPARE(panel.spec().seed, uint64_t{42});
+  QVERIFY2(panel.errorText().isEmpty(), qPrintable(panel.errorText()));
+  QVERIFY(!error->isVisible());
+  // The gallery shows the training part: 12 files, int(0.3 * 12) = 3 validating, less the
+  // broken one when it falls among the training files.
+  const int64_t training = panel.sampleCount();
+  QVERIFY(training == 8 || training == 9);
+  QTRY_COMPARE(gallery->imageCount(), static_cast<int>(training));
+  QCOMPARE(gallery->classCounts()[0] + gallery->classCounts()[1], training);
+  const QString out = qEnvironmentVariable("FITBENCH_SCREENSHOT_DIR");
+  if (!out.isEmpty()) QVERIFY(docked.area.grab().save(out + "/data_panel_image_folder.png"));
+
+  clickItem(list, generatorRow(panel, "xor"));
+  QCOMPARE(panel.spec().generator, std::string("xor"));
+  QVERIFY(panel.spec().directory.empty());
+  QVERIFY(fitSplit->isEnabled());
+  QVERIFY(!path->isVisible());
+  QTRY_VERIFY(child<DataScatter>(panel, "scatter")->isVisible());
+  // Back to the folder: the last one comes back.
+  clickItem(list, generatorRow(panel, "directory"));
+  QCOMPARE(panel.spec().directory, std::string("pictures"));
 }
 
 QTEST_MAIN(TestDataPanel)

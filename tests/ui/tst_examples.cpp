@@ -171,6 +171,11 @@ class TestExamples : public QObject {
       const double test_accuracy = w.lastResult()->history.history.at("val_accuracy").back();
       QVERIFY2(test_accuracy >= (cnn ? 0.90 : 0.87), qPrintable(QString::number(test_accuracy)));
     }
+    // The folder lesson: "after 40 close to 87% (65 of the 75)" validation pictures.
+    if (file == QStringLiteral("image_folder_shapes.json")) {
+      const double accuracy = w.lastResult()->history.history.at("val_accuracy").back();
+      QVERIFY2(accuracy >= 0.85, qPrintable(QString::number(accuracy)));
+    }
 #endif
     qInfo("%s: %d epochs in %.1f s", qPrintable(QFileInfo(path).fileName()), epochs,
           clock.elapsed() / 1000.0);

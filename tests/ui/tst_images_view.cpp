@@ -6,6 +6,8 @@
 // drawn. Data that are not images, and a model that is not a classifier, are said.
 // FITBENCH_SCREENSHOT_DIR=dir saves the view.
 #include <QComboBox>
+#include <QDir>
+#include <QImage>
 #include <QTemporaryDir>
 #include <QTest>
 #include <sstream>
@@ -13,6 +15,7 @@
 #include "core/io/experiment.h"
 #include "core/run/run.h"
 #include "core/run/run_plan.h"
+#include "imageio/qt_image_decoder.h"
 #include "tests/core/idx_fixtures.h"
 #include "ui/images/images_view.h"
 
@@ -63,6 +66,52 @@ class TestImagesView : public QObject {
   Q_OBJECT
 
  private slots:
+  // A folder of images: the classes are named after its subfolders, in the matrix and the grid.
+  void aFolderOfImagesNamesItsClasses() {
+    install_qt_image_decoder();  // as the window does at start
+    QTemporaryDir dir;
+    for (int i = 0; i < 8; ++i)
+      for (const auto& [name, value] : {std::pair{"dark", 30}, std::pair{"light", 220}}) {
+        QDir(dir.path()).mkpath(QStringLiteral("pictures/") + name);
+        QImage image(6, 6, QImage::Format_Grayscale8);
+        image.fill(QColor(value + i, value + i, value + i));
+        QVERIFY(image.save(dir.filePath(QStringLiteral("pictures/%1/%2.png").arg(name).arg(i))));
+      }
+    const nlohmann::json doc = nlohmann::json::parse(R"({"seed": 3,
+      "data": {"directory": "pictures", "image_size": [6, 6], "color_mode": "grayscale",
+               "validation_split": 0.25, "seed": 5},
+      "model": {"class_name": "Sequential", "config": {"layers": [
+        {"class_name": "InputLayer", "config": {"batch_shape": [null, 6, 6, 1]}},
+        {"class_name": "Rescaling", "config": {"scale": 0.00392156862745098}},
+        {"class_name": "Flatten", "config": {}},
+        {"class_name": "Dense", "config": {"units": 2, "activation": "softmax"}}]}},
+      "compile": {"optimizer": {"class_name": "Adam", "config": {"learning_rate": 0.05}},
+                  "loss": "sparse_categorical_crossentropy", "metrics": ["accuracy"]},
+      "fit": {"epochs": 20, "batch_size": 4, "verbose": 0}})");
+    const ExperimentSpec spec = parse_experiment(doc, "t.json", {});
+    PlanContext context;
+    context.base_dir = dir.path().toStdString();
+    RunPlan plan = plan_run(spec, {}, context);
+    std::ostringstream quiet;
+    RunIO io;
+    io.out = &quiet;
+    io.warnings = &quiet;
+    const RunResult result = execute_run(plan, io);
+    ImagesView view;
+    view.resize(900, 700);
+    view.setRun(spec, dir.path(), result.model);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QTRY_VERIFY_WITH_TIMEOUT(view.part() != nullptr, 30000);
+    QCOMPARE(view.part()->predictions.size(), Index{4});  // int(0.25 * 16) validate
+    QCOMPARE(view.classNames(), (QStringList{QStringLiteral("dark"), QStringLiteral("light")}));
+    QCOMPARE(static_cast<float>(view.part()->predictions.accuracy()),
+             static_cast<float>(result.history.last("val_accuracy")));
+    QVERIFY2(view.status().contains(QStringLiteral("of the 4 validation images")),
+             qPrintable(view.status()));
+    save(view, QStringLiteral("images-view-folder.png"));
+  }
+
   void aRunIsShownAndExplored() {
     QTemporaryDir dir;
     QVERIFY(QDir(dir.path()).mkdir(QStringLiteral("images")));

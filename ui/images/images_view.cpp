@@ -428,6 +428,7 @@ struct ImagesView::Job {
   bool validation = true;
   std::atomic<bool> cancel{false};
   std::optional<PredictedPart> result;
+  QStringList classNames;  // the data set's, when it names its classes
   QString error;
 
   void work() {
@@ -435,6 +436,7 @@ struct ImagesView::Job {
       ExperimentSpec resolved = spec;
       resolve_paths(resolved, baseDir);  // data.path from the experiment's folder, as the run
       const Dataset data = load_dataset(resolved.data, {});
+      for (const std::string& name : data.class_names) classNames << toQString(name);
       const DataPart part = data_part(data, spec, *model, validation);
       PredictedPart out;
       out.predictions = predict_classes(*model, part, &cancel);
@@ -536,10 +538,10 @@ void ImagesView::clear(const QString& why) {
 void ImagesView::setRun(const ExperimentSpec& spec, const QString& baseDir,
                         const ModelFile& model) {
   clear();
-  if (spec.data.dataset.empty()) {
+  if (spec.data.dataset.empty() && spec.data.directory.empty()) {
     clear(
         tr("The last run's data are not images: this view shows a classifier of images "
-           "(data.dataset \"fashion_mnist\")."));
+           "(data.dataset \"fashion_mnist\", or data.directory, a folder of images)."));
     return;
   }
   if (const std::string problem = classifier_problem(model); !problem.empty()) {
@@ -549,11 +551,9 @@ void ImagesView::setRun(const ExperimentSpec& spec, const QString& baseDir,
   m_spec = spec;
   m_baseDir = baseDir;
   m_model = std::make_shared<const ModelFile>(model);
-  m_names.clear();
-  if (spec.data.dataset == "fashion_mnist")
-    for (const std::string& n : fashion_mnist_classes()) m_names << toQString(n);
-  m_filters->setFilters(first_conv_filters(model));
+  m_names.clear();  // the data set's names arrive with the predictions
   const FirstFilters f = first_conv_filters(model);
+  m_filters->setFilters(f);
   m_filtersCaption->setText(
       f.shape.empty()
           ? tr("The model has no Conv2D layer, so it has no filters to show.")
@@ -597,6 +597,7 @@ void ImagesView::finishJob(int generation) {
   m_job.join();
   const std::shared_ptr<Job> job = std::move(m_jobState);
   const int k = job->validation ? 0 : 1;
+  if (!job->classNames.isEmpty()) m_names = job->classNames;
   if (job->result)
     m_parts[k] = std::move(job->result);
   else

@@ -125,6 +125,9 @@ class ImagesView : public QWidget {
   // the matrix, the parts.
   const PredictedPart* part() const;
   QString status() const;
+  // The classes' names in label order, the data set's (Fashion-MNIST's, a folder's subfolders),
+  // once the predictions have read the data; empty before.
+  QStringList classNames() const { return m_names; }
   bool busy() const { return m_job.joinable(); }
   ConfusionMatrixWidget* matrix() const { return m_matrix; }
   SampleGrid* grid() const { return m_grid; }

@@ -79,6 +79,7 @@ constexpr GeneratorInfo kGenerators[] = {
 };
 constexpr int kCsvRow = static_cast<int>(std::size(kGenerators));
 constexpr int kFashionRow = kCsvRow + 1;
+constexpr int kFolderRow = kFashionRow + 1;
 constexpr int kIcon = 56;
 constexpr int kMaxCsvClasses = 20;  // an integer CSV target 0..19 is read as class indices
 
@@ -97,6 +98,7 @@ int fixedFeatures(const std::string& g) { return g == "sine" ? 1 : 2; }
 // Generators by name; a CSV target by its values: one-hot columns, or integer labels 0..19.
 int classCountOf(const DataSpec& spec, const Dataset& data) {
   if (!spec.dataset.empty()) return static_cast<int>(fashion_mnist_classes().size());
+  if (!spec.directory.empty()) return static_cast<int>(data.class_names.size());
   if (spec.csv.empty()) {
     if (spec.generator == "plane" || spec.generator == "sine") return 0;
     return spec.generator == "blobs" ? static_cast<int>(spec.classes) : 2;
@@ -146,7 +148,29 @@ QPixmap imagesIcon(int size) {
       p.drawEllipse(box.adjusted(2, 4, -2, -4));  // a bag-like blob
   }
   p.setPen(QColor(0x0877bd));
+  p.setBrush(Qt::NoBrush);  // the frame only (the last tile's brush would cover the mosaic)
   p.drawRect(0, 0, size - 1, size - 1);
+  return pixmap;
+}
+
+// A folder with pictures in it, for "Folder of images…".
+QPixmap folderIcon(int size) {
+  QPixmap pixmap(size, size);
+  pixmap.fill(QColor(0xfa, 0xfa, 0xfa));
+  QPainter p(&pixmap);
+  p.setRenderHint(QPainter::Antialiasing);
+  const QColor folder(0xf2, 0xb4, 0x4c);
+  p.setPen(folder.darker(130));
+  p.setBrush(folder);
+  const qreal s = size;
+  p.drawRoundedRect(QRectF(s * 0.08, s * 0.22, s * 0.36, s * 0.16), 2, 2);  // the tab
+  p.drawRoundedRect(QRectF(s * 0.08, s * 0.30, s * 0.84, s * 0.56), 3, 3);
+  const QColor tiles[] = {QColor(0x0877bd), QColor(0xe6, 0x51, 0x00), QColor(0x43, 0xa0, 0x47)};
+  for (int i = 0; i < 3; ++i) {
+    p.setPen(Qt::white);
+    p.setBrush(tiles[i]);
+    p.drawRect(QRectF(s * (0.16 + 0.24 * i), s * 0.44, s * 0.2, s * 0.24));
+  }
   return pixmap;
 }
 
@@ -166,6 +190,7 @@ DataPanel::DataPanel(QWidget* parent) : QWidget(parent) {
   layout->addWidget(buildGeneratorGroup());
   layout->addWidget(buildCsvGroup());
   layout->addWidget(buildDatasetGroup());
+  layout->addWidget(buildFolderGroup());
   layout->addWidget(buildOptionsGroup());
   layout->addWidget(buildPreviewGroup(), 1);
   connectSignals();
@@ -208,6 +233,12 @@ void DataPanel::buildGeneratorList() {
          "image (784 values: add a Flatten before the first Dense)."));
   fashion->setData(Qt::UserRole, QStringLiteral("fashion_mnist"));
   m_generators->addItem(fashion);
+  auto* folder = new QListWidgetItem(QIcon(folderIcon(kIcon)), tr("Folder of images…"));
+  folder->setToolTip(
+      tr("Your own pictures: a folder with one subfolder per class, read as "
+         "keras.utils.image_dataset_from_directory reads it."));
+  folder->setData(Qt::UserRole, QStringLiteral("directory"));
+  m_generators->addItem(folder);
   m_generators->installEventFilter(this);
 }
 
@@ -381,6 +412,7 @@ void DataPanel::connectSignals() {
   connect(m_csv, &CsvPreview::delimiterEdited, this, &DataPanel::onCsvDelimiterEdited);
   connect(m_csv, &CsvPreview::rolesEdited, this, &DataPanel::onCsvRolesEdited);
   connect(m_previewTimer, &QTimer::timeout, this, &DataPanel::refreshPreview);
+  connectFolderSignals();
 }
 
 // The list shows every item without a scroll bar: as many rows as its width needs.
@@ -400,6 +432,8 @@ void DataPanel::setSpec(const DataSpec& spec) {
   m_spec = spec;
   m_edited = spec;
   m_lastCsv = spec.csv.empty() ? DataSpec{} : spec;
+  m_folderMode = !spec.directory.empty();
+  if (m_folderMode) m_lastFolder = spec.directory;
   m_loaded = false;
   m_data = Dataset{};
   m_classCount = 0;
@@ -409,8 +443,8 @@ void DataPanel::setSpec(const DataSpec& spec) {
 
 void DataPanel::fillWidgets() {
   m_filling = true;
-  int row = datasetMode() ? kFashionRow : kCsvRow;
-  if (!csvMode() && !datasetMode()) {
+  int row = datasetMode() ? kFashionRow : folderMode() ? kFolderRow : kCsvRow;
+  if (!csvMode() && !datasetMode() && !folderMode()) {
     const GeneratorInfo* g = findGenerator(m_edited.generator);
     row = g != nullptr ? static_cast<int>(g - kGenerators) : -1;
   }
@@ -422,6 +456,7 @@ void DataPanel::fillWidgets() {
   m_subset->setValue(fieldInt(m_edited.subset));
   m_scale->setChecked(m_edited.scale);
   m_validateOnTest->setChecked(m_edited.validation_test);
+  fillFolderWidgets();
   if (csvMode()) {
     showCsvFile();
   } else {
@@ -432,12 +467,13 @@ void DataPanel::fillWidgets() {
 }
 
 void DataPanel::updateFieldStates() {
-  const bool csv = csvMode(), dataset = datasetMode();
-  m_generatorGroup->setVisible(!csv && !dataset);
+  const bool csv = csvMode(), dataset = datasetMode(), folder = folderMode();
+  m_generatorGroup->setVisible(!csv && !dataset && !folder);
   m_csvGroup->setVisible(csv);
   m_datasetGroup->setVisible(dataset);
-  m_scatter->setVisible(!dataset);
-  m_gallery->setVisible(dataset);
+  m_folderGroup->setVisible(folder);
+  m_scatter->setVisible(!dataset && !folder);
+  m_gallery->setVisible(dataset || folder);
   const std::string& g = m_edited.generator;
   const GeneratorInfo* info = findGenerator(g);
   const bool noise = info != nullptr && info->noise != nullptr;
@@ -467,20 +503,36 @@ void DataPanel::updateFieldStates() {
   m_newSeed->setEnabled(editable);
   m_features->setEnabled(editable && features);
   m_classes->setEnabled(editable);
-  m_split->setEnabled(editable && !(dataset && m_edited.validation_test));
+  m_split->setEnabled(editable && !(dataset && m_edited.validation_test) && !folderValidates());
   m_standardize->setEnabled(editable);
   m_subset->setEnabled(editable);
   m_scale->setEnabled(editable);
   m_validateOnTest->setEnabled(editable);
+  updateFolderStates(editable);
   m_csv->setReadOnly(m_readOnly);
   showErrors();
 }
 
 void DataPanel::onGeneratorPicked(int row) {
   if (m_filling || row < 0) return;
-  if (row == kFashionRow) {
+  if (row == kFolderRow) {
+    if (folderMode()) return;
+    if (csvMode()) m_lastCsv = m_edited;
+    m_folderMode = true;
+    m_edited.generator.clear();
+    m_edited.csv.clear();
+    m_edited.target.clear();
+    m_edited.features_columns.clear();
+    m_edited.dataset.clear();
+    m_edited.directory = m_lastFolder;
+    if (m_edited.image_validation_split > 0.0) setValidationSplit(0.0);
+    m_filling = true;  // the widgets show m_edited; no edit
+    fillFolderWidgets();
+    m_filling = false;
+  } else if (row == kFashionRow) {
     if (datasetMode()) return;
     if (csvMode()) m_lastCsv = m_edited;
+    leaveFolder();
     m_edited.generator.clear();
     m_edited.csv.clear();
     m_edited.target.clear();
@@ -488,6 +540,7 @@ void DataPanel::onGeneratorPicked(int row) {
     m_edited.dataset = "fashion_mnist";
   } else if (row == kCsvRow) {
     if (csvMode()) return;
+    leaveFolder();
     m_edited.dataset.clear();
     m_edited.generator.clear();
     m_edited.csv = m_lastCsv.csv;
@@ -501,6 +554,7 @@ void DataPanel::onGeneratorPicked(int row) {
     }
   } else {
     if (csvMode()) m_lastCsv = m_edited;
+    leaveFolder();
     m_edited.dataset.clear();
     m_edited.generator = kGenerators[row].name;
     m_edited.csv.clear();
@@ -534,6 +588,7 @@ bool DataPanel::loadCsvFile(const QString& path) {
   const QString file = QDir::isAbsolutePath(path) || m_baseDir.isEmpty()
                            ? QFileInfo(path).absoluteFilePath()
                            : QDir(m_baseDir).absoluteFilePath(path);
+  leaveFolder();
   m_edited.generator.clear();
   m_edited.dataset.clear();
   m_edited.csv = pathForSpec(QDir::cleanPath(file)).toStdString();
@@ -571,6 +626,15 @@ bool DataPanel::reload() {
       DataSpec s = m_edited;
       if (!s.dataset_dir.empty()) s.dataset_dir = resolvedCsv(s.dataset_dir).toStdString();
       m_data = load_dataset(s, {});
+    } else if (folderMode()) {
+      if (m_edited.directory.empty())
+        throw InputError(
+            "data.directory",
+            tr("choose a folder of images, one subfolder per class (Browse…)").toStdString());
+      DataSpec s = m_edited;
+      s.directory = resolvedCsv(s.directory).toStdString();
+      m_data = load_dataset(s, {});
+      m_lastFolder = m_edited.directory;
     } else if (csvMode()) {
       if (m_edited.csv.empty()) {
         throw InputError(
@@ -620,18 +684,28 @@ void DataPanel::checkSplit() {
 
 void DataPanel::showErrors() {
   for (auto it = m_tips.cbegin(); it != m_tips.cend(); ++it) it.key()->setToolTip(it.value());
-  const bool csv = csvMode(), dataset = datasetMode();
-  m_generatorError->setText(csv || dataset ? QString() : m_loadError);
-  m_generatorError->setVisible(!csv && !dataset && !m_loadError.isEmpty());
+  const bool csv = csvMode(), dataset = datasetMode(), folder = folderMode();
+  const bool generator = !csv && !dataset && !folder;
+  m_generatorError->setText(generator ? m_loadError : QString());
+  m_generatorError->setVisible(generator && !m_loadError.isEmpty());
   m_datasetError->setText(dataset ? m_loadError : QString());
   m_datasetError->setVisible(dataset && !m_loadError.isEmpty());
+  m_folderError->setText(folder ? m_loadError : QString());
+  m_folderError->setVisible(folder && !m_loadError.isEmpty());
   m_csv->setError(csv ? m_loadError : QString(), m_loadPlace);
   m_previewGroup->setTitle(m_loaded && !m_loadError.isEmpty()
                                ? tr("Preview: the last data that loaded")
                                : tr("Preview"));
-  const QHash<QString, QWidget*> fields = {
-      {"data.samples", m_samples},   {"data.noise", m_noise},     {"data.seed", m_seed},
-      {"data.features", m_features}, {"data.classes", m_classes}, {"data.subset", m_subset}};
+  const QHash<QString, QWidget*> fields = {{"data.samples", m_samples},
+                                           {"data.noise", m_noise},
+                                           {"data.seed", m_seed},
+                                           {"data.features", m_features},
+                                           {"data.classes", m_classes},
+                                           {"data.subset", m_subset},
+                                           {"data.directory", m_folderPath},
+                                           {"data.image_size", m_imageHeight},
+                                           {"data.label_mode", m_labelMode},
+                                           {"data.validation_split", m_folderSplit}};
   if (QWidget* field = fields.value(m_loadPlace)) field->setToolTip(m_loadError);
   m_splitError->setText(m_splitErrorText);
   m_splitError->setVisible(!m_splitErrorText.isEmpty());
@@ -640,7 +714,7 @@ void DataPanel::showErrors() {
   // refused), over the rows fit() trains on.
   QString scale;
   // Not for images: their pixels share one scale (the border ones are always 0).
-  if (m_loaded && !m_edited.standardize && !dataset && m_data.x.cols() > 1) {
+  if (m_loaded && !m_edited.standardize && !dataset && !folder && m_data.x.cols() > 1) {
     const Index train = m_splitErrorText.isEmpty() ? training_rows(m_data.size(), m_validationSplit)
                                                    : m_data.size();
     const FeatureSpread s = feature_spread(m_data.x.topRows(train));
@@ -694,19 +768,26 @@ void DataPanel::setBaseDir(const QString& dir) {
   if (dir == m_baseDir) return;
   // A first base folder resolves the relative paths; a later one means the experiment moved but
   // its data did not: relative paths are rewritten to name the same files.
-  DataSpec* const specs[] = {&m_spec, &m_edited, &m_lastCsv};
+  // The CSV files and the folders of images alike.
+  std::string* const paths[] = {&m_spec.csv,       &m_edited.csv,       &m_lastCsv.csv,
+                                &m_spec.directory, &m_edited.directory, &m_lastFolder};
   QStringList files;
-  for (const DataSpec* s : specs) files << resolvedCsv(s->csv);
+  for (const std::string* p : paths) files << resolvedCsv(*p);
   const bool rebase = !m_baseDir.isEmpty();
   m_baseDir = dir;
-  for (int i = 0; i < 3; ++i) {
-    const bool relative = QDir::isRelativePath(QString::fromStdString(specs[i]->csv));
-    if (rebase && relative && !specs[i]->csv.empty())
-      specs[i]->csv = pathForSpec(files[i]).toStdString();
+  for (size_t i = 0; i < std::size(paths); ++i) {
+    const bool relative = QDir::isRelativePath(QString::fromStdString(*paths[i]));
+    if (rebase && relative && !paths[i]->empty())
+      *paths[i] = pathForSpec(files[static_cast<int>(i)]).toStdString();
   }
   m_csv->setStartDir(dir);
   if (csvMode() && !m_edited.csv.empty()) {
     showCsvFile();
+    reload();
+  }
+  if (folderMode() && !m_edited.directory.empty()) {
+    const QSignalBlocker block(m_folderPath);
+    m_folderPath->setText(QString::fromStdString(m_edited.directory));
     reload();
   }
 }
@@ -717,7 +798,14 @@ void DataPanel::setReadOnly(bool readOnly) {
 }
 
 bool DataPanel::csvMode() const {
-  return !datasetMode() && (!m_edited.csv.empty() || m_edited.generator.empty());
+  return !datasetMode() && !folderMode() && (!m_edited.csv.empty() || m_edited.generator.empty());
+}
+
+void DataPanel::leaveFolder() {
+  if (!m_folderMode) return;
+  m_folderMode = false;
+  m_edited.directory.clear();
+  m_edited.image_validation_split = 0.0;  // fit's split is the one to use again
 }
 
 QString DataPanel::resolvedCsv(const std::string& path) const {
@@ -741,8 +829,12 @@ void DataPanel::refreshPreview() {
     m_gallery->clear();
     return;
   }
-  if (!m_spec.dataset.empty()) {
-    m_gallery->setData(m_data, fashion_mnist_classes(), m_spec.scale);
+  if (!m_spec.dataset.empty() || !m_spec.directory.empty()) {
+    // Fashion-MNIST dark on light, as its garments read best; a folder's pictures as they are
+    // (0 to 255, Keras's values before a Rescaling layer).
+    const bool fashion = !m_spec.dataset.empty();
+    m_gallery->setData(m_data, m_data.class_names, fashion && m_spec.scale ? 1.0f : 255.0f,
+                       fashion);
     m_scatter->clear();
     return;
   }

@@ -13,6 +13,7 @@
 #include "core/data/dataset.h"
 
 class QCheckBox;
+class QComboBox;
 class QDoubleSpinBox;
 class QFormLayout;
 class QGroupBox;
@@ -81,6 +82,12 @@ class DataPanel : public QWidget {
   QGroupBox* buildGeneratorGroup();
   QGroupBox* buildCsvGroup();
   QGroupBox* buildDatasetGroup();
+  QGroupBox* buildFolderGroup();  // data_panel_folder.cpp
+  void connectFolderSignals();
+  void fillFolderWidgets();
+  void updateFolderStates(bool editable);
+  void browseFolder();
+  void leaveFolder();  // another data set was picked: no directory, no folder split
   QGroupBox* buildOptionsGroup();
   QGroupBox* buildPreviewGroup();
   void connectSignals();
@@ -107,6 +114,10 @@ class DataPanel : public QWidget {
   QString pathForSpec(const QString& absolutePath) const;
   bool csvMode() const;
   bool datasetMode() const { return !m_edited.dataset.empty(); }
+  // A folder of images (data.directory), chosen or still to choose.
+  bool folderMode() const { return m_folderMode; }
+  // The folder's own validation subset validates (fit's validation split is then unused).
+  bool folderValidates() const;
 
   QListWidget* m_generators = nullptr;
   QGroupBox* m_generatorGroup = nullptr;
@@ -125,6 +136,18 @@ class DataPanel : public QWidget {
   QCheckBox* m_scale = nullptr;
   QCheckBox* m_validateOnTest = nullptr;
   QLabel* m_datasetError = nullptr;
+  QGroupBox* m_folderGroup = nullptr;  // a folder of images' settings
+  QLineEdit* m_folderPath = nullptr;
+  QToolButton* m_browseFolder = nullptr;
+  QSpinBox* m_imageHeight = nullptr;
+  QSpinBox* m_imageWidth = nullptr;
+  QComboBox* m_colorMode = nullptr;
+  QComboBox* m_labelMode = nullptr;
+  QDoubleSpinBox* m_folderSplit = nullptr;
+  QLineEdit* m_folderSeed = nullptr;
+  QCheckBox* m_folderShuffle = nullptr;
+  QCheckBox* m_skipUnreadable = nullptr;
+  QLabel* m_folderError = nullptr;
   QDoubleSpinBox* m_split = nullptr;
   QCheckBox* m_standardize = nullptr;
   QLabel* m_splitError = nullptr;
@@ -146,6 +169,8 @@ class DataPanel : public QWidget {
   QString m_loadPlace;              // the error's place, to mark the field it concerns
   QHash<QWidget*, QString> m_tips;  // each field's tooltip when it has no error
   QString m_splitErrorText;
+  bool m_folderMode = false;
+  std::string m_lastFolder;  // the folder to come back to after trying another data set
   bool m_readOnly = false;
   bool m_filling = false;  // setSpec is filling the widgets: no edits, no changed()
 };

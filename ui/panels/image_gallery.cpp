@@ -18,29 +18,52 @@ ImageGallery::ImageGallery(QWidget* parent) : QWidget(parent) {
   setSizePolicy(policy);
 }
 
+namespace {
+
+// A row's class: its label, or its one-hot column's index.
+int labelOf(const Dataset& data, Index r) {
+  if (data.y.cols() == 1) return static_cast<int>(data.y(r, 0));
+  Index best = 0;
+  data.y.row(r).maxCoeff(&best);
+  return static_cast<int>(best);
+}
+
+}  // namespace
+
 void ImageGallery::setData(const Dataset& data, const std::vector<std::string>& classNames,
-                           bool scaled) {
+                           float white, bool invert) {
   clear();
   m_rows = data.size();
   for (const std::string& n : classNames) m_names.push_back(QString::fromStdString(n));
   m_counts.assign(classNames.size(), 0);
   for (Index r = 0; r < data.size(); ++r) {
-    const auto label = static_cast<size_t>(data.y(r, 0));
+    const auto label = static_cast<size_t>(labelOf(data, r));
     if (label < m_counts.size()) ++m_counts[label];
   }
-  const Index shown = std::min<Index>(kMaxImages, data.size());
-  const float top = scaled ? 1.0f : 255.0f;
-  for (Index r = 0; r < shown && data.x.cols() == kSide * kSide; ++r) {
-    QImage image(kSide, kSide, QImage::Format_Grayscale8);
-    for (int i = 0; i < kSide; ++i) {
+  const Shape& s = data.sample_shape;
+  const int64_t channels = s.size() == 3 ? s[2] : 1;
+  const bool drawable =
+      (s.size() == 2 || (s.size() == 3 && (channels == 1 || channels == 3 || channels == 4))) &&
+      s[0] * s[1] * channels == data.x.cols();
+  const Index shown = drawable ? std::min<Index>(kMaxImages, data.size()) : 0;
+  const int h = drawable ? static_cast<int>(s[0]) : 0, w = drawable ? static_cast<int>(s[1]) : 0;
+  const QImage::Format format = channels == 1   ? QImage::Format_Grayscale8
+                                : channels == 3 ? QImage::Format_RGB888
+                                                : QImage::Format_RGBA8888;
+  for (Index r = 0; r < shown; ++r) {
+    QImage image(w, h, format);
+    const float* values = data.x.row(r).data();
+    for (int i = 0; i < h; ++i) {
       uchar* line = image.scanLine(i);
-      for (int j = 0; j < kSide; ++j) {
-        const float v = std::clamp(data.x(r, i * kSide + j) / top, 0.0f, 1.0f);
-        line[j] = static_cast<uchar>(255 - qRound(v * 255.0f));  // dark on light
+      for (int j = 0; j < w * channels; ++j) {
+        const float v = std::clamp(values[i * w * channels + j] / white, 0.0f, 1.0f);
+        const bool alpha = channels == 4 && j % 4 == 3;
+        const int level = qRound(v * 255.0f);
+        line[j] = static_cast<uchar>(invert && !alpha ? 255 - level : level);
       }
     }
     m_images.push_back(std::move(image));
-    m_labels.push_back(static_cast<int>(data.y(r, 0)));
+    m_labels.push_back(labelOf(data, r));
   }
   updateGeometry();
   update();
@@ -57,10 +80,13 @@ void ImageGallery::clear() {
 }
 
 int ImageGallery::cellWidth() const {
-  return std::max(kSide * kZoom, fontMetrics().horizontalAdvance(QStringLiteral("Ankle boot"))) +
-         kTileGap;
+  // Wide enough for the longest class name up to "Ankle boot" and a half; longer ones are elided.
+  const int most = fontMetrics().horizontalAdvance(QStringLiteral("Ankle boot")) * 3 / 2;
+  int name = 0;
+  for (const QString& n : m_names) name = std::max(name, fontMetrics().horizontalAdvance(n));
+  return std::max(kTile, std::min(name, most)) + kTileGap;
 }
-int ImageGallery::cellHeight() const { return kSide * kZoom + fontMetrics().height() + kTileGap; }
+int ImageGallery::cellHeight() const { return kTile + fontMetrics().height() + kTileGap; }
 int ImageGallery::barRow() const { return fontMetrics().height() + 2; }
 
 int ImageGallery::columns(int width) const { return std::max(1, width / cellWidth()); }
@@ -84,14 +110,18 @@ void ImageGallery::paintEvent(QPaintEvent*) {
   for (size_t i = 0; i < m_images.size(); ++i) {
     const int x = static_cast<int>(i % static_cast<size_t>(cols)) * cw;
     const int y = static_cast<int>(i / static_cast<size_t>(cols)) * ch;
-    const QRect box(x + (cw - kTileGap - kSide * kZoom) / 2, y, kSide * kZoom, kSide * kZoom);
+    // The image in the tile, its aspect kept, centred.
+    const QSize size = m_images[i].size().scaled(kTile, kTile, Qt::KeepAspectRatio);
+    const QRect box(x + (cw - kTileGap - size.width()) / 2, y + (kTile - size.height()) / 2,
+                    size.width(), size.height());
     p.drawImage(box, m_images[i]);
     p.setPen(QColor(0xc8, 0xc8, 0xc8));
     p.drawRect(box.adjusted(0, 0, -1, -1));
     const size_t label = static_cast<size_t>(m_labels[i]);
     p.setPen(palette().color(QPalette::WindowText));
-    p.drawText(QRect(x, y + kSide * kZoom, cw - kTileGap, fm.height()), Qt::AlignHCenter,
-               label < m_names.size() ? m_names[label] : QString::number(m_labels[i]));
+    p.drawText(QRect(x, y + kTile, cw - kTileGap, fm.height()), Qt::AlignHCenter,
+               fm.elidedText(label < m_names.size() ? m_names[label] : QString::number(m_labels[i]),
+                             Qt::ElideRight, cw - kTileGap));
   }
   if (m_counts.empty()) return;
   const int rows = m_images.empty() ? 0 : (static_cast<int>(m_images.size()) + cols - 1) / cols;

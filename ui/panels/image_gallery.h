@@ -16,15 +16,18 @@ namespace fitbench {
 class ImageGallery : public QWidget {
   Q_OBJECT
  public:
-  static constexpr int kSide = 28;       // the images' width and height
+  static constexpr int kTile = 56;       // an image's box on screen (28 x 28 at 2x)
   static constexpr int kMaxImages = 24;  // the first images shown
-  static constexpr int kZoom = 2;        // screen pixels per image pixel
 
   explicit ImageGallery(QWidget* parent = nullptr);
 
-  // Shows data.x's rows as kSide x kSide images (values 0-1 when `scaled`, else 0-255) labelled
-  // with classNames[y], and the count of each class over every row.
-  void setData(const Dataset& data, const std::vector<std::string>& classNames, bool scaled);
+  // Shows data.x's first rows as images of data.sample_shape ((h, w) or (h, w, c) with 1, 3 or
+  // 4 channels; other shapes show no image), values from 0 to `white`, dark on light when
+  // `invert` (Fashion-MNIST's light garments on black read better so), labelled with
+  // classNames[label] (a label column, or one-hot columns), and the count of each class over
+  // every row.
+  void setData(const Dataset& data, const std::vector<std::string>& classNames, float white,
+               bool invert);
   void clear();
 
   int imageCount() const { return static_cast<int>(m_images.size()); }

@@ -115,8 +115,9 @@ void MainWindow::updateViews(const ExperimentSpec& spec) {
   plan.perDeviceStatistics = spec.devices.batch_norm_statistics == "per_device";
   // A CSV file's row count is known once the data panel has read it.
   plan.trainingSamples = batchsplit::trainingSamples(
-      spec.data.csv.empty() && spec.data.dataset.empty() ? spec.data.samples
-                                                         : m_dataPanel->sampleCount(),
+      spec.data.csv.empty() && spec.data.dataset.empty() && spec.data.directory.empty()
+          ? spec.data.samples
+          : m_dataPanel->sampleCount(),
       spec.fit.validation_split);
   int64_t parameters = 0;
   try {
