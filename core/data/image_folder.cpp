@@ -258,12 +258,13 @@ Dataset load_image_folder(const DataSpec& spec) {
   const int64_t values = spec.image_height * spec.image_width * channels;
   const MemoryLimit limit = process_memory_limit();
   const double bytes = static_cast<double>(loaded) * static_cast<double>(values) * 4.0;
-  if (limit.bytes > 0 && bytes > 0.8 * static_cast<double>(limit.bytes))
+  // Reading holds the decoded images and the arrays they are copied into: twice the arrays.
+  if (limit.bytes > 0 && 2.0 * bytes > 0.8 * static_cast<double>(limit.bytes))
     throw InputError("data.image_size",
                      counted(loaded, "image") + " of " + std::to_string(spec.image_height) + " x " +
                          std::to_string(spec.image_width) + " x " + std::to_string(channels) +
                          " float32 values take " + format_number(std::round(bytes / 1048576.0)) +
-                         " MiB, more than the " +
+                         " MiB, twice that while they are read, more than the " +
                          format_number(std::round(static_cast<double>(limit.bytes) / 1048576.0)) +
                          " MiB this process may use (" + limit.source +
                          "); use a smaller image_size, \"grayscale\" or fewer images");

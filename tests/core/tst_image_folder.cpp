@@ -3,6 +3,9 @@
 // modes, tf.image.resize's bilinear rule, unreadable files, the experiment keys, and a run that
 // trains on a folder. The images are written by QImage into a temporary folder; the decoder is
 // fitbench_imageio's.
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <QImage>
 #include <QTemporaryDir>
 #include <QTest>
@@ -20,6 +23,7 @@
 #include "core/run/run_plan.h"
 #include "imageio/qt_image_decoder.h"
 #include "tests/core/input_error.h"
+#include "tests/sanitized.h"
 
 using namespace fitbench;
 namespace fs = std::filesystem;
@@ -287,6 +291,37 @@ class TestImageFolder : public QObject {
     QVERIFY(e);
     QCOMPARE(QString::fromStdString(e->place()), QStringLiteral("data.directory"));
     QVERIFY2(QString::fromStdString(e->message()).contains(message), e->what());
+  }
+
+  // A folder too large to hold is refused before anything is decoded, with its size and what
+  // to change: here under an RLIMIT_AS of what is mapped + 512 MiB, 8 images of 2048 x 2048 x 4
+  // float32 values (512 MiB, twice that while read).
+  void tooLargeToHoldIsRefused() {
+#ifdef FITBENCH_SANITIZED
+    QSKIP("a sanitizer's shadow memory does not fit under an RLIMIT_AS");
+#endif
+    Folder f;
+    DataSpec s = f.spec();
+    s.image_height = s.image_width = 2048;
+    s.color_mode = "rgba";
+    long pages = 0;
+    std::ifstream("/proc/self/statm") >> pages;
+    QVERIFY(pages > 0);
+    rlimit old{};
+    QVERIFY(getrlimit(RLIMIT_AS, &old) == 0);
+    rlimit lower = old;
+    lower.rlim_cur = static_cast<rlim_t>(pages) * static_cast<rlim_t>(sysconf(_SC_PAGESIZE)) +
+                     (rlim_t{512} << 20);
+    if (old.rlim_max != RLIM_INFINITY && lower.rlim_cur > old.rlim_max) QSKIP("hard limit below");
+    QVERIFY(setrlimit(RLIMIT_AS, &lower) == 0);
+    const auto e = error_of([&] { load_dataset(s, {}); });
+    QVERIFY(setrlimit(RLIMIT_AS, &old) == 0);
+    QVERIFY(e);
+    QCOMPARE(QString::fromStdString(e->place()), QStringLiteral("data.image_size"));
+    QVERIFY2(e->message().find("8 images of 2048 x 2048 x 4 float32 values take 512 MiB") !=
+                 std::string::npos,
+             e->what());
+    QVERIFY2(e->message().find("this process may use") != std::string::npos, e->what());
   }
 
   void splitErrors() {
