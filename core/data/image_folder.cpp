@@ -4,8 +4,6 @@
 
 #include "core/data/image_folder.h"
 
-#include <tbb/parallel_for.h>
-
 #include <algorithm>
 #include <cctype>
 #include <cmath>
@@ -15,6 +13,7 @@
 
 #include "core/base/error.h"
 #include "core/base/memory_limit.h"
+#include "core/base/tasks.h"
 #include "core/base/text.h"
 
 namespace fitbench {
@@ -273,21 +272,27 @@ Dataset load_image_folder(const DataSpec& spec) {
                      "this program reads no image files (it was built without "
                      "fitbench_imageio)");
 
-  // Decode every file once, in parallel; remember which fail.
+  // Decode every file once, on every core (tasks of kFilesPerTask files); remember which fail.
   std::vector<float> pixels(static_cast<size_t>(loaded * values));
   std::vector<std::string> errors(static_cast<size_t>(loaded));
   const ImageDecoder& decode = decoder_slot();
-  tbb::parallel_for(int64_t{0}, loaded, [&](int64_t r) {
-    const int64_t file = order[static_cast<size_t>(first + r)];
-    std::string& error = errors[static_cast<size_t>(r)];
-    const DecodedImage image = decode(index.files[static_cast<size_t>(file)], error);
-    if (image.pixels.empty() || image.width < 1 || image.height < 1) {
-      if (error.empty()) error = "cannot be decoded";
-      return;
-    }
-    resize_bilinear(with_channels(image, channels), spec.image_height, spec.image_width,
-                    pixels.data() + r * values);
-  });
+  constexpr int64_t kFilesPerTask = 8;
+  tbb::task_arena arena;
+  run_tasks(arena, static_cast<size_t>((loaded + kFilesPerTask - 1) / kFilesPerTask),
+            [&](size_t task) {
+              const int64_t begin = static_cast<int64_t>(task) * kFilesPerTask;
+              for (int64_t r = begin; r < std::min(loaded, begin + kFilesPerTask); ++r) {
+                const int64_t file = order[static_cast<size_t>(first + r)];
+                std::string& error = errors[static_cast<size_t>(r)];
+                const DecodedImage image = decode(index.files[static_cast<size_t>(file)], error);
+                if (image.pixels.empty() || image.width < 1 || image.height < 1) {
+                  if (error.empty()) error = "cannot be decoded";
+                  continue;
+                }
+                resize_bilinear(with_channels(image, channels), spec.image_height, spec.image_width,
+                                pixels.data() + r * values);
+              }
+            });
   std::vector<std::string> unreadable;
   for (int64_t r = 0; r < loaded; ++r)
     if (!errors[static_cast<size_t>(r)].empty())

@@ -14,6 +14,7 @@
 #include <sstream>
 
 #include "core/base/statistics.h"
+#include "core/base/tasks.h"
 #include "core/python/random.h"
 #include "core/run/sweep.h"
 
@@ -110,37 +111,6 @@ class PruningBoard {
   std::condition_variable cv_;
   std::vector<Row> rows_;
 };
-
-// Runs fn(0), ..., fn(count - 1) as tasks of `arena` and waits for them. The task group lives on
-// the heap, not on the caller's stack: the worker threads' last writes to it are in Debian's
-// uninstrumented libtbb, and ThreadSanitizer would take the caller's next use of that stack for a
-// race (freed heap memory is forgotten, a reused stack is not).
-// The task's work is kept out of line, so that a race in it is reported in fitbench's frames and
-// never under the TBB frames tests/tsan.supp names.
-template <typename F>
-[[gnu::noinline]] void run_task(F& fn, size_t i) {
-  fn(i);
-}
-
-template <typename F>
-void run_tasks(tbb::task_arena& arena, size_t count, F&& fn) {
-  // libtbb's own hand-over is invisible to ThreadSanitizer: these two atomics give it the same
-  // edges (what the caller wrote before is seen by the tasks, what they wrote is seen after).
-  std::atomic<bool> go{false};
-  std::atomic<size_t> finished{0};
-  go.store(true, std::memory_order_release);
-  auto group = std::make_unique<tbb::task_group>();
-  arena.execute([&] {
-    for (size_t i = 0; i < count; ++i)
-      group->run([&fn, &go, &finished, i] {
-        (void)go.load(std::memory_order_acquire);
-        run_task(fn, i);
-        finished.fetch_add(1, std::memory_order_release);
-      });
-    group->wait();
-  });
-  (void)finished.load(std::memory_order_acquire);
-}
 
 bool better(double a, double b, bool maximize) { return maximize ? a > b : a < b; }
 
