@@ -424,8 +424,7 @@ std::string keras_script(const RunPlan& plan) {
          ",\n    batch_size=" + py_int(fit.batch_size) + ",\n";
   if (fit.validation_split > 0.0)
     out += "    validation_split=" + py_float(fit.validation_split) + ",\n";
-  if (spec.data.has_own_validation())
-    out += "    validation_data=(x_test, y_test),\n";
+  if (spec.data.has_own_validation()) out += "    validation_data=(x_test, y_test),\n";
   out += "    shuffle=" + py_bool(fit.shuffle) + ",\n    verbose=" + py_int(fit.verbose) + ",\n";
   if (fit.initial_epoch != 0) out += "    initial_epoch=" + py_int(fit.initial_epoch) + ",\n";
   if (!callbacks.empty()) {

@@ -22,9 +22,7 @@
 
 namespace fitbench {
 
-bool DataPanel::folderValidates() const {
-  return m_folderMode && m_edited.has_own_validation();
-}
+bool DataPanel::folderValidates() const { return m_folderMode && m_edited.has_own_validation(); }
 
 QGroupBox* DataPanel::buildFolderGroup() {
   m_folderGroup = new QGroupBox(tr("Folder of images"));
