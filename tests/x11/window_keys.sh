@@ -28,14 +28,21 @@ fail() {
 }
 
 # Xvfb picks a free display itself and writes its number (-displayfd): no race with another
-# server starting at the same time.
-Xvfb -displayfd 3 -screen 0 1280x720x24 -nolisten tcp 3>"$WORK/display" >"$WORK/xvfb.log" 2>&1 &
+# server starting at the same time. -noreset: by default an X server resets when its last client
+# leaves and refuses connections meanwhile, so the probe below closing its connection made the
+# next client (openbox, or a second probe) fail now and then.
+Xvfb -displayfd 3 -noreset -screen 0 1280x720x24 -nolisten tcp 3>"$WORK/display" \
+  >"$WORK/xvfb.log" 2>&1 &
 XPID=$!
 for _ in $(seq 100); do [ -s "$WORK/display" ] && break; sleep 0.1; done
 [ -s "$WORK/display" ] || fail "Xvfb did not start: $(cat "$WORK/xvfb.log")"
 export DISPLAY=":$(head -1 "$WORK/display")"
-for _ in $(seq 50); do xdotool getdisplaygeometry >/dev/null 2>&1 && break; sleep 0.1; done
-xdotool getdisplaygeometry >/dev/null 2>&1 || fail "Xvfb did not answer on $DISPLAY"
+ANSWERED=""
+for _ in $(seq 50); do
+  xdotool getdisplaygeometry >/dev/null 2>&1 && { ANSWERED=1; break; }
+  sleep 0.1
+done
+[ -n "$ANSWERED" ] || fail "Xvfb did not answer on $DISPLAY: $(cat "$WORK/xvfb.log")"
 openbox >"$WORK/openbox.log" 2>&1 &
 WMPID=$!
 sleep 1
