@@ -1,10 +1,12 @@
 // Multi-process DataParallel against one process, in one run: start it with
 //   mpirun --oversubscribe -np 2 bench_mpi
-// (a) the MLP 784-512-512-10 (Adam, batch 256): samples/s of 2 processes x 1 device, and, in
-// rounds interleaved with it (the other rank sleeping meanwhile), of 1 process x 1 device and of
-// 1 process x 2 thread devices, with the ratios per round; (b) the seed model's step on the 2
-// processes with the share of it spent in MPI (the collectives' spans); (c) the floor: one bare
-// MPI_Allreduce of the seed's 5 gradient floats, and of the MLP's 669,706. Reports numbers only.
+// (a) the MLP 784-512-512-10 (Adam, batch 256): samples/s of 2 processes x 1 device, through
+// shared memory and through MPI's messages (FITBENCH_SHM_DISABLE=1, the path between machines) in
+// turn, and, in rounds interleaved with them (the other rank sleeping meanwhile), of 1 process x 1
+// device and of 1 process x 2 thread devices, with the ratios per round; (b) the seed model's
+// step on the 2 processes, both ways, with the share of it spent in the collectives' spans; (c)
+// the floor: one bare MPI_Allreduce of the seed's 5 gradient floats, and of the MLP's 669,706.
+// Reports numbers only.
 #include <mpi.h>
 
 #include <chrono>
@@ -143,6 +145,11 @@ int main() {
   across.processes = group;
   auto mpi2 = model(mlp_spec(), mlp_compile(), 784,
                     [&](Sequential& m) { use_data_parallel(m, 2, across); });
+  // The same through MPI's messages, as between machines (FITBENCH_SHM_DISABLE=1): fit() sets up
+  // its collectives, so sharing is turned off around its fit() calls.
+  const bool shares = group->shares_memory();
+  auto messages2 = model(mlp_spec(), mlp_compile(), 784,
+                         [&](Sequential& m) { use_data_parallel(m, 2, across); });
   std::unique_ptr<Sequential> one, threads2;
   if (rank == 0) {
     one = model(mlp_spec(), mlp_compile(), 784, nullptr);
@@ -152,13 +159,31 @@ int main() {
   // Per round: whole-epoch samples/s (fit()'s setup included) and steady-state samples/s (the
   // steps after the first), and their ratios within the round.
   std::vector<double> e_mpi, e_one, e_threads, s_mpi, s_one, s_threads, r_one, r_threads, mlp_share;
+  std::vector<double> s_messages, r_messages, messages_share, busy_mpi, busy_messages;
   for (int round = 0; round <= kRounds; ++round) {
-    TraceRecorder recorder(0);
-    MPI_Barrier(MPI_COMM_WORLD);
-    double step_mpi = 0, step_one = 0, step_threads = 0;
-    const double t_mpi = epoch(*mpi2, x, y, kBatch, &recorder, &step_mpi);
-    const DeviceUsage u = recorder.usage()[0];
-    mlp_share.push_back(u.total_us > 0 ? u.communication_us / u.total_us : 0);
+    double step_mpi = 0, step_one = 0, step_threads = 0, step_messages = 0;
+    double t_mpi = 0;
+    // The two ways across processes, in turn (which goes first alternates).
+    for (int way = 0; way < 2; ++way) {
+      const bool shared = (way + round) % 2 == 0;
+      TraceRecorder recorder(0);
+      MPI_Barrier(MPI_COMM_WORLD);
+      double step = 0;
+      group->set_shares_memory(shared && shares);
+      const double t = epoch(shared ? *mpi2 : *messages2, x, y, kBatch, &recorder, &step);
+      group->set_shares_memory(shares);
+      const DeviceUsage u = recorder.usage()[0];
+      const double share = u.total_us > 0 ? u.communication_us / u.total_us : 0;
+      const double busy_us = u.busy_us / (kRows / kBatch);
+      if (shared) {
+        t_mpi = t;
+        step_mpi = step;
+        if (round > 0) mlp_share.push_back(share), busy_mpi.push_back(busy_us);
+      } else {
+        step_messages = step;
+        if (round > 0) messages_share.push_back(share), busy_messages.push_back(busy_us);
+      }
+    }
     quiet_barrier();
     double t_one = 0, t_threads = 0;
     if (rank == 0) {
@@ -175,6 +200,8 @@ int main() {
     s_threads.push_back(kBatch / step_threads);
     r_one.push_back(step_one / step_mpi);
     r_threads.push_back(step_threads / step_mpi);
+    s_messages.push_back(kBatch / step_messages);
+    r_messages.push_back(step_messages / step_mpi);
   }
   if (rank == 0) {
     std::printf(
@@ -188,10 +215,17 @@ int main() {
                 median(e_threads));
     std::printf(
         "  2 processes x 1 device        %9.0f  (whole fit() %6.0f; %.0f%% of device 0's time "
-        "in MPI collectives)\n",
-        median(s_mpi), median(e_mpi), 100 * median(mlp_share));
-    std::printf("  steady state: 2 processes / 1 process: %.2fx; 2 processes / 2 threads: %.2fx\n",
-                median(r_one), median(r_threads));
+        "in collectives, %.0f us a step busy; %s)\n",
+        median(s_mpi), median(e_mpi), 100 * median(mlp_share), median(busy_mpi),
+        shares ? "through shared memory" : "through MPI messages: the processes share no memory");
+    std::printf(
+        "  the same through MPI messages %9.0f  (%.0f%% in collectives, %.0f us a step busy; "
+        "FITBENCH_SHM_DISABLE=1, as between machines)\n",
+        median(s_messages), 100 * median(messages_share), median(busy_messages));
+    std::printf(
+        "  steady state: 2 processes / 1 process: %.2fx; 2 processes / 2 threads: %.2fx; "
+        "shared memory / MPI messages: %.2fx\n",
+        median(r_one), median(r_threads), median(r_messages));
   }
 
   // (b) The seed model's step across the 2 processes, and its MPI share.
@@ -203,14 +237,23 @@ int main() {
   auto seed = model(seed_spec(), seed_compile(), 4,
                     [&](Sequential& m) { use_data_parallel(m, 2, across); });
   epoch(*seed, sx, sy, 16);
-  std::vector<double> step_us, mpi_share;
+  std::vector<double> step_us, mpi_share, step_messages_us;
   for (int round = 0; round < 21; ++round) {
-    TraceRecorder recorder(0);
-    MPI_Barrier(MPI_COMM_WORLD);
-    const double t = epoch(*seed, sx, sy, 16, &recorder);
-    const DeviceUsage u = recorder.usage()[0];
-    step_us.push_back(t * 1e6 / 8);
-    mpi_share.push_back(u.total_us > 0 ? u.communication_us / u.total_us : 0);
+    for (int way = 0; way < 2; ++way) {
+      const bool shared = (way + round) % 2 == 0;
+      TraceRecorder recorder(0);
+      group->set_shares_memory(shared && shares);
+      MPI_Barrier(MPI_COMM_WORLD);
+      const double t = epoch(*seed, sx, sy, 16, &recorder);
+      group->set_shares_memory(shares);
+      const DeviceUsage u = recorder.usage()[0];
+      if (shared) {
+        step_us.push_back(t * 1e6 / 8);
+        mpi_share.push_back(u.total_us > 0 ? u.communication_us / u.total_us : 0);
+      } else {
+        step_messages_us.push_back(t * 1e6 / 8);
+      }
+    }
   }
   // (c) The floor.
   const double floor_seed = allreduce_us(5, 2000);
@@ -220,9 +263,10 @@ int main() {
     std::printf("Seed model (Dense(1) on 4 features, batch 16) on 2 processes x 1 device:\n");
     std::printf(
         "  %.1f us per step (fit() with its per-batch work), %.0f%% of device 0's time in "
-        "MPI collectives (the gradient all-to-all + all-gather and the totals' "
-        "all-gather)\n",
-        median(step_us), 100 * median(mpi_share));
+        "collectives (the gradients' and the totals' exchanges), through %s\n",
+        median(step_us), 100 * median(mpi_share), shares ? "shared memory" : "MPI messages");
+    std::printf("  %.1f us per step through MPI messages (FITBENCH_SHM_DISABLE=1)\n",
+                median(step_messages_us));
     std::printf("Floor, a bare MPI_Allreduce on this machine (shared memory, 2 ranks):\n");
     std::printf("  5 floats (the seed's gradients): %.2f us; 669,706 floats (the MLP's): %.0f us\n",
                 floor_seed, floor_mlp);
@@ -233,6 +277,7 @@ int main() {
   }
   set_process_group(nullptr);
   mpi2.reset();
+  messages2.reset();
   seed.reset();
   finalize_mpi();
   return 0;

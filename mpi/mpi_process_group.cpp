@@ -2,10 +2,95 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <mutex>
 #include <stdexcept>
+#include <vector>
 
 namespace fitbench {
+namespace {
+
+// One MPI-3 shared window over MPI_COMM_WORLD: a segment per process.
+struct Window {
+  MPI_Win win = MPI_WIN_NULL;
+  int64_t capacity = 0;  // floats per segment
+  std::vector<float*> segments;
+
+  void free() {
+    if (win == MPI_WIN_NULL) return;
+    MPI_Win_unlock_all(win);
+    MPI_Win_free(&win);
+    capacity = 0;
+    segments.clear();
+  }
+};
+
+// The windows no handle holds. Handles take the last and return theirs to the end, in the same
+// order on every process, so the k-th window of one process is the k-th of every other.
+std::mutex idle_mutex;
+std::vector<std::unique_ptr<Window>> idle_windows;
+
+class MpiSharedFloats final : public SharedFloats {
+ public:
+  MpiSharedFloats(int rank, int size) : rank_(rank), size_(size) {
+    std::lock_guard lock(idle_mutex);
+    if (idle_windows.empty()) {
+      window_ = std::make_unique<Window>();
+    } else {
+      window_ = std::move(idle_windows.back());
+      idle_windows.pop_back();
+    }
+  }
+  ~MpiSharedFloats() override {
+    std::lock_guard lock(idle_mutex);
+    idle_windows.push_back(std::move(window_));
+  }
+
+  float* reserve(int64_t floats) override {
+    Window& w = *window_;
+    if (floats > w.capacity || w.win == MPI_WIN_NULL) {
+      w.free();
+      floats = std::max<int64_t>(floats, 1);
+      // Each process's segment on pages of its own (placed where that process first touches it).
+      MPI_Info info;
+      MPI_Info_create(&info);
+      MPI_Info_set(info, "alloc_shared_noncontig", "true");
+      float* base = nullptr;
+      const int failed =
+          MPI_Win_allocate_shared(static_cast<MPI_Aint>(floats * sizeof(float)), sizeof(float),
+                                  info, MPI_COMM_WORLD, &base, &w.win);
+      MPI_Info_free(&info);
+      if (failed != MPI_SUCCESS)
+        throw std::runtime_error("MPI could not share " + std::to_string(floats * sizeof(float)) +
+                                 " bytes between the processes (MPI_Win_allocate_shared)");
+      w.segments.assign(static_cast<size_t>(size_), nullptr);
+      for (int q = 0; q < size_; ++q) {
+        MPI_Aint bytes = 0;
+        int unit = 0;
+        void* at = nullptr;
+        MPI_Win_shared_query(w.win, q, &bytes, &unit, &at);
+        w.segments[static_cast<size_t>(q)] = static_cast<float*>(at);
+      }
+      // One passive epoch for the window's life: MPI_Win_sync then orders the loads and stores.
+      MPI_Win_lock_all(MPI_MODE_NOCHECK, w.win);
+      w.capacity = floats;
+    }
+    return w.segments[static_cast<size_t>(rank_)];
+  }
+  const float* segment(int q) const override { return window_->segments[static_cast<size_t>(q)]; }
+  int64_t capacity() const override { return window_->capacity; }
+  void sync() override {
+    if (window_->win != MPI_WIN_NULL) MPI_Win_sync(window_->win);
+  }
+
+ private:
+  const int rank_, size_;
+  std::unique_ptr<Window> window_;
+};
+
+}  // namespace
 
 std::shared_ptr<MpiProcessGroup> MpiProcessGroup::initialize(const ProcessLayout& layout) {
   int initialized = 0;
@@ -33,7 +118,22 @@ std::shared_ptr<MpiProcessGroup> MpiProcessGroup::initialize(const ProcessLayout
         std::to_string(group->size_) +
         "; fitbench's processes talk through MPI: start them with mpirun and leave "
         "KERAS_DISTRIBUTION_* unset, or set them to the ranks mpirun gives");
+  // Sharing memory needs every process on this machine, and every process willing.
+  MPI_Comm node = MPI_COMM_NULL;
+  int node_size = 0;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, group->rank_, MPI_INFO_NULL, &node);
+  MPI_Comm_size(node, &node_size);
+  MPI_Comm_free(&node);
+  const char* off = std::getenv("FITBENCH_SHM_DISABLE");
+  int mine = node_size == group->size_ && !(off && std::strcmp(off, "1") == 0) ? 1 : 0, all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  group->shared_possible_ = group->shared_ = all == 1;
   return group;
+}
+
+std::unique_ptr<SharedFloats> MpiProcessGroup::shared_floats() {
+  if (!shared_) return nullptr;
+  return std::make_unique<MpiSharedFloats>(rank_, size_);
 }
 
 void MpiProcessGroup::all_to_all(const float* send, const int* send_counts, const int* send_displs,
@@ -62,7 +162,14 @@ void finalize_mpi() {
   int initialized = 0, finalized = 0;
   MPI_Initialized(&initialized);
   MPI_Finalized(&finalized);
-  if (initialized && !finalized) MPI_Finalize();
+  if (initialized && !finalized) {
+    {
+      std::lock_guard lock(idle_mutex);
+      for (auto& w : idle_windows) w->free();
+      idle_windows.clear();
+    }
+    MPI_Finalize();
+  }
 }
 
 void abort_mpi(int code) {

@@ -23,6 +23,15 @@ class MpiProcessGroup final : public ProcessGroup {
   void broadcast(float* buffer, int64_t count, int root) override;
   void all_gather_bytes(const void* send, int64_t bytes, void* recv) override;
   void barrier() override;
+  // MPI-3 shared windows over MPI_COMM_WORLD when every process runs on one machine (MPI's
+  // MPI_COMM_TYPE_SHARED split is the whole world) and no process has FITBENCH_SHM_DISABLE=1;
+  // null otherwise. A handle's window goes back to a pool when the handle ends (the next handle
+  // takes it, the same on every process), and finalize_mpi frees the pool.
+  std::unique_ptr<SharedFloats> shared_floats() override;
+  bool shares_memory() const { return shared_; }
+  // Turns sharing off (or back on, where it was possible) for the handles created after; every
+  // process must call it alike. For tests and benchmarks that compare the two paths.
+  void set_shares_memory(bool on) { shared_ = on && shared_possible_; }
 
   // Initializes MPI (once per process) for `layout`; throws std::runtime_error with a sentence
   // when MPI cannot give the thread level fitbench needs or its world differs from the layout
@@ -31,6 +40,7 @@ class MpiProcessGroup final : public ProcessGroup {
 
  private:
   int rank_ = 0, size_ = 1, local_rank_ = 0;
+  bool shared_possible_ = false, shared_ = false;
 };
 
 // Ends MPI (MPI_Finalize) if it was initialized.

@@ -26,6 +26,14 @@ inline void stop() {
   finalize_mpi();
 }
 
+// Turns the sharing of memory between the processes on or off for the collectives made after;
+// false when it cannot be on (the processes do not share one machine). Every rank calls it alike.
+inline bool share_memory(ProcessGroup& g, bool on) {
+  auto& mpi = static_cast<MpiProcessGroup&>(g);
+  mpi.set_shares_memory(on);
+  return mpi.shares_memory() == on;
+}
+
 // The bits of `values`, hashed.
 inline uint64_t hash_floats(const std::vector<float>& values) {
   std::string bytes(values.size() * sizeof(float), '\0');

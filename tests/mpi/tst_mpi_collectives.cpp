@@ -4,6 +4,7 @@
 // and naive; and with uneven random values, every result bitwise equal to the thread backend's
 // over the same device count (computed on each rank from every rank's values); the same for 3
 // groups served at once (a ModelParallel mesh's columns), each group on buffers of its own size.
+// Each through MPI's messages and through shared memory (the processes of one machine).
 // Plus the start check: ranks that agree pass, a rank with another experiment is named.
 #include <QTest>
 #include <cmath>
@@ -116,14 +117,21 @@ class TestMpiCollectives : public QObject {
 void TestMpiCollectives::every_rank_fills_its_rank_data() {
   QTest::addColumn<int>("local");
   QTest::addColumn<int>("algorithm");
-  for (int local : {1, 2})
-    for (auto a : {CollectiveAlgorithm::kRing, CollectiveAlgorithm::kNaive})
-      QTest::addRow("%d per process, %s", local, algorithm_name(a)) << local << static_cast<int>(a);
+  QTest::addColumn<bool>("shared");
+  for (bool shared : {true, false})
+    for (int local : {1, 2})
+      for (auto a : {CollectiveAlgorithm::kRing, CollectiveAlgorithm::kNaive})
+        QTest::addRow("%d per process, %s, %s", local, algorithm_name(a),
+                      shared ? "shared memory" : "MPI messages")
+            << local << static_cast<int>(a) << shared;
 }
 
 void TestMpiCollectives::every_rank_fills_its_rank() {
   QFETCH(int, local);
   QFETCH(int, algorithm);
+  QFETCH(bool, shared);
+  if (!mpi_test::share_memory(*group_, shared))
+    QSKIP("the processes do not share one machine (or FITBENCH_SHM_DISABLE=1)");
   HierarchicalCollectives c(group_, local, static_cast<CollectiveAlgorithm>(algorithm));
   const int n = c.size();
   QCOMPARE(n, group_->size() * local);
@@ -178,6 +186,9 @@ void TestMpiCollectives::equals_thread_collectives_data() { every_rank_fills_its
 void TestMpiCollectives::equals_thread_collectives() {
   QFETCH(int, local);
   QFETCH(int, algorithm);
+  QFETCH(bool, shared);
+  if (!mpi_test::share_memory(*group_, shared))
+    QSKIP("the processes do not share one machine (or FITBENCH_SHM_DISABLE=1)");
   const auto a = static_cast<CollectiveAlgorithm>(algorithm);
   HierarchicalCollectives c(group_, local, a);
   const int n = c.size();
@@ -217,6 +228,9 @@ void TestMpiCollectives::groups_equal_thread_collectives_data() {
 void TestMpiCollectives::groups_equal_thread_collectives() {
   QFETCH(int, local);
   QFETCH(int, algorithm);
+  QFETCH(bool, shared);
+  if (!mpi_test::share_memory(*group_, shared))
+    QSKIP("the processes do not share one machine (or FITBENCH_SHM_DISABLE=1)");
   const auto a = static_cast<CollectiveAlgorithm>(algorithm);
   constexpr int kGroups = 3;
   HierarchicalCollectives all(group_, local, a, kGroups);

@@ -1,5 +1,6 @@
 #include "core/distribution/collectives/hierarchical_collectives.h"
 
+#include <algorithm>
 #include <cassert>
 
 #include "core/base/tensor.h"
@@ -59,7 +60,11 @@ HierarchicalCollectives::HierarchicalCollectives(std::shared_ptr<ProcessGroup> g
       recv_counts_(static_cast<size_t>(processes_)),
       recv_displs_(static_cast<size_t>(processes_)) {
   assert(local >= 1 && groups >= 1);
-  for (Group& gr : groups_) gr.members.resize(static_cast<size_t>(local));
+  for (Group& gr : groups_) {
+    gr.members.resize(static_cast<size_t>(local));
+    gr.shared_send = group_->shared_floats();
+    if (gr.shared_send) gr.shared_sums = group_->shared_floats();
+  }
 }
 
 std::unique_ptr<Collectives> HierarchicalCollectives::group(int g) {
@@ -83,44 +88,102 @@ int HierarchicalCollectives::contributor(int c, int i) const {
   return algorithm_ == CollectiveAlgorithm::kRing ? (c + 1 + i) % n_ : i;
 }
 
+float* HierarchicalCollectives::reserve_sums(Group& gr, int64_t total) {
+  if (gr.shared_sums) {
+    int64_t most = 0;
+    for (int q = 0; q < processes_; ++q) most = std::max(most, process_span(total, q).size);
+    gr.sums_at = gr.shared_sums->reserve(most);
+  } else {
+    gr.sums.resize(static_cast<size_t>(process_span(total, group_->rank()).size));
+    gr.sums_at = gr.sums.data();
+  }
+  return gr.sums_at;
+}
+
+void HierarchicalCollectives::shared_barrier(Group& gr) {
+  gr.shared_send->sync();
+  gr.shared_sums->sync();
+  group_->barrier();
+  gr.shared_send->sync();
+  gr.shared_sums->sync();
+}
+
+void HierarchicalCollectives::add(const Group& gr, int m, int64_t begin, int64_t size,
+                                  float* sum) const {
+  const Member& member = gr.members[static_cast<size_t>(m)];
+  if (!member.in.empty() || member.pieces.empty()) {
+    const float* x = member.in.data() + begin;
+    for (int64_t j = 0; j < size; ++j) sum[j] += x[j];
+  } else {
+    add_pieces_to_flat(member.pieces, sum, begin, begin + size);
+  }
+}
+
 void HierarchicalCollectives::reduce_owned(Group& gr) {
-  const int k = local_;
+  const int k = local_, me = group_->rank();
   const int64_t total = gr.members.front().total;
-  const Chunk mine = process_span(total, group_->rank());
-  gr.send.resize(static_cast<size_t>(k * total));
-  gr.recv.resize(static_cast<size_t>(k * mine.size * processes_));
-  gr.sums.resize(static_cast<size_t>(mine.size));
-  // To process q: for each of its chunks, every member's part of that chunk.
+  const Chunk mine = process_span(total, me);
+  const bool shared = gr.shared_send != nullptr;
+  float* send = nullptr;
+  if (shared) {
+    send = gr.shared_send->reserve(k * total);
+    reserve_sums(gr, total);
+    // Every process has read what the others last wrote to their segments: this one may write.
+    shared_barrier(gr);
+  } else {
+    gr.send.resize(static_cast<size_t>(k * total));
+    gr.recv.resize(static_cast<size_t>(k * mine.size * processes_));
+    send = gr.send.data();
+    reserve_sums(gr, total);
+  }
+  // To process q: for each of its chunks, every member's part of that chunk. Through shared memory
+  // this process's own chunks are read from the members' buffers instead.
   for (int q = 0; q < processes_; ++q) {
     const Chunk span = process_span(total, q);
     const int64_t base = k * span.begin;
-    for (int cl = 0; cl < k; ++cl) {
-      const Chunk c = chunk_of(total, n_, q * k + cl);
-      for (int m = 0; m < k; ++m)
-        read(gr, m, c.begin, c.size,
-             gr.send.data() + base + k * (c.begin - span.begin) + m * c.size);
+    if (!(shared && q == me)) {
+      for (int cl = 0; cl < k; ++cl) {
+        const Chunk c = chunk_of(total, n_, q * k + cl);
+        for (int m = 0; m < k; ++m)
+          read(gr, m, c.begin, c.size, send + base + k * (c.begin - span.begin) + m * c.size);
+      }
     }
     send_counts_[static_cast<size_t>(q)] = static_cast<int>(k * span.size);
     send_displs_[static_cast<size_t>(q)] = static_cast<int>(base);
     recv_counts_[static_cast<size_t>(q)] = static_cast<int>(k * mine.size);
     recv_displs_[static_cast<size_t>(q)] = static_cast<int>(q * k * mine.size);
   }
-  group_->all_to_all(gr.send.data(), send_counts_.data(), send_displs_.data(), gr.recv.data(),
-                     recv_counts_.data(), recv_displs_.data());
+  // Where process s's contributions to this process's chunks are: in its segment, or received.
+  auto from = [&](int s) -> const float* {
+    if (shared) return gr.shared_send->segment(s) + k * mine.begin;
+    return gr.recv.data() + s * k * mine.size;
+  };
+  if (shared)
+    shared_barrier(gr);  // every process's contributions are in its segment
+  else
+    group_->all_to_all(send, send_counts_.data(), send_displs_.data(), gr.recv.data(),
+                       recv_counts_.data(), recv_displs_.data());
   // Each owned chunk summed over every rank, in the thread backend's order.
   for (int cl = 0; cl < k; ++cl) {
     const int c = first_ + cl;
     const Chunk chunk = chunk_of(total, n_, c);
     const int64_t within = k * (chunk.begin - mine.begin);
-    auto part = [&](int g) {
-      const int s = g / k, m = g % k;
-      return gr.recv.data() + s * k * mine.size + within + m * chunk.size;
-    };
-    float* sum = gr.sums.data() + (chunk.begin - mine.begin);
-    copy_floats(sum, part(contributor(c, 0)), chunk.size);
-    for (int i = 1; i < n_; ++i) {
-      const float* x = part(contributor(c, i));
-      for (int64_t j = 0; j < chunk.size; ++j) sum[j] += x[j];
+    float* sum = gr.sums_at + (chunk.begin - mine.begin);
+    for (int i = 0; i < n_; ++i) {
+      const int g = contributor(c, i), s = g / k, m = g % k;
+      if (shared && s == me) {
+        if (i == 0)
+          read(gr, m, chunk.begin, chunk.size, sum);
+        else
+          add(gr, m, chunk.begin, chunk.size, sum);
+        continue;
+      }
+      const float* x = from(s) + within + m * chunk.size;
+      if (i == 0) {
+        copy_floats(sum, x, chunk.size);
+      } else {
+        for (int64_t j = 0; j < chunk.size; ++j) sum[j] += x[j];
+      }
     }
   }
   CollectiveStats& stats = gr.leader_stats;
@@ -130,18 +193,50 @@ void HierarchicalCollectives::reduce_owned(Group& gr) {
 }
 
 void HierarchicalCollectives::gather_chunks(Group& gr, const float* part, int64_t total) {
-  gr.flat.resize(static_cast<size_t>(total));
-  for (int q = 0; q < processes_; ++q) {
-    const Chunk span = process_span(total, q);
-    recv_counts_[static_cast<size_t>(q)] = static_cast<int>(span.size);
-    recv_displs_[static_cast<size_t>(q)] = static_cast<int>(span.begin);
+  if (gr.shared_sums) {
+    // Every process's sums are in its segment; the members read them in place (read_gathered).
+    shared_barrier(gr);
+  } else {
+    gr.flat.resize(static_cast<size_t>(total));
+    for (int q = 0; q < processes_; ++q) {
+      const Chunk span = process_span(total, q);
+      recv_counts_[static_cast<size_t>(q)] = static_cast<int>(span.size);
+      recv_displs_[static_cast<size_t>(q)] = static_cast<int>(span.begin);
+    }
+    group_->all_gather(part, gr.flat.data(), recv_counts_.data(), recv_displs_.data());
   }
-  group_->all_gather(part, gr.flat.data(), recv_counts_.data(), recv_displs_.data());
   const Chunk mine = process_span(total, group_->rank());
   CollectiveStats& stats = gr.leader_stats;
   stats.bytes_sent += mine.size * (processes_ - 1) * kFloatBytes;
   stats.bytes_received += (total - mine.size) * kFloatBytes;
   stats.messages_sent += processes_ - 1;
+}
+
+void HierarchicalCollectives::read_gathered(const Group& gr, int rank, int64_t total, float* flat,
+                                            Pieces buffers, bool skip_own) const {
+  auto put = [&](const float* src, int64_t begin, int64_t end) {
+    if (begin >= end) return;
+    if (flat)
+      copy_floats(flat + begin, src, end - begin);
+    else
+      flat_to_pieces(src, buffers, begin, end);
+  };
+  if (!gr.shared_sums) {
+    put(gr.flat.data(), 0, total);
+    return;
+  }
+  const Chunk own = chunk_of(total, n_, first_ + rank);
+  for (int q = 0; q < processes_; ++q) {
+    const Chunk span = process_span(total, q);
+    const float* segment = gr.shared_sums->segment(q);
+    if (skip_own && q == group_->rank()) {
+      put(segment, span.begin, own.begin);
+      put(segment + (own.begin + own.size - span.begin), own.begin + own.size,
+          span.begin + span.size);
+    } else {
+      put(segment, span.begin, span.begin + span.size);
+    }
+  }
 }
 
 CollectiveStats HierarchicalCollectives::shared_stats(const CollectiveStats& leader) const {
@@ -180,32 +275,36 @@ void HierarchicalCollectives::read(const Group& gr, int m, int64_t begin, int64_
 
 const float* HierarchicalCollectives::own_sum(const Group& gr, int64_t total, int rank) const {
   const Chunk mine = process_span(total, group_->rank());
-  return gr.sums.data() + (chunk_of(total, n_, first_ + rank).begin - mine.begin);
+  return gr.sums_at + (chunk_of(total, n_, first_ + rank).begin - mine.begin);
 }
 
 void HierarchicalCollectives::gather_members(Group& gr, bool from_in) {
   const int64_t total = gr.members.front().total;
   const Chunk mine = process_span(total, group_->rank());
-  gr.sums.resize(static_cast<size_t>(mine.size));
+  float* sums = reserve_sums(gr, total);
+  if (gr.shared_sums) {
+    gr.shared_send->reserve(1);
+    shared_barrier(gr);  // every process has read this one's segment since it last wrote it
+  }
   for (int m = 0; m < local_; ++m) {
     const Chunk c = chunk_of(total, n_, first_ + m);
     // A flat input holds only the member's chunk; pieces hold the whole buffer.
-    float* dst = gr.sums.data() + (c.begin - mine.begin);
+    float* dst = sums + (c.begin - mine.begin);
     if (from_in)
       copy_floats(dst, gr.members[static_cast<size_t>(m)].in.data(), c.size);
     else
       read(gr, m, c.begin, c.size, dst);
   }
-  gather_chunks(gr, gr.sums.data(), total);
+  gather_chunks(gr, sums, total);
 }
 
 CollectiveStats HierarchicalCollectives::all_reduce(int g, int rank, Pieces buffers) {
   const int64_t total = total_floats(buffers);
   const CollectiveStats stats = call(g, rank, {buffers, {}, {}, total}, [&](Group& gr) {
     reduce_owned(gr);
-    gather_chunks(gr, gr.sums.data(), gr.members.front().total);
+    gather_chunks(gr, gr.sums_at, gr.members.front().total);
   });
-  flat_to_pieces(groups_[static_cast<size_t>(g)].flat.data(), buffers, 0, total);
+  read_gathered(groups_[static_cast<size_t>(g)], rank, total, nullptr, buffers, false);
   return stats;
 }
 
@@ -233,7 +332,8 @@ CollectiveStats HierarchicalCollectives::all_gather(int g, int rank, Pieces buff
   const int64_t total = total_floats(buffers);
   const CollectiveStats stats =
       call(g, rank, {buffers, {}, {}, total}, [&](Group& gr) { gather_members(gr, false); });
-  flat_to_pieces(groups_[static_cast<size_t>(g)].flat.data(), buffers, 0, total);
+  // The member's own chunk is already in its buffers.
+  read_gathered(groups_[static_cast<size_t>(g)], rank, total, nullptr, buffers, true);
   return stats;
 }
 
@@ -242,7 +342,7 @@ CollectiveStats HierarchicalCollectives::all_gather(int g, int rank, std::span<c
   const int64_t total = static_cast<int64_t>(out.size());
   const CollectiveStats stats =
       call(g, rank, {{}, in, {}, total}, [&](Group& gr) { gather_members(gr, true); });
-  copy_floats(out.data(), groups_[static_cast<size_t>(g)].flat.data(), total);
+  read_gathered(groups_[static_cast<size_t>(g)], rank, total, out.data(), {}, false);
   return stats;
 }
 
@@ -291,8 +391,9 @@ CollectiveStats HierarchicalCollectives::broadcast(int rank, int root, std::span
 int64_t HierarchicalCollectives::group_bytes(int g, int rank) const {
   if (rank != 0) return 0;
   const Group& gr = groups_[static_cast<size_t>(g)];
-  const size_t floats =
-      gr.send.capacity() + gr.recv.capacity() + gr.sums.capacity() + gr.flat.capacity();
+  size_t floats = gr.send.capacity() + gr.recv.capacity() + gr.sums.capacity() + gr.flat.capacity();
+  for (const auto* shared : {gr.shared_send.get(), gr.shared_sums.get()})
+    if (shared) floats += static_cast<size_t>(shared->capacity());
   return static_cast<int64_t>(floats * sizeof(float));
 }
 

@@ -11,6 +11,15 @@
 // The link model is not applied: the processes' real interconnect is the cost. Every call
 // gathers a logical buffer into one message, so many small gradients travel as one.
 //
+// When the processes share memory (ProcessGroup::shared_floats: all on one machine), the staging
+// buffers that are sent and the sums live in shared segments and the messages become reads in
+// place: member 0 writes its process's contributions for the other processes to its segment, and
+// after a barrier every owner adds the others' straight from their segments (its own process's
+// from its members' buffers), as threads do; a gathering call's members copy the processes' sums
+// from their segments into their own buffers. A barrier before every write to a segment keeps it
+// until every process has read it. The sums are bitwise the same; what is saved is the copies
+// through MPI's shared-memory transport and through the staging buffers.
+//
 // With `groups` G > 1 the object serves G independent groups of the same shape (`local` members
 // of each in every process), whose members all call the same operation at once, each group on its
 // own buffers: the columns of a ModelParallel mesh, each all-reducing its own gradient slices.
@@ -76,6 +85,9 @@ class HierarchicalCollectives final : public Collectives {
     std::vector<Member> members;
     CollectiveStats leader_stats;
     std::vector<float> send, recv, sums, flat;
+    // With shared memory: what `send` and `sums` hold, in segments the other processes read.
+    std::unique_ptr<SharedFloats> shared_send, shared_sums;
+    float* sums_at = nullptr;  // where the process's sums are (sums, or its shared_sums segment)
   };
   void meet();
   // Member `rank` of group g shows `member`; between two meetings member 0 of group 0 runs
@@ -96,6 +108,18 @@ class HierarchicalCollectives final : public Collectives {
   // The order in which the owner of chunk c adds the ranks' contributions.
   int contributor(int c, int i) const;
   Chunk process_span(int64_t total, int q) const;  // process q's chunks, contiguous
+  // Every process waits for all, their loads and stores of the group's segments ordered around it.
+  void shared_barrier(Group& gr);
+  // sum += member m's elements [begin, begin + size) of its buffer.
+  void add(const Group& gr, int m, int64_t begin, int64_t size, float* sum) const;
+  // After a gathering call: member `rank`'s result (a `total`-float buffer) into `flat` or its
+  // pieces, from the processes' shared segments in place (or from gr.flat, received); without the
+  // member's own chunk when `skip_own`.
+  void read_gathered(const Group& gr, int rank, int64_t total, float* flat, Pieces buffers,
+                     bool skip_own) const;
+  // Room for this process's sums of a `total`-float buffer (the same size on every process when
+  // shared); sets gr.sums_at.
+  float* reserve_sums(Group& gr, int64_t total);
   CollectiveStats shared_stats(const CollectiveStats& leader) const;
 
   std::shared_ptr<ProcessGroup> group_;

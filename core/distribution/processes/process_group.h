@@ -31,6 +31,24 @@ struct ProcessLayout {
 // length is not the process count.
 ProcessLayout detect_process_layout(const std::function<const char*(const char*)>& env);
 
+// Memory that every process of a group maps: a segment per process, which the others read in
+// place (MPI-3 shared windows, when every process runs on one machine). Only the thread that talks
+// to the other processes uses it.
+class SharedFloats {
+ public:
+  virtual ~SharedFloats() = default;
+  // This process's segment, at least `floats` long. Collective: every process calls it at the same
+  // point with the same `floats`; growing reallocates every segment (their contents are lost).
+  virtual float* reserve(int64_t floats) = 0;
+  // Process q's segment (this process's too), valid until a reserve grows it.
+  virtual const float* segment(int q) const = 0;
+  virtual int64_t capacity() const = 0;  // floats per segment reserved so far
+  // Orders this process's loads and stores of the segments around a ProcessGroup::barrier
+  // (MPI_Win_sync): call it before and after the barrier, and what each process wrote before the
+  // barrier is what the others read after it.
+  virtual void sync() = 0;
+};
+
 // The exchanges between processes. Every process calls the same operations in the same order;
 // each call returns when this process's result is in place. Counts are in floats unless named
 // bytes; `counts[q]` / `displs[q]` are per process.
@@ -54,6 +72,10 @@ class ProcessGroup {
   virtual void all_gather_bytes(const void* send, int64_t bytes, void* recv) = 0;
   // Every process waits for all (MPI_Barrier).
   virtual void barrier() = 0;
+  // Memory the processes share, or null when they do not all run on one machine (or sharing was
+  // turned off: FITBENCH_SHM_DISABLE=1). Every process gets the same answer; every process creates
+  // its handles in the same order, so that the k-th handle of each is the same memory.
+  virtual std::unique_ptr<SharedFloats> shared_floats() { return nullptr; }
 };
 
 // What every process of a run must agree on, by name ("the experiment file seed.json", "the
