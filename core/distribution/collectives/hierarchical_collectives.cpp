@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cassert>
+#include <utility>
 
 #include "core/base/tensor.h"
 #include "core/distribution/collectives/thread_collectives.h"
@@ -45,6 +46,41 @@ class GroupView final : public Collectives {
 
 }  // namespace
 
+namespace {
+
+// Where element `pos` of a buffer given as pieces is, and how many elements follow it in the same
+// piece (at most end - pos).
+std::pair<float*, int64_t> piece_run(std::span<const std::span<float>> pieces, int64_t pos,
+                                     int64_t end) {
+  int64_t start = 0;
+  for (const auto& piece : pieces) {
+    const int64_t size = static_cast<int64_t>(piece.size());
+    if (pos < start + size)
+      return {piece.data() + (pos - start), std::min(end, start + size) - pos};
+    start += size;
+  }
+  assert(false);
+  return {nullptr, 0};
+}
+
+// dst[0, n) = ((src[0] + src[1]) + ...) + src[count - 1], element by element in that order. dst
+// may be one of the sources: a block is summed on the stack before it is written.
+void sum_sources(const float* const* src, int count, float* dst, int64_t n) {
+  constexpr int64_t kBlock = 1024;
+  float block[kBlock];
+  for (int64_t at = 0; at < n; at += kBlock) {
+    const int64_t len = std::min(kBlock, n - at);
+    copy_floats(block, src[0] + at, len);
+    for (int i = 1; i < count; ++i) {
+      const float* x = src[i] + at;
+      for (int64_t j = 0; j < len; ++j) block[j] += x[j];
+    }
+    copy_floats(dst + at, block, len);
+  }
+}
+
+}  // namespace
+
 HierarchicalCollectives::HierarchicalCollectives(std::shared_ptr<ProcessGroup> group, int local,
                                                  CollectiveAlgorithm algorithm, int groups)
     : group_(std::move(group)),
@@ -58,7 +94,8 @@ HierarchicalCollectives::HierarchicalCollectives(std::shared_ptr<ProcessGroup> g
       send_counts_(static_cast<size_t>(processes_)),
       send_displs_(static_cast<size_t>(processes_)),
       recv_counts_(static_cast<size_t>(processes_)),
-      recv_displs_(static_cast<size_t>(processes_)) {
+      recv_displs_(static_cast<size_t>(processes_)),
+      sources_(static_cast<size_t>(n_)) {
   assert(local >= 1 && groups >= 1);
   for (Group& gr : groups_) {
     gr.members.resize(static_cast<size_t>(local));
@@ -108,18 +145,7 @@ void HierarchicalCollectives::shared_barrier(Group& gr) {
   gr.shared_sums->sync();
 }
 
-void HierarchicalCollectives::add(const Group& gr, int m, int64_t begin, int64_t size,
-                                  float* sum) const {
-  const Member& member = gr.members[static_cast<size_t>(m)];
-  if (!member.in.empty() || member.pieces.empty()) {
-    const float* x = member.in.data() + begin;
-    for (int64_t j = 0; j < size; ++j) sum[j] += x[j];
-  } else {
-    add_pieces_to_flat(member.pieces, sum, begin, begin + size);
-  }
-}
-
-void HierarchicalCollectives::reduce_owned(Group& gr) {
+void HierarchicalCollectives::reduce_owned(Group& gr, Into into) {
   const int k = local_, me = group_->rank();
   const int64_t total = gr.members.front().total;
   const Chunk mine = process_span(total, me);
@@ -163,27 +189,43 @@ void HierarchicalCollectives::reduce_owned(Group& gr) {
   else
     group_->all_to_all(send, send_counts_.data(), send_displs_.data(), gr.recv.data(),
                        recv_counts_.data(), recv_displs_.data());
-  // Each owned chunk summed over every rank, in the thread backend's order.
+  // Each owned chunk summed over every rank in the thread backend's order, in one pass per piece
+  // of the destination: the process's sums (to be gathered), or the member's own buffer.
   for (int cl = 0; cl < k; ++cl) {
     const int c = first_ + cl;
     const Chunk chunk = chunk_of(total, n_, c);
-    const int64_t within = k * (chunk.begin - mine.begin);
-    float* sum = gr.sums_at + (chunk.begin - mine.begin);
-    for (int i = 0; i < n_; ++i) {
-      const int g = contributor(c, i), s = g / k, m = g % k;
-      if (shared && s == me) {
-        if (i == 0)
-          read(gr, m, chunk.begin, chunk.size, sum);
-        else
-          add(gr, m, chunk.begin, chunk.size, sum);
-        continue;
-      }
-      const float* x = from(s) + within + m * chunk.size;
-      if (i == 0) {
-        copy_floats(sum, x, chunk.size);
+    const int64_t within = k * (chunk.begin - mine.begin), end = chunk.begin + chunk.size;
+    const Member& owner = gr.members[static_cast<size_t>(cl)];
+    for (int64_t pos = chunk.begin; pos < end;) {
+      int64_t len = end - pos;
+      float* dst = nullptr;
+      if (into == Into::kSums) {
+        dst = gr.sums_at + (pos - mine.begin);
+      } else if (!owner.out.empty()) {
+        dst = owner.out.data() + (pos - chunk.begin);
       } else {
-        for (int64_t j = 0; j < chunk.size; ++j) sum[j] += x[j];
+        const auto run = piece_run(owner.pieces, pos, end);
+        dst = run.first;
+        len = std::min(len, run.second);
       }
+      for (int i = 0; i < n_; ++i) {
+        const int g = contributor(c, i), from_process = g / k, m = g % k;
+        if (shared && from_process == me) {
+          const Member& member = gr.members[static_cast<size_t>(m)];
+          if (!member.in.empty() || member.pieces.empty()) {
+            sources_[static_cast<size_t>(i)] = member.in.data() + pos;
+          } else {
+            const auto run = piece_run(member.pieces, pos, end);
+            sources_[static_cast<size_t>(i)] = run.first;
+            len = std::min(len, run.second);
+          }
+        } else {
+          sources_[static_cast<size_t>(i)] =
+              from(from_process) + within + m * chunk.size + (pos - chunk.begin);
+        }
+      }
+      sum_sources(sources_.data(), n_, dst, len);
+      pos += len;
     }
   }
   CollectiveStats& stats = gr.leader_stats;
@@ -273,11 +315,6 @@ void HierarchicalCollectives::read(const Group& gr, int m, int64_t begin, int64_
     pieces_to_flat(member.pieces, dst, begin, begin + size);
 }
 
-const float* HierarchicalCollectives::own_sum(const Group& gr, int64_t total, int rank) const {
-  const Chunk mine = process_span(total, group_->rank());
-  return gr.sums_at + (chunk_of(total, n_, first_ + rank).begin - mine.begin);
-}
-
 void HierarchicalCollectives::gather_members(Group& gr, bool from_in) {
   const int64_t total = gr.members.front().total;
   const Chunk mine = process_span(total, group_->rank());
@@ -301,7 +338,7 @@ void HierarchicalCollectives::gather_members(Group& gr, bool from_in) {
 CollectiveStats HierarchicalCollectives::all_reduce(int g, int rank, Pieces buffers) {
   const int64_t total = total_floats(buffers);
   const CollectiveStats stats = call(g, rank, {buffers, {}, {}, total}, [&](Group& gr) {
-    reduce_owned(gr);
+    reduce_owned(gr, Into::kSums);
     gather_chunks(gr, gr.sums_at, gr.members.front().total);
   });
   read_gathered(groups_[static_cast<size_t>(g)], rank, total, nullptr, buffers, false);
@@ -311,10 +348,7 @@ CollectiveStats HierarchicalCollectives::all_reduce(int g, int rank, Pieces buff
 CollectiveStats HierarchicalCollectives::reduce_scatter(int g, int rank, Pieces buffers) {
   const int64_t total = total_floats(buffers);
   const CollectiveStats stats =
-      call(g, rank, {buffers, {}, {}, total}, [&](Group& gr) { reduce_owned(gr); });
-  const Chunk own = chunk_of(total, n_, first_ + rank);
-  flat_to_pieces(own_sum(groups_[static_cast<size_t>(g)], total, rank), buffers, own.begin,
-                 own.begin + own.size);
+      call(g, rank, {buffers, {}, {}, total}, [&](Group& gr) { reduce_owned(gr, Into::kMembers); });
   return stats;
 }
 
@@ -322,9 +356,7 @@ CollectiveStats HierarchicalCollectives::reduce_scatter(int g, int rank, std::sp
                                                         std::span<float> out) {
   const int64_t total = static_cast<int64_t>(in.size());
   const CollectiveStats stats =
-      call(g, rank, {{}, in, {}, total}, [&](Group& gr) { reduce_owned(gr); });
-  copy_floats(out.data(), own_sum(groups_[static_cast<size_t>(g)], total, rank),
-              chunk_of(total, n_, first_ + rank).size);
+      call(g, rank, {{}, in, out, total}, [&](Group& gr) { reduce_owned(gr, Into::kMembers); });
   return stats;
 }
 

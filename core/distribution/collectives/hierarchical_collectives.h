@@ -96,13 +96,13 @@ class HierarchicalCollectives final : public Collectives {
   CollectiveStats call(int g, int rank, const Member& member, Leader&& leader);
   // Member m's elements [begin, begin + size) of its buffer into dst.
   void read(const Group& gr, int m, int64_t begin, int64_t size, float* dst) const;
-  // Member `rank`'s chunk of the sums reduce_owned left.
-  const float* own_sum(const Group& gr, int64_t total, int rank) const;
   // Member 0: every member's own chunk (from its flat `in` or from its pieces) to every process.
   void gather_members(Group& gr, bool from_in);
   // Member 0: every member's chunks to their owners, summed there in the thread backend's order
-  // into gr.sums (this process's chunks, in rank order, contiguous).
-  void reduce_owned(Group& gr);
+  // into the process's sums (its chunks, in rank order, contiguous: gr.sums_at), to be gathered,
+  // or into each member's own chunk of its buffers (its `out`, else its pieces).
+  enum class Into { kSums, kMembers };
+  void reduce_owned(Group& gr, Into into);
   // Member 0: gr.flat (total floats) becomes every process's part of `part` (its chunks).
   void gather_chunks(Group& gr, const float* part, int64_t total);
   // The order in which the owner of chunk c adds the ranks' contributions.
@@ -110,8 +110,6 @@ class HierarchicalCollectives final : public Collectives {
   Chunk process_span(int64_t total, int q) const;  // process q's chunks, contiguous
   // Every process waits for all, their loads and stores of the group's segments ordered around it.
   void shared_barrier(Group& gr);
-  // sum += member m's elements [begin, begin + size) of its buffer.
-  void add(const Group& gr, int m, int64_t begin, int64_t size, float* sum) const;
   // After a gathering call: member `rank`'s result (a `total`-float buffer) into `flat` or its
   // pieces, from the processes' shared segments in place (or from gr.flat, received); without the
   // member's own chunk when `skip_own`.
@@ -128,6 +126,7 @@ class HierarchicalCollectives final : public Collectives {
   SpinBarrier barrier_;
   std::vector<Group> groups_;
   std::vector<int> send_counts_, send_displs_, recv_counts_, recv_displs_;
+  std::vector<const float*> sources_;  // a sum's contributions, in the order they are added
 };
 
 }  // namespace fitbench
