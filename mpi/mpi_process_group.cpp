@@ -27,6 +27,13 @@ struct Window {
   }
 };
 
+// MPI_COMM_WORLD's duplicate for the windows, whose errors return instead of ending the job: a
+// window that cannot be had falls back to MPI's messages. Made by initialize when the processes
+// share a machine, freed by finalize_mpi.
+MPI_Comm window_comm = MPI_COMM_NULL;
+// Windows larger than this fail on this process (MpiProcessGroup::limit_shared_bytes).
+int64_t shared_byte_limit = -1;
+
 // The windows no handle holds. Handles take the last and return theirs to the end, in the same
 // order on every process, so the k-th window of one process is the k-th of every other.
 std::mutex idle_mutex;
@@ -58,13 +65,24 @@ class MpiSharedFloats final : public SharedFloats {
       MPI_Info_create(&info);
       MPI_Info_set(info, "alloc_shared_noncontig", "true");
       float* base = nullptr;
-      const int failed =
-          MPI_Win_allocate_shared(static_cast<MPI_Aint>(floats * sizeof(float)), sizeof(float),
-                                  info, MPI_COMM_WORLD, &base, &w.win);
+      const int64_t bytes = floats * static_cast<int64_t>(sizeof(float));
+      // Over the limit this process asks for nothing, as if the memory were not there.
+      const bool allowed = shared_byte_limit < 0 || bytes <= shared_byte_limit;
+      const bool made =
+          MPI_Win_allocate_shared(static_cast<MPI_Aint>(allowed ? bytes : 0), sizeof(float), info,
+                                  window_comm, &base, &w.win) == MPI_SUCCESS;
       MPI_Info_free(&info);
-      if (failed != MPI_SUCCESS)
-        throw std::runtime_error("MPI could not share " + std::to_string(floats * sizeof(float)) +
-                                 " bytes between the processes (MPI_Win_allocate_shared)");
+      if (!made) w.win = MPI_WIN_NULL;
+      // Every process must take the same path; a window made on every process is freed by all.
+      int ok = made && allowed ? 1 : 0, all = 0;
+      MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, window_comm);
+      if (!all) {
+        if (w.win != MPI_WIN_NULL) MPI_Win_free(&w.win);
+        w.win = MPI_WIN_NULL;
+        w.capacity = 0;
+        w.segments.clear();
+        return nullptr;
+      }
       w.segments.assign(static_cast<size_t>(size_), nullptr);
       for (int q = 0; q < size_; ++q) {
         MPI_Aint bytes = 0;
@@ -128,8 +146,14 @@ std::shared_ptr<MpiProcessGroup> MpiProcessGroup::initialize(const ProcessLayout
   int mine = node_size == group->size_ && !(off && std::strcmp(off, "1") == 0) ? 1 : 0, all = 0;
   MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
   group->shared_possible_ = group->shared_ = all == 1;
+  if (group->shared_possible_ && window_comm == MPI_COMM_NULL) {
+    MPI_Comm_dup(MPI_COMM_WORLD, &window_comm);
+    MPI_Comm_set_errhandler(window_comm, MPI_ERRORS_RETURN);
+  }
   return group;
 }
+
+void MpiProcessGroup::limit_shared_bytes(int64_t bytes) { shared_byte_limit = bytes; }
 
 std::unique_ptr<SharedFloats> MpiProcessGroup::shared_floats() {
   if (!shared_) return nullptr;
@@ -168,6 +192,7 @@ void finalize_mpi() {
       for (auto& w : idle_windows) w->free();
       idle_windows.clear();
     }
+    if (window_comm != MPI_COMM_NULL) MPI_Comm_free(&window_comm);
     MPI_Finalize();
   }
 }

@@ -32,6 +32,9 @@ class MpiProcessGroup final : public ProcessGroup {
   // Turns sharing off (or back on, where it was possible) for the handles created after; every
   // process must call it alike. For tests and benchmarks that compare the two paths.
   void set_shares_memory(bool on) { shared_ = on && shared_possible_; }
+  // For tests: a shared window of more than `bytes` fails on this process, as a full /dev/shm
+  // would (every process then goes on through MPI's messages); -1 lifts the limit.
+  static void limit_shared_bytes(int64_t bytes);
 
   // Initializes MPI (once per process) for `layout`; throws std::runtime_error with a sentence
   // when MPI cannot give the thread level fitbench needs or its world differs from the layout

@@ -95,6 +95,40 @@ std::vector<float> run_op(Collectives& c, int rank, Op op, int64_t size, int sal
 
 }  // namespace
 
+// Every collective of `c` on buffers of each size, each member's result bitwise the thread
+// backend's over the same device count.
+void check_equals_threads(HierarchicalCollectives& c, int local, CollectiveAlgorithm a,
+                          std::initializer_list<int64_t> sizes) {
+  const int n = c.size();
+  int salt = 0;
+  for (const int64_t size : sizes) {
+    for (Op op : {Op::kAllReduce, Op::kReduceScatterPieces, Op::kReduceScatter,
+                  Op::kAllGatherPieces, Op::kAllGather, Op::kBroadcast}) {
+      ++salt;
+      const int root = salt % n;
+      std::vector<std::vector<float>> got(static_cast<size_t>(local));
+      on_members(local, [&](int m) { got[m] = run_op(c, m, op, size, salt, root); });
+      // The thread backend over every rank, in this process.
+      auto threads = make_thread_collectives(n, a);
+      std::vector<std::vector<float>> want(static_cast<size_t>(n));
+      std::vector<std::thread> ts;
+      for (int r = 0; r < n; ++r)
+        ts.emplace_back([&, r] { want[r] = run_op(*threads, r, op, size, salt, root); });
+      for (auto& t : ts) t.join();
+      for (int m = 0; m < local; ++m) {
+        const auto& w = want[static_cast<size_t>(c.global_rank(m))];
+        QCOMPARE(got[static_cast<size_t>(m)].size(), w.size());
+        // (A chunk may be empty: 2 floats over 4 ranks.)
+        QVERIFY2(w.empty() || std::memcmp(got[m].data(), w.data(), w.size() * sizeof(float)) == 0,
+                 qPrintable(QString("op %1, %2 floats, member %3: not the thread backend's bits")
+                                .arg(static_cast<int>(op))
+                                .arg(size)
+                                .arg(m)));
+      }
+    }
+  }
+}
+
 class TestMpiCollectives : public QObject {
   Q_OBJECT
   std::shared_ptr<ProcessGroup> group_;
@@ -111,6 +145,7 @@ class TestMpiCollectives : public QObject {
   void equals_thread_collectives();
   void groups_equal_thread_collectives_data();
   void groups_equal_thread_collectives();
+  void falls_back_to_messages_when_memory_cannot_be_shared();
   void start_check_names_the_differing_rank();
 };
 
@@ -191,34 +226,7 @@ void TestMpiCollectives::equals_thread_collectives() {
     QSKIP("the processes do not share one machine (or FITBENCH_SHM_DISABLE=1)");
   const auto a = static_cast<CollectiveAlgorithm>(algorithm);
   HierarchicalCollectives c(group_, local, a);
-  const int n = c.size();
-  int salt = 0;
-  for (const int64_t size : {int64_t{2}, int64_t{7}, int64_t{1001}}) {
-    for (Op op : {Op::kAllReduce, Op::kReduceScatterPieces, Op::kReduceScatter,
-                  Op::kAllGatherPieces, Op::kAllGather, Op::kBroadcast}) {
-      ++salt;
-      const int root = salt % n;
-      std::vector<std::vector<float>> got(static_cast<size_t>(local));
-      on_members(local, [&](int m) { got[m] = run_op(c, m, op, size, salt, root); });
-      // The thread backend over every rank, in this process.
-      auto threads = make_thread_collectives(n, a);
-      std::vector<std::vector<float>> want(static_cast<size_t>(n));
-      std::vector<std::thread> ts;
-      for (int r = 0; r < n; ++r)
-        ts.emplace_back([&, r] { want[r] = run_op(*threads, r, op, size, salt, root); });
-      for (auto& t : ts) t.join();
-      for (int m = 0; m < local; ++m) {
-        const auto& w = want[static_cast<size_t>(c.global_rank(m))];
-        QCOMPARE(got[static_cast<size_t>(m)].size(), w.size());
-        // (A chunk may be empty: 2 floats over 4 ranks.)
-        QVERIFY2(w.empty() || std::memcmp(got[m].data(), w.data(), w.size() * sizeof(float)) == 0,
-                 qPrintable(QString("op %1, %2 floats, member %3: not the thread backend's bits")
-                                .arg(static_cast<int>(op))
-                                .arg(size)
-                                .arg(m)));
-      }
-    }
-  }
+  check_equals_threads(c, local, a, {2, 7, 1001});
 }
 
 void TestMpiCollectives::groups_equal_thread_collectives_data() {
@@ -272,6 +280,24 @@ void TestMpiCollectives::groups_equal_thread_collectives() {
       }
     }
   }
+}
+
+void TestMpiCollectives::falls_back_to_messages_when_memory_cannot_be_shared() {
+  if (!mpi_test::share_memory(*group_, true))
+    QSKIP("the processes do not share one machine (or FITBENCH_SHM_DISABLE=1)");
+  // On the last rank only, as when one process's /dev/shm is full: every process must still take
+  // the same path, and the results stay the thread backend's.
+  if (group_->rank() == group_->size() - 1) MpiProcessGroup::limit_shared_bytes(4000);
+  for (int local : {1, 2}) {
+    HierarchicalCollectives c(group_, local, CollectiveAlgorithm::kRing);
+    check_equals_threads(c, local, CollectiveAlgorithm::kRing, {2, 7});
+    QVERIFY(c.shares_memory());
+    // 5000 floats (more than any window of the tests before holds, so the window must grow) no
+    // longer fit in the last rank's 4000 bytes.
+    check_equals_threads(c, local, CollectiveAlgorithm::kRing, {5000, 2, 7});
+    QVERIFY(!c.shares_memory());
+  }
+  MpiProcessGroup::limit_shared_bytes(-1);
 }
 
 void TestMpiCollectives::start_check_names_the_differing_rank() {

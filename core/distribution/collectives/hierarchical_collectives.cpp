@@ -125,11 +125,28 @@ int HierarchicalCollectives::contributor(int c, int i) const {
   return algorithm_ == CollectiveAlgorithm::kRing ? (c + 1 + i) % n_ : i;
 }
 
+int64_t HierarchicalCollectives::most_sums(int64_t total) const {
+  int64_t most = 0;
+  for (int q = 0; q < processes_; ++q) most = std::max(most, process_span(total, q).size);
+  return most;
+}
+
+bool HierarchicalCollectives::share(Group& gr, int64_t total, int64_t send_floats) {
+  if (!gr.shared_send) return false;
+  if (!gr.shared_send->reserve(send_floats) || !gr.shared_sums->reserve(most_sums(total))) {
+    // Every process learns it at once: the group goes on through MPI's messages.
+    gr.shared_send.reset();
+    gr.shared_sums.reset();
+    return false;
+  }
+  // Every process has read what the others last wrote to their segments: this one may write.
+  shared_barrier(gr);
+  return true;
+}
+
 float* HierarchicalCollectives::reserve_sums(Group& gr, int64_t total) {
   if (gr.shared_sums) {
-    int64_t most = 0;
-    for (int q = 0; q < processes_; ++q) most = std::max(most, process_span(total, q).size);
-    gr.sums_at = gr.shared_sums->reserve(most);
+    gr.sums_at = gr.shared_sums->reserve(most_sums(total));
   } else {
     gr.sums.resize(static_cast<size_t>(process_span(total, group_->rank()).size));
     gr.sums_at = gr.sums.data();
@@ -149,19 +166,16 @@ void HierarchicalCollectives::reduce_owned(Group& gr, Into into) {
   const int k = local_, me = group_->rank();
   const int64_t total = gr.members.front().total;
   const Chunk mine = process_span(total, me);
-  const bool shared = gr.shared_send != nullptr;
+  const bool shared = share(gr, total, k * total);
   float* send = nullptr;
   if (shared) {
     send = gr.shared_send->reserve(k * total);
-    reserve_sums(gr, total);
-    // Every process has read what the others last wrote to their segments: this one may write.
-    shared_barrier(gr);
   } else {
     gr.send.resize(static_cast<size_t>(k * total));
     gr.recv.resize(static_cast<size_t>(k * mine.size * processes_));
     send = gr.send.data();
-    reserve_sums(gr, total);
   }
+  reserve_sums(gr, total);
   // To process q: for each of its chunks, every member's part of that chunk. Through shared memory
   // this process's own chunks are read from the members' buffers instead.
   for (int q = 0; q < processes_; ++q) {
@@ -318,11 +332,8 @@ void HierarchicalCollectives::read(const Group& gr, int m, int64_t begin, int64_
 void HierarchicalCollectives::gather_members(Group& gr, bool from_in) {
   const int64_t total = gr.members.front().total;
   const Chunk mine = process_span(total, group_->rank());
+  share(gr, total, 1);
   float* sums = reserve_sums(gr, total);
-  if (gr.shared_sums) {
-    gr.shared_send->reserve(1);
-    shared_barrier(gr);  // every process has read this one's segment since it last wrote it
-  }
   for (int m = 0; m < local_; ++m) {
     const Chunk c = chunk_of(total, n_, first_ + m);
     // A flat input holds only the member's chunk; pieces hold the whole buffer.

@@ -49,6 +49,9 @@ class HierarchicalCollectives final : public Collectives {
   CollectiveAlgorithm algorithm() const override { return algorithm_; }
   int global_rank(int rank) const override { return first_ + rank; }
   int local_size() const { return local_; }
+  // Whether group 0 exchanges through shared memory (it falls back to messages for good when the
+  // memory cannot be had).
+  bool shares_memory() const { return groups_.front().shared_send != nullptr; }
 
   CollectiveStats all_reduce(int rank, std::span<const std::span<float>> buffers) override;
   using Collectives::all_reduce;
@@ -115,6 +118,11 @@ class HierarchicalCollectives final : public Collectives {
   // member's own chunk when `skip_own`.
   void read_gathered(const Group& gr, int rank, int64_t total, float* flat, Pieces buffers,
                      bool skip_own) const;
+  // With shared memory: reserves the segments for a `total`-float buffer (`send_floats` of
+  // staging), then waits until every process has read what the others last wrote to theirs. When
+  // the memory cannot be had, the group goes on through MPI's messages. Whether it shares memory.
+  bool share(Group& gr, int64_t total, int64_t send_floats);
+  int64_t most_sums(int64_t total) const;  // the largest process's share of a `total` buffer
   // Room for this process's sums of a `total`-float buffer (the same size on every process when
   // shared); sets gr.sums_at.
   float* reserve_sums(Group& gr, int64_t total);

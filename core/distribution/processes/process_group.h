@@ -39,6 +39,8 @@ class SharedFloats {
   virtual ~SharedFloats() = default;
   // This process's segment, at least `floats` long. Collective: every process calls it at the same
   // point with the same `floats`; growing reallocates every segment (their contents are lost).
+  // Null on every process when the memory could not be shared (a full /dev/shm, a limit): the
+  // handle is then of no further use.
   virtual float* reserve(int64_t floats) = 0;
   // Process q's segment (this process's too), valid until a reserve grows it.
   virtual const float* segment(int q) const = 0;
