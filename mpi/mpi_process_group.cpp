@@ -12,7 +12,7 @@
 namespace fitbench {
 namespace {
 
-// One MPI-3 shared window over MPI_COMM_WORLD: a segment per process.
+// One MPI-3 shared window over window_comm (MPI_COMM_WORLD's duplicate): a segment per process.
 struct Window {
   MPI_Win win = MPI_WIN_NULL;
   int64_t capacity = 0;  // floats per segment
@@ -85,10 +85,10 @@ class MpiSharedFloats final : public SharedFloats {
       }
       w.segments.assign(static_cast<size_t>(size_), nullptr);
       for (int q = 0; q < size_; ++q) {
-        MPI_Aint bytes = 0;
+        MPI_Aint segment_bytes = 0;
         int unit = 0;
         void* at = nullptr;
-        MPI_Win_shared_query(w.win, q, &bytes, &unit, &at);
+        MPI_Win_shared_query(w.win, q, &segment_bytes, &unit, &at);
         w.segments[static_cast<size_t>(q)] = static_cast<float*>(at);
       }
       // One passive epoch for the window's life: MPI_Win_sync then orders the loads and stores.
