@@ -40,7 +40,8 @@ cmake --build "$build" -j"${FITBENCH_FUZZ_JOBS:-2}" --target $(printf 'fuzz_%s '
 findings="$build/fuzz-findings"
 mkdir -p "$findings"
 failed=0
-export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1"
+# intercept_tls_get_addr=0: see scripts/test.sh (LeakSanitizer's tracer and dynamic TLS).
+export ASAN_OPTIONS="detect_leaks=1:allocator_may_return_null=1:intercept_tls_get_addr=0"
 export LSAN_OPTIONS="suppressions=$root/tests/lsan.supp"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 for t in "${targets[@]}"; do
