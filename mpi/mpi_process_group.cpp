@@ -12,51 +12,80 @@
 namespace fitbench {
 namespace {
 
-// One MPI-3 shared window over window_comm (MPI_COMM_WORLD's duplicate): a segment per process.
-struct Window {
-  MPI_Win win = MPI_WIN_NULL;
-  int64_t capacity = 0;  // floats per segment
-  std::vector<float*> segments;
-
-  void free() {
-    if (win == MPI_WIN_NULL) return;
-    MPI_Win_unlock_all(win);
-    MPI_Win_free(&win);
-    capacity = 0;
-    segments.clear();
-  }
-};
-
-// MPI_COMM_WORLD's duplicate for the windows, whose errors return instead of ending the job: a
-// window that cannot be had falls back to MPI's messages. Made by initialize when the processes
-// share a machine, freed by finalize_mpi.
-MPI_Comm window_comm = MPI_COMM_NULL;
 // Windows larger than this fail on this process (MpiProcessGroup::limit_shared_bytes).
 int64_t shared_byte_limit = -1;
 
-// The windows no handle holds. Handles take the last and return theirs to the end, in the same
-// order on every process, so the k-th window of one process is the k-th of every other.
-std::mutex idle_mutex;
-std::vector<std::unique_ptr<Window>> idle_windows;
+}  // namespace
+
+// A group's communicator and what hangs on it.
+struct Communicator {
+  // One MPI-3 shared window over a communicator's window duplicate: a segment per process.
+  struct Window {
+    MPI_Win win = MPI_WIN_NULL;
+    int64_t capacity = 0;  // floats per segment
+    std::vector<float*> segments;
+
+    void free() {
+      if (win == MPI_WIN_NULL) return;
+      MPI_Win_unlock_all(win);
+      MPI_Win_free(&win);
+      capacity = 0;
+      segments.clear();
+    }
+  };
+
+  MPI_Comm comm = MPI_COMM_NULL;  // MPI_COMM_WORLD, or a split of it (freed at the end)
+  // The communicator's duplicate for the windows, whose errors return instead of ending the job:
+  // a window that cannot be had falls back to MPI's messages. Made when the processes share a
+  // machine.
+  MPI_Comm window_comm = MPI_COMM_NULL;
+  // The windows no handle holds. Handles take the last and return theirs to the end, in the
+  // same order on every process, so the k-th window of one process is the k-th of every other.
+  std::vector<std::unique_ptr<Window>> idle;
+
+  // Collective over the communicator's processes.
+  void free() {
+    for (auto& w : idle) w->free();
+    idle.clear();
+    if (window_comm != MPI_COMM_NULL) MPI_Comm_free(&window_comm);
+    if (comm != MPI_COMM_NULL && comm != MPI_COMM_WORLD) MPI_Comm_free(&comm);
+    comm = MPI_COMM_NULL;
+  }
+};
+
+namespace {
+
+// Every communicator a group uses, until the group ends or finalize_mpi frees what is left; the
+// mutex also guards each one's idle windows (a handle may end on any thread).
+std::mutex communicators_mutex;
+std::vector<std::shared_ptr<Communicator>> communicators;
+
+bool mpi_running() {
+  int initialized = 0, finalized = 0;
+  MPI_Initialized(&initialized);
+  MPI_Finalized(&finalized);
+  return initialized && !finalized;
+}
 
 class MpiSharedFloats final : public SharedFloats {
  public:
-  MpiSharedFloats(int rank, int size) : rank_(rank), size_(size) {
-    std::lock_guard lock(idle_mutex);
-    if (idle_windows.empty()) {
-      window_ = std::make_unique<Window>();
+  MpiSharedFloats(std::shared_ptr<Communicator> comm, int rank, int size)
+      : comm_(std::move(comm)), rank_(rank), size_(size) {
+    std::lock_guard lock(communicators_mutex);
+    if (comm_->idle.empty()) {
+      window_ = std::make_unique<Communicator::Window>();
     } else {
-      window_ = std::move(idle_windows.back());
-      idle_windows.pop_back();
+      window_ = std::move(comm_->idle.back());
+      comm_->idle.pop_back();
     }
   }
   ~MpiSharedFloats() override {
-    std::lock_guard lock(idle_mutex);
-    idle_windows.push_back(std::move(window_));
+    std::lock_guard lock(communicators_mutex);
+    comm_->idle.push_back(std::move(window_));
   }
 
   float* reserve(int64_t floats) override {
-    Window& w = *window_;
+    Communicator::Window& w = *window_;
     if (floats > w.capacity || w.win == MPI_WIN_NULL) {
       w.free();
       floats = std::max<int64_t>(floats, 1);
@@ -70,12 +99,12 @@ class MpiSharedFloats final : public SharedFloats {
       const bool allowed = shared_byte_limit < 0 || bytes <= shared_byte_limit;
       const bool made =
           MPI_Win_allocate_shared(static_cast<MPI_Aint>(allowed ? bytes : 0), sizeof(float), info,
-                                  window_comm, &base, &w.win) == MPI_SUCCESS;
+                                  comm_->window_comm, &base, &w.win) == MPI_SUCCESS;
       MPI_Info_free(&info);
       if (!made) w.win = MPI_WIN_NULL;
       // Every process must take the same path; a window made on every process is freed by all.
       int ok = made && allowed ? 1 : 0, all = 0;
-      MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, window_comm);
+      MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, comm_->window_comm);
       if (!all) {
         if (w.win != MPI_WIN_NULL) MPI_Win_free(&w.win);
         w.win = MPI_WIN_NULL;
@@ -104,8 +133,9 @@ class MpiSharedFloats final : public SharedFloats {
   }
 
  private:
+  std::shared_ptr<Communicator> comm_;
   const int rank_, size_;
-  std::unique_ptr<Window> window_;
+  std::unique_ptr<Communicator::Window> window_;
 };
 
 }  // namespace
@@ -126,9 +156,14 @@ std::shared_ptr<MpiProcessGroup> MpiProcessGroup::initialize(const ProcessLayout
         " but fitbench needs MPI_THREAD_FUNNELED (its device threads meet the thread that calls "
         "MPI); use Open MPI 4.1 as Debian packages it (openmpi-bin, libopenmpi-dev)");
   auto group = std::shared_ptr<MpiProcessGroup>(new MpiProcessGroup());
-  MPI_Comm_rank(MPI_COMM_WORLD, &group->rank_);
-  MPI_Comm_size(MPI_COMM_WORLD, &group->size_);
+  {
+    std::lock_guard lock(communicators_mutex);
+    communicators.push_back(std::make_shared<Communicator>());
+    communicators.back()->comm = MPI_COMM_WORLD;
+    group->comm_ = communicators.back();
+  }
   group->local_rank_ = layout.local_rank;
+  group->attach();
   if (group->size_ != layout.size || group->rank_ != layout.rank)
     throw std::runtime_error(
         "says process " + std::to_string(layout.rank) + " of " + std::to_string(layout.size) +
@@ -136,20 +171,53 @@ std::shared_ptr<MpiProcessGroup> MpiProcessGroup::initialize(const ProcessLayout
         std::to_string(group->size_) +
         "; fitbench's processes talk through MPI: start them with mpirun and leave "
         "KERAS_DISTRIBUTION_* unset, or set them to the ranks mpirun gives");
-  // Sharing memory needs every process on this machine, and every process willing.
+  group->shared_ = group->shared_possible_;
+  return group;
+}
+
+void MpiProcessGroup::attach() {
+  Communicator* comm = comm_.get();
+  MPI_Comm_rank(comm->comm, &rank_);
+  MPI_Comm_size(comm->comm, &size_);
+  // Sharing memory needs every process of the communicator on this machine, and every process
+  // willing.
   MPI_Comm node = MPI_COMM_NULL;
   int node_size = 0;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, group->rank_, MPI_INFO_NULL, &node);
+  MPI_Comm_split_type(comm->comm, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
   MPI_Comm_size(node, &node_size);
   MPI_Comm_free(&node);
   const char* off = std::getenv("FITBENCH_SHM_DISABLE");
-  int mine = node_size == group->size_ && !(off && std::strcmp(off, "1") == 0) ? 1 : 0, all = 0;
-  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-  group->shared_possible_ = group->shared_ = all == 1;
-  if (group->shared_possible_ && window_comm == MPI_COMM_NULL) {
-    MPI_Comm_dup(MPI_COMM_WORLD, &window_comm);
-    MPI_Comm_set_errhandler(window_comm, MPI_ERRORS_RETURN);
+  int mine = node_size == size_ && !(off && std::strcmp(off, "1") == 0) ? 1 : 0, all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_LAND, comm->comm);
+  shared_possible_ = all == 1;
+  if (shared_possible_ && comm->window_comm == MPI_COMM_NULL) {
+    MPI_Comm_dup(comm->comm, &comm->window_comm);
+    MPI_Comm_set_errhandler(comm->window_comm, MPI_ERRORS_RETURN);
   }
+}
+
+MpiProcessGroup::~MpiProcessGroup() {
+  // A split's communicator ends with its group (MPI_COMM_WORLD's with finalize_mpi, which may
+  // have freed this one already).
+  if (!comm_ || comm_->comm == MPI_COMM_WORLD) return;
+  std::lock_guard lock(communicators_mutex);
+  if (mpi_running()) comm_->free();
+  std::erase(communicators, comm_);
+}
+
+std::shared_ptr<ProcessGroup> MpiProcessGroup::split(int color, int key) {
+  MPI_Comm comm = MPI_COMM_NULL;
+  MPI_Comm_split(comm_->comm, color, key, &comm);
+  auto group = std::shared_ptr<MpiProcessGroup>(new MpiProcessGroup());
+  {
+    std::lock_guard lock(communicators_mutex);
+    communicators.push_back(std::make_shared<Communicator>());
+    communicators.back()->comm = comm;
+    group->comm_ = communicators.back();
+  }
+  group->local_rank_ = local_rank_;
+  group->attach();
+  group->shared_ = group->shared_possible_ && shared_;
   return group;
 }
 
@@ -157,44 +225,39 @@ void MpiProcessGroup::limit_shared_bytes(int64_t bytes) { shared_byte_limit = by
 
 std::unique_ptr<SharedFloats> MpiProcessGroup::shared_floats() {
   if (!shared_) return nullptr;
-  return std::make_unique<MpiSharedFloats>(rank_, size_);
+  return std::make_unique<MpiSharedFloats>(comm_, rank_, size_);
 }
 
 void MpiProcessGroup::all_to_all(const float* send, const int* send_counts, const int* send_displs,
                                  float* recv, const int* recv_counts, const int* recv_displs) {
   MPI_Alltoallv(send, send_counts, send_displs, MPI_FLOAT, recv, recv_counts, recv_displs,
-                MPI_FLOAT, MPI_COMM_WORLD);
+                MPI_FLOAT, comm_->comm);
 }
 
 void MpiProcessGroup::all_gather(const float* send, float* recv, const int* counts,
                                  const int* displs) {
-  MPI_Allgatherv(send, counts[rank_], MPI_FLOAT, recv, counts, displs, MPI_FLOAT, MPI_COMM_WORLD);
+  MPI_Allgatherv(send, counts[rank_], MPI_FLOAT, recv, counts, displs, MPI_FLOAT, comm_->comm);
 }
 
 void MpiProcessGroup::broadcast(float* buffer, int64_t count, int root) {
-  MPI_Bcast(buffer, static_cast<int>(count), MPI_FLOAT, root, MPI_COMM_WORLD);
+  MPI_Bcast(buffer, static_cast<int>(count), MPI_FLOAT, root, comm_->comm);
 }
 
 void MpiProcessGroup::all_gather_bytes(const void* send, int64_t bytes, void* recv) {
   MPI_Allgather(send, static_cast<int>(bytes), MPI_BYTE, recv, static_cast<int>(bytes), MPI_BYTE,
-                MPI_COMM_WORLD);
+                comm_->comm);
 }
 
-void MpiProcessGroup::barrier() { MPI_Barrier(MPI_COMM_WORLD); }
+void MpiProcessGroup::barrier() { MPI_Barrier(comm_->comm); }
 
 void finalize_mpi() {
-  int initialized = 0, finalized = 0;
-  MPI_Initialized(&initialized);
-  MPI_Finalized(&finalized);
-  if (initialized && !finalized) {
-    {
-      std::lock_guard lock(idle_mutex);
-      for (auto& w : idle_windows) w->free();
-      idle_windows.clear();
-    }
-    if (window_comm != MPI_COMM_NULL) MPI_Comm_free(&window_comm);
-    MPI_Finalize();
+  if (!mpi_running()) return;
+  {
+    std::lock_guard lock(communicators_mutex);
+    for (auto& c : communicators) c->free();
+    communicators.clear();
   }
+  MPI_Finalize();
 }
 
 void abort_mpi(int code) {

@@ -12,8 +12,13 @@
 
 namespace fitbench {
 
+struct Communicator;
+
+// MPI_COMM_WORLD (from initialize), or a part of it (from split).
 class MpiProcessGroup final : public ProcessGroup {
  public:
+  ~MpiProcessGroup() override;
+
   int rank() const override { return rank_; }
   int size() const override { return size_; }
   int local_rank() const override { return local_rank_; }
@@ -23,14 +28,18 @@ class MpiProcessGroup final : public ProcessGroup {
   void broadcast(float* buffer, int64_t count, int root) override;
   void all_gather_bytes(const void* send, int64_t bytes, void* recv) override;
   void barrier() override;
-  // MPI-3 shared windows over MPI_COMM_WORLD when every process runs on one machine (MPI's
-  // MPI_COMM_TYPE_SHARED split is the whole world) and no process has FITBENCH_SHM_DISABLE=1;
-  // null otherwise. A handle's window goes back to a pool when the handle ends (the next handle
-  // takes it, the same on every process), and finalize_mpi frees the pool.
+  // MPI-3 shared windows over the group's communicator when every process of it runs on one
+  // machine (MPI's MPI_COMM_TYPE_SHARED split of it is all of it) and no process has
+  // FITBENCH_SHM_DISABLE=1; null otherwise. A handle's window goes back to the group's pool when
+  // the handle ends (the next handle takes it, the same on every process); the group's end, or
+  // finalize_mpi, frees the pool.
   std::unique_ptr<SharedFloats> shared_floats() override;
+  // MPI_Comm_split of the group's communicator.
+  std::shared_ptr<ProcessGroup> split(int color, int key) override;
   bool shares_memory() const { return shared_; }
-  // Turns sharing off (or back on, where it was possible) for the handles created after; every
-  // process must call it alike. For tests and benchmarks that compare the two paths.
+  // Turns sharing off (or back on, where it was possible) for the handles created after (and for
+  // the groups split from this one after); every process must call it alike. For tests and
+  // benchmarks that compare the two paths.
   void set_shares_memory(bool on) { shared_ = on && shared_possible_; }
   // For tests: a shared window of more than `bytes` fails on this process, as a full /dev/shm
   // would (every process then goes on through MPI's messages); -1 lifts the limit.
@@ -42,6 +51,12 @@ class MpiProcessGroup final : public ProcessGroup {
   static std::shared_ptr<MpiProcessGroup> initialize(const ProcessLayout& layout);
 
  private:
+  MpiProcessGroup() = default;
+  // Reads rank and size from comm_ and agrees with every process of it whether they can share
+  // memory.
+  void attach();
+
+  std::shared_ptr<Communicator> comm_;  // also on the list finalize_mpi frees
   int rank_ = 0, size_ = 1, local_rank_ = 0;
   bool shared_possible_ = false, shared_ = false;
 };

@@ -4,7 +4,8 @@
 // and naive; and with uneven random values, every result bitwise equal to the thread backend's
 // over the same device count (computed on each rank from every rank's values); the same for 3
 // groups served at once (a ModelParallel mesh's columns), each group on buffers of its own size.
-// Each through MPI's messages and through shared memory (the processes of one machine).
+// Each through MPI's messages and through shared memory (the processes of one machine), and the
+// same on sub-communicators (the processes split into groups, as a mesh's axes split them).
 // Plus the start check: ranks that agree pass, a rank with another experiment is named.
 #include <QTest>
 #include <cmath>
@@ -145,6 +146,8 @@ class TestMpiCollectives : public QObject {
   void equals_thread_collectives();
   void groups_equal_thread_collectives_data();
   void groups_equal_thread_collectives();
+  void sub_communicators_equal_thread_collectives_data();
+  void sub_communicators_equal_thread_collectives();
   void falls_back_to_messages_when_memory_cannot_be_shared();
   void start_check_names_the_differing_rank();
 };
@@ -280,6 +283,58 @@ void TestMpiCollectives::groups_equal_thread_collectives() {
       }
     }
   }
+}
+
+void TestMpiCollectives::sub_communicators_equal_thread_collectives_data() {
+  QTest::addColumn<QString>("split");
+  QTest::addColumn<int>("local");
+  QTest::addColumn<int>("algorithm");
+  QTest::addColumn<bool>("shared");
+  for (bool shared : {true, false})
+    for (const char* split : {"halves", "alternate", "reversed"})
+      for (int local : {1, 2})
+        for (auto a : {CollectiveAlgorithm::kRing, CollectiveAlgorithm::kNaive})
+          QTest::addRow("%s, %d per process, %s, %s", split, local, algorithm_name(a),
+                        shared ? "shared memory" : "MPI messages")
+              << QString(split) << local << static_cast<int>(a) << shared;
+}
+
+// A mesh axis's communicator: the processes split into groups (halves: ranks 0..P/2-1 and the
+// rest, on 2 processes one each; alternate: even and odd ranks; reversed: all, in reverse order),
+// every group running the collectives at once on its own, each bitwise the thread backend's over
+// its own devices.
+void TestMpiCollectives::sub_communicators_equal_thread_collectives() {
+  QFETCH(QString, split);
+  QFETCH(int, local);
+  QFETCH(int, algorithm);
+  QFETCH(bool, shared);
+  if (!mpi_test::share_memory(*group_, shared))
+    QSKIP("the processes do not share one machine (or FITBENCH_SHM_DISABLE=1)");
+  const int rank = group_->rank(), size = group_->size();
+  int color = 0, key = rank, want_rank = rank, want_size = size;
+  if (split == "halves") {
+    const int half = size / 2;
+    color = rank < half ? 0 : 1;
+    want_rank = rank % half;
+    want_size = color == 0 ? half : size - half;
+  } else if (split == "alternate") {
+    color = rank % 2;
+    want_rank = rank / 2;
+    want_size = (size - color + 1) / 2;
+  } else {
+    key = -rank;
+    want_rank = size - 1 - rank;
+  }
+  const std::shared_ptr<ProcessGroup> part = group_->split(color, key);
+  QCOMPARE(part->rank(), want_rank);
+  QCOMPARE(part->size(), want_size);
+  const auto a = static_cast<CollectiveAlgorithm>(algorithm);
+  HierarchicalCollectives c(part, local, a);
+  QCOMPARE(c.size(), want_size * local);
+  QCOMPARE(c.global_rank(0), want_rank * local);
+  // Shared memory on every machine of this test: a part shares whenever its parent does.
+  QCOMPARE(static_cast<MpiProcessGroup&>(*part).shares_memory(), shared);
+  check_equals_threads(c, local, a, {2, 7, 1001});
 }
 
 void TestMpiCollectives::falls_back_to_messages_when_memory_cannot_be_shared() {

@@ -78,6 +78,13 @@ class ProcessGroup {
   // turned off: FITBENCH_SHM_DISABLE=1). Every process gets the same answer; every process creates
   // its handles in the same order, so that the k-th handle of each is the same memory.
   virtual std::unique_ptr<SharedFloats> shared_floats() { return nullptr; }
+  // The processes that pass the same `color` as this one, as a group of their own ranked by `key`
+  // (ties by rank here): a mesh axis's communicator (MPI_Comm_split). Collective: every process
+  // of this group calls it at the same point. The new group's exchanges involve only its
+  // processes, so groups of different colors exchange at once; it shares memory when its own
+  // processes all run on one machine and this group shares memory now. Every process of the new
+  // group ends it at the same point too (its end frees the communicator).
+  virtual std::shared_ptr<ProcessGroup> split(int color, int key) = 0;
 };
 
 // What every process of a run must agree on, by name ("the experiment file seed.json", "the
