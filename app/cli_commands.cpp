@@ -361,10 +361,13 @@ int run_command(const QStringList& args) {
     const std::string crowded = processes.crowding(plan.devices);
     if (!crowded.empty()) std::cerr << "fitbench-cli: " << crowded << "\n";
   }
+  const bool model_parallel = plan.spec.distribution.class_name == "ModelParallel";
+  const MeshPlacement mesh = mesh_placement(plan.spec.distribution);
   if (processes.multi() && p.isSet("verbose"))
     std::cerr << "fitbench-cli: " +
                      processes.placement(plan.devices, batch_shards(plan.spec, plan.devices),
-                                         plan.spec.fit.batch_size, plan.train_rows()) +
+                                         model_parallel ? &mesh : nullptr, plan.spec.fit.batch_size,
+                                         plan.train_rows()) +
                      "\n";
 
   RunIO io;

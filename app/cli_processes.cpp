@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdlib>
@@ -193,18 +194,31 @@ void ProcessRun::gather(std::vector<DeviceUsage>& usage) const {
   usage = std::move(all);
 }
 
-std::string ProcessRun::placement(int devices, int shards, int batch_size, long long rows) const {
+std::string ProcessRun::placement(int devices, int shards, const MeshPlacement* mesh,
+                                  int batch_size, long long rows) const {
   char host[256] = {};
   ::gethostname(host, sizeof host - 1);
   const std::string process = "process " + std::to_string(layout_.rank) + " of " +
                               std::to_string(layout_.size) + " on " + host + " (local rank " +
                               std::to_string(layout_.local_rank) + ", pid " +
                               std::to_string(::getpid()) + ")";
-  if (shards < layout_.size)  // no distribution: the same whole run in every process
+  if (shards == 0)  // no distribution: the same whole run in every process
     return process + ": the whole run on a device of its own, every row of every batch of " +
            std::to_string(batch_size) + " (the experiment has no distribution)";
   const int k = devices / layout_.size, first = layout_.rank * k;
-  const int s = shards / layout_.size, first_shard = layout_.rank * s;
+  int s = shards / layout_.size, first_shard = layout_.rank * s;
+  if (mesh) {
+    // The mesh rows of this process's devices (consecutive batch groups).
+    int lo = mesh->batch, hi = -1;
+    for (int b = 0; b < mesh->batch; ++b)
+      for (int m = 0; m < mesh->model; ++m)
+        if (const int d = mesh->at(b, m); d >= first && d < first + k) {
+          lo = std::min(lo, b);
+          hi = std::max(hi, b);
+        }
+    first_shard = lo;
+    s = hi - lo + 1;
+  }
   std::vector<Index> offsets(static_cast<size_t>(shards)), sizes(static_cast<size_t>(shards));
   shard_rows(batch_size, shards, offsets, sizes);
   const std::vector<std::string> names = list_devices("cpu", devices);

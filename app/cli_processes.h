@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/distribution/layout/device_plan.h"
 #include "core/distribution/processes/process_group.h"
 #include "core/distribution/trace/trace.h"
 #include "core/training/callback.h"
@@ -92,10 +93,11 @@ class ProcessRun {
   void gather(std::vector<DeviceUsage>& usage) const;
 
   // The sentence --verbose prints on stderr: which devices and rows this process holds. A batch
-  // is split into `shards` (DataParallel: one per device; ModelParallel: one per mesh row), every
-  // process computing the same number of them; 0 without a distribution (every process trains
-  // the whole run).
-  std::string placement(int devices, int shards, int batch_size, long long rows) const;
+  // is split into `shards` (DataParallel: one per device, every process computing the same
+  // number; ModelParallel: one per mesh row, `mesh` saying which rows this process's devices are
+  // in); 0 without a distribution (every process trains the whole run).
+  std::string placement(int devices, int shards, const MeshPlacement* mesh, int batch_size,
+                        long long rows) const;
 
   // A warning when this process may run on fewer CPUs than it hosts devices (mpirun binds each
   // process to one core by default when there are at most 2 processes), else "".

@@ -316,6 +316,11 @@ void Network::backward(std::span<const Matrix* const> params, ConstMatrixRef x, 
   }
 }
 
+bool Network::has_regularization() const {
+  return std::any_of(variables_.begin(), variables_.end(),
+                     [](const auto& v) { return v.regularizer.active(); });
+}
+
 double Network::regularization_loss(std::span<const Matrix* const> params) const {
   double total = 0.0;
   for (size_t i = 0; i < variables_.size(); ++i) {

@@ -105,6 +105,8 @@ class Network {
   // makes, in order (Layer::batch_sums).
   std::vector<int64_t> batch_sums(bool backward) const;
 
+  // Whether any variable has a regularization penalty.
+  bool has_regularization() const;
   // Sum of the variables' regularization penalties (Keras: l1 * sum|w| + l2 * sum w^2).
   double regularization_loss(std::span<const Matrix* const> params) const;
   // grads += d(regularization)/d(params) for trainable regularized variables.

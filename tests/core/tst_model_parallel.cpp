@@ -292,6 +292,8 @@ class TestModelParallel : public QObject {
   void devices_hold_slices();
   void device_plan_is_what_devices_hold_data();
   void device_plan_is_what_devices_hold();
+  void mesh_lines_over_processes_data();
+  void mesh_lines_over_processes();
   void deterministic();
   void plan();
   void layout_errors();
@@ -443,6 +445,71 @@ void TestModelParallel::device_plan_is_what_devices_hold() {
   for (int b = 0; b < mesh.batch; ++b)
     for (int m = 0; m < mesh.model; ++m)
       QCOMPARE(trace->shard_rows[size_t(mesh.at(b, m))], parts[size_t(b)]);
+}
+
+void TestModelParallel::mesh_lines_over_processes_data() {
+  QTest::addColumn<QString>("axes");
+  QTest::addColumn<int>("shape0");
+  QTest::addColumn<int>("shape1");
+  QTest::addColumn<int>("processes");
+  QTest::addColumn<int>("process");
+  // What process `process` hosts of the rows and of the columns: "within" or "spans", members,
+  // lines, color; or the error's start.
+  QTest::addColumn<QString>("rows");
+  QTest::addColumn<QString>("columns");
+  QTest::newRow("2 x 2 on 2: whole rows") << "batch,model" << 2 << 2 << 2 << 1 << "within 2 [1] 1"
+                                          << "spans 1 [0 1] 0";
+  QTest::newRow("4 x 2 on 2: two rows each")
+      << "batch,model" << 4 << 2 << 2 << 1 << "within 2 [2 3] 2"
+      << "spans 2 [0 1] 0";
+  QTest::newRow("2 x 2 on 4: a device each") << "batch,model" << 2 << 2 << 4 << 3 << "spans 1 [1] 1"
+                                             << "spans 1 [1] 1";
+  QTest::newRow("model first, 2 x 2 on 2: whole columns")
+      << "model,batch" << 2 << 2 << 2 << 1 << "spans 1 [0 1] 0"
+      << "within 2 [1] 1";
+  QTest::newRow("model first, 2 x 4 on 4: half columns")
+      << "model,batch" << 2 << 4 << 4 << 2 << "spans 1 [0 1] 0"
+      << "spans 2 [1] 1";
+  QTest::newRow("2 x 3 on 3: rows split 2 and 1")
+      << "batch,model" << 2 << 3 << 3 << 0
+      << "the mesh's 2 x 3 devices (batch x model) place batch group 0 on cpu:0, cpu:1, cpu:2 "
+         "unevenly over processes 0 to 1 (2 and 1 devices)"
+      << "";
+}
+
+void TestModelParallel::mesh_lines_over_processes() {
+  QFETCH(QString, axes);
+  QFETCH(int, shape0);
+  QFETCH(int, shape1);
+  QFETCH(int, processes);
+  QFETCH(int, process);
+  QFETCH(QString, rows);
+  QFETCH(QString, columns);
+  DistributionSpec dist;
+  dist.class_name = "ModelParallel";
+  dist.mesh_shape = {shape0, shape1};
+  for (const QString& a : axes.split(',')) dist.axis_names.push_back(a.toStdString());
+  dist.batch_dim_name = "batch";
+  const MeshPlacement mesh = mesh_placement(dist);
+  auto said = [&](bool of_rows) {
+    MeshLines lines;
+    const std::string why = mesh_lines(mesh, processes, process, of_rows, lines);
+    if (!why.empty()) return QString::fromStdString(why);
+    QString text = lines.within ? "within " : "spans ";
+    text += QString::number(lines.members) + " [";
+    for (size_t i = 0; i < lines.lines.size(); ++i)
+      text += (i ? " " : "") + QString::number(lines.lines[i]);
+    return text + "] " + QString::number(lines.color);
+  };
+  const QString why = QString::fromStdString(mesh_process_error(mesh, processes));
+  if (columns.isEmpty()) {  // refused
+    QVERIFY2(said(true).startsWith(rows), qPrintable(said(true)));
+    QVERIFY2(why.startsWith(rows), qPrintable(why));
+    return;
+  }
+  QCOMPARE(said(true), rows);
+  QCOMPARE(said(false), columns);
+  QCOMPARE(why, QString());
 }
 
 void TestModelParallel::deterministic() {

@@ -81,7 +81,8 @@ class TestMpiCli : public QObject {
   void trace_holds_every_device();
   void events_come_from_rank_0();
   void mismatched_ranks_are_named();
-  void mesh_rows_must_fit_processes();
+  void mesh_rows_span_processes();
+  void uneven_mesh_is_refused();
   void no_distribution_runs_whole_everywhere();
   void crowded_process_is_warned();
   void other_commands_refuse_processes();
@@ -123,9 +124,12 @@ void TestMpiCli::examples_equal_threads_data() {
       << "one_vs_data_parallel.json" << 2 << 4 << QStringList();
   QTest::newRow("ring_vs_naive, 2 x 2") << "ring_vs_naive.json" << 2 << 4 << QStringList();
   QTest::newRow("uneven_shards, 3 x 1") << "uneven_shards.json" << 3 << 3 << QStringList();
-  // ModelParallel: each process hosts whole mesh rows (a 2 x 2 and a 2 x 4 mesh).
+  // ModelParallel: each process hosts whole mesh rows (a 2 x 2 and a 2 x 4 mesh), or each mesh
+  // row spans two processes (a 2 x 2 mesh on 4).
   QTest::newRow("model_parallel_2x2, 2 x 2")
       << "model_parallel_2x2.json" << 2 << 4 << QStringList();
+  QTest::newRow("model_parallel_2x2, 4 x 1, rows across processes")
+      << "model_parallel_2x2.json" << 4 << 4 << QStringList();
 #ifndef FITBENCH_SANITIZED
   // Under the sanitizers the rows above run the same code on 2, 3 and 4 processes; these add
   // minutes there (4 processes on 2 cores, a straggler's sleeps, 8 devices, images), CI's time
@@ -210,6 +214,8 @@ void TestMpiCli::trace_holds_every_device_data() {
   QTest::newRow("one_vs_data_parallel, 2 x 2") << "one_vs_data_parallel.json" << 2 << 4 << true;
   // A mesh row's all-reduces of input gradients are its own, at its own moments.
   QTest::newRow("model_parallel_2x2, 2 x 2") << "model_parallel_2x2.json" << 2 << 4 << false;
+  QTest::newRow("model_parallel_2x2, 4 x 1, rows across processes")
+      << "model_parallel_2x2.json" << 4 << 4 << false;
 }
 
 // One trace for the job: every device of every process, the same spans as the threaded run's,
@@ -297,14 +303,53 @@ void TestMpiCli::events_come_from_rank_0() {
   QVERIFY(kinds.count("step") > 0);
 }
 
-// A process bound to one core that hosts 2 devices is told how to give it more; unbound, not.
-// A 2 x 2 mesh has 2 rows: 4 processes cannot each host whole rows; every rank says why.
-void TestMpiCli::mesh_rows_must_fit_processes() {
-  const Result r = mpi(4, {"run", example("model_parallel_2x2.json"), "--verbose", "0"});
+// A 2 x 2 mesh on 4 processes: each mesh row spans two processes, each process says its device
+// and its row's rows.
+void TestMpiCli::mesh_rows_span_processes() {
+  const Result r =
+      mpi(4, {"run", example("model_parallel_2x2.json"), "--epochs", "1", "--verbose", "0"});
+  QVERIFY2(r.code == 0, qPrintable(r.err));
+  for (int p = 0; p < 4; ++p)
+    QVERIFY2(QRegularExpression(QString("process %1 of 4 on .*: devices cpu:%1; rows %2 of every "
+                                        "batch of 32")
+                                    .arg(p)
+                                    .arg(p < 2 ? "0-15" : "16-31"))
+                 .match(r.err)
+                 .hasMatch(),
+             qPrintable(r.err));
+}
+
+// A 2 x 3 mesh on 3 processes of 2 devices would split each mesh row 2 and 1: every rank stops
+// and rank 0 says why.
+void TestMpiCli::uneven_mesh_is_refused() {
+  QTemporaryDir dir;
+  QJsonObject e = QJsonDocument::fromJson(read_file(example("model_parallel_2x2.json"))).object();
+  QJsonObject d = e["distribution"].toObject(), mesh = d["mesh"].toObject();
+  mesh["shape"] = QJsonArray{2, 3};
+  d["mesh"] = mesh;
+  e["distribution"] = d;
+  e["devices"] = QJsonObject{{"type", "cpu"}, {"count", 6}};
+  QJsonObject model = e["model"].toObject(), config = model["config"].toObject();
+  QJsonArray layers = config["layers"].toArray();
+  for (int i : {1, 2}) {
+    QJsonObject layer = layers[i].toObject(), c = layer["config"].toObject();
+    c["units"] = 12;  // split 3 ways
+    layer["config"] = c;
+    layers[i] = layer;
+  }
+  config["layers"] = layers;
+  model["config"] = config;
+  e["model"] = model;
+  const QString path = dir.filePath("mesh_2x3.json");
+  QFile f(path);
+  QVERIFY(f.open(QIODevice::WriteOnly));
+  f.write(QJsonDocument(e).toJson());
+  f.close();
+  const Result r = mpi(3, {"run", path, "--verbose", "0"});
   QCOMPARE(r.code, 2);
-  QVERIFY2(r.err.contains("model_parallel_2x2.json: distribution.mesh: the mesh's 2 x 2 devices "
-                          "(batch x model) have 2 batch groups, which cannot be spread evenly "
-                          "over 4 processes"),
+  QVERIFY2(r.err.contains("mesh_2x3.json: distribution.mesh: the mesh's 2 x 3 devices (batch x "
+                          "model) place batch group 0 on cpu:0, cpu:1, cpu:2 unevenly over "
+                          "processes 0 to 1 (2 and 1 devices)"),
            qPrintable(r.err));
   QVERIFY(r.out.isEmpty());
 }
@@ -328,6 +373,7 @@ void TestMpiCli::no_distribution_runs_whole_everywhere() {
              qPrintable(r.err));
 }
 
+// A process bound to one core that hosts 2 devices is told how to give it more; unbound, not.
 void TestMpiCli::crowded_process_is_warned() {
   const QStringList run_args{
       FITBENCH_CLI, "run", example("one_vs_data_parallel.json"), "--epochs", "1", "--verbose", "0"};

@@ -7,7 +7,10 @@
 // from rank 0); and every rank's weights equal at each epoch end.
 // ModelParallel the same way: a (P x rows per process) x 2 mesh, each process hosting whole mesh
 // rows, kernels split by columns and by rows, ring and naive, clipnorm (its norms all-reduced
-// along a row), an uneven last batch, and BatchNormalization (its sums along a column).
+// along a row), an uneven last batch, and BatchNormalization (its sums along a column); and meshes
+// whose rows span processes (the model axis named first; one device per process), their rows'
+// exchanges then crossing processes too, with and without a penalty (whose loss needs the whole
+// model at every step).
 #include <QTest>
 #include <functional>
 
@@ -41,11 +44,12 @@ class ReplicaCheck : public Callback {
 fixtures::Run train(const std::function<void(Sequential&)>& distribute, Callback* check, int batch,
                     const std::vector<int64_t>& hidden = {6},
                     const OptimizerSpec& optimizer = fixtures::optimizer("Adam", 0.01),
-                    bool batch_norm = false, bool conv = false) {
+                    bool batch_norm = false, bool conv = false, bool penalty = true) {
   set_random_seed(11);
   Matrix x, y;
   fixtures::make_data(x, y, 5, 3);
   ModelSpec spec = fixtures::classifier(5, hidden, 3);
+  if (!penalty) spec.layers[1].kernel_regularizer = {};
   if (batch_norm) {
     // After the first Dense: its statistics are the global batch's, summed across processes.
     LayerSpec bn;
@@ -160,6 +164,7 @@ void TestMpiTraining::equals_threads() {
 }
 
 void TestMpiTraining::model_parallel_equals_threads_data() {
+  QTest::addColumn<QString>("mapping");
   QTest::addColumn<int>("rows");
   QTest::addColumn<QString>("layout");
   QTest::addColumn<int>("algorithm");
@@ -171,21 +176,43 @@ void TestMpiTraining::model_parallel_equals_threads_data() {
       for (auto a : {CollectiveAlgorithm::kRing, CollectiveAlgorithm::kNaive})
         QTest::addRow("%d mesh row%s per process, %s, %s", rows, rows == 1 ? "" : "s", layout,
                       algorithm_name(a))
-            << rows << QString(layout) << static_cast<int>(a) << false << 13 << false;
+            << QString("inside") << rows << QString(layout) << static_cast<int>(a) << false << 13
+            << false;
   QTest::addRow("1 mesh row per process, columns, clipnorm, batch 16")
-      << 1 << QString("columns") << static_cast<int>(CollectiveAlgorithm::kRing) << true << 16
-      << false;
+      << QString("inside") << 1 << QString("columns")
+      << static_cast<int>(CollectiveAlgorithm::kRing) << true << 16 << false;
   QTest::addRow("Conv2D split by its filters, 2 mesh rows per process")
-      << 2 << QString("conv") << static_cast<int>(CollectiveAlgorithm::kRing) << false << 13
-      << false;
+      << QString("inside") << 2 << QString("conv") << static_cast<int>(CollectiveAlgorithm::kRing)
+      << false << 13 << false;
   for (int rows : {1, 2})
     QTest::addRow("BatchNormalization, %d mesh row%s per process, columns", rows,
                   rows == 1 ? "" : "s")
-        << rows << QString("columns") << static_cast<int>(CollectiveAlgorithm::kRing) << false << 13
-        << true;
+        << QString("inside") << rows << QString("columns")
+        << static_cast<int>(CollectiveAlgorithm::kRing) << false << 13 << true;
+  // Rows across processes: the model axis named first (each process hosts whole columns on 2
+  // processes, half columns on 4), or one device per process (each row over 2 processes).
+  for (const char* mapping : {"model first", "one device per process"})
+    for (const char* layout : {"columns", "rows", "conv"})
+      for (auto a : {CollectiveAlgorithm::kRing, CollectiveAlgorithm::kNaive})
+        QTest::addRow("%s, %s, %s", mapping, layout, algorithm_name(a))
+            << QString(mapping) << 1 << QString(layout) << static_cast<int>(a) << false << 13
+            << false;
+  for (const char* mapping : {"model first", "one device per process"}) {
+    QTest::addRow("%s, clipnorm, batch 16", mapping)
+        << QString(mapping) << 1 << QString("columns")
+        << static_cast<int>(CollectiveAlgorithm::kRing) << true << 16 << false;
+    QTest::addRow("%s, BatchNormalization", mapping)
+        << QString(mapping) << 1 << QString("columns")
+        << static_cast<int>(CollectiveAlgorithm::kRing) << false << 13 << true;
+    // The model's whole weights then gather at epoch ends only.
+    QTest::addRow("%s, no penalty", mapping)
+        << QString(mapping) << 1 << QString("no penalty")
+        << static_cast<int>(CollectiveAlgorithm::kRing) << false << 13 << false;
+  }
 }
 
 void TestMpiTraining::model_parallel_equals_threads() {
+  QFETCH(QString, mapping);
   QFETCH(int, rows);
   QFETCH(QString, layout);
   QFETCH(int, algorithm);
@@ -194,10 +221,18 @@ void TestMpiTraining::model_parallel_equals_threads() {
   QFETCH(bool, batch_norm);
   DistributionSpec spec;
   spec.class_name = "ModelParallel";
-  spec.mesh_shape = {group_->size() * rows, 2};
+  const int processes = group_->size();
+  spec.mesh_shape = {processes * rows, 2};
   spec.axis_names = {"batch", "model"};
+  if (mapping == "model first") {
+    spec.mesh_shape = {2, processes};
+    spec.axis_names = {"model", "batch"};
+    spec.batch_dim_name = "batch";
+  } else if (mapping == "one device per process") {
+    spec.mesh_shape = {processes / 2, 2};
+  }
   // Dense 8, 6, 4 and 3 units (classifier()): two hidden kernels split over the model axis.
-  if (layout == "columns")
+  if (layout == "columns" || layout == "no penalty")
     spec.layout_map = {{"dense/kernel", {"", "model"}},
                        {"dense/bias", {"model"}},
                        {"dense_1/kernel", {"", "model"}}};
@@ -205,7 +240,7 @@ void TestMpiTraining::model_parallel_equals_threads() {
     spec.layout_map = {{"conv2d/kernel", {"", "", "", "model"}}, {"dense_1/kernel", {"", "model"}}};
   else
     spec.layout_map = {{"dense_1/kernel", {"model", ""}}, {"dense_2/kernel", {"model", ""}}};
-  const int devices = spec.mesh_shape[0] * 2;
+  const int devices = spec.mesh_shape[0] * spec.mesh_shape[1];
   OptimizerSpec optimizer = fixtures::optimizer("Adam", 0.01);
   if (clipnorm) optimizer.clipnorm = 0.05;
   RehearsalOptions across{.algorithm = static_cast<CollectiveAlgorithm>(algorithm)};
@@ -213,14 +248,14 @@ void TestMpiTraining::model_parallel_equals_threads() {
   ReplicaCheck check(*group_);
   const fixtures::Run mpi =
       train([&](Sequential& m) { use_model_parallel(m, spec, devices, across); }, &check, batch,
-            {6, 4}, optimizer, batch_norm, layout == "conv");
+            {6, 4}, optimizer, batch_norm, layout == "conv", layout != "no penalty");
   QCOMPARE(check.epochs, 3);
   QCOMPARE(check.differing, 0);
   RehearsalOptions threads = across;
   threads.processes = nullptr;
   const fixtures::Run one =
       train([&](Sequential& m) { use_model_parallel(m, spec, devices, threads); }, nullptr, batch,
-            {6, 4}, optimizer, batch_norm, layout == "conv");
+            {6, 4}, optimizer, batch_norm, layout == "conv", layout != "no penalty");
   compare(mpi, one);
 }
 

@@ -155,14 +155,6 @@ class TestProcessesWindow : public QObject {
     QVERIFY2(w->lastRunError().contains(QStringLiteral("choose DataParallel")),
              qPrintable(w->lastRunError()));
 
-    open(*w, "model_parallel_2x2.json");  // 2 mesh rows
-    typeProcesses(*w, 4);
-    QVERIFY(!runWithKeys(*w, 5000));
-    QVERIFY2(w->lastRunError().startsWith(
-                 QStringLiteral("The mesh's 2 x 2 devices (batch x model) have 2 batch groups, "
-                                "which cannot be spread evenly over 4 processes")),
-             qPrintable(w->lastRunError()));
-
     open(*w, "one_vs_data_parallel.json");
     typeProcesses(*w, 3);  // 4 devices on 3 processes
     QVERIFY(!runWithKeys(*w, 5000));

@@ -82,7 +82,7 @@ QString MainWindow::setupError(int* tab) const {
   }
   const ExperimentSpec spec = currentSpec();
   // A job on several processes spreads a distribution's batches (docs/processes.md); under
-  // ModelParallel every process hosts whole mesh rows.
+  // ModelParallel every mesh row and column that spans processes must meet each alike.
   if (const int processes = m_devicesPanel->processCount(); processes > 1) {
     const std::string& d = spec.distribution.class_name;
     QString why;
@@ -94,9 +94,8 @@ QString MainWindow::setupError(int* tab) const {
     else
       why = m_devicesPanel->processErrorText();
     if (why.isEmpty() && d == kModelParallel)
-      why = QString::fromStdString(mesh_process_error(mesh_placement(spec.distribution), processes))
-                .replace(QStringLiteral("distribution.mesh.axis_names"),
-                         tr("the mesh's axis names (Strategy tab)"));
+      why =
+          QString::fromStdString(mesh_process_error(mesh_placement(spec.distribution), processes));
     if (!why.isEmpty() && d == kModelParallel && !why.endsWith('.')) {
       why[0] = why[0].toUpper();  // a sentence of its own here
       why += '.';

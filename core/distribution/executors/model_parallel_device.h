@@ -14,7 +14,11 @@ namespace fitbench {
 struct ModelParallelExecutor::Device {
   int index = 0;     // this process's index of the device (its flat mesh index less first_)
   int b = 0, m = 0;  // coordinates on the (batch, model) mesh
-  int row = 0;       // b among the rows this process hosts
+  // Its mesh row among those this process hosts (rows_) and its rank in the row's collectives
+  // (m, or its index among the row's devices in this process when the row spans processes); the
+  // same for its column (columns_; b, or its index).
+  int row = 0, row_rank = 0, col = 0, col_rank = 0;
+  bool writes = false;  // writes its slices back into the model (this process's first b of its m)
   std::vector<Matrix> values, grads;
   std::vector<Matrix*> params, grad_ptrs;  // grad_ptrs[i] null for a frozen variable
   std::vector<const Matrix*> const_params;

@@ -41,13 +41,17 @@ int local_count(const ModelParallelPlan& plan, const RehearsalOptions& options) 
   return plan.batch * plan.model / process_count(options);
 }
 
-// The plan's mesh as mesh_process_error reads it.
-std::string process_error(const ModelParallelPlan& plan, int processes) {
+// The plan's mesh as mesh_process_error and mesh_lines read it.
+MeshPlacement placement_of(const ModelParallelPlan& plan) {
   MeshPlacement mesh;
   mesh.batch = plan.batch;
   mesh.model = plan.model;
   mesh.device = plan.device;
-  return mesh_process_error(mesh, processes);
+  return mesh;
+}
+
+std::string process_error(const ModelParallelPlan& plan, int processes) {
+  return mesh_process_error(placement_of(plan), processes);
 }
 
 }  // namespace
@@ -63,7 +67,6 @@ ModelParallelExecutor::ModelParallelExecutor(const ExecutorContext& ctx, ModelPa
       options_(options),
       pool_(local_count(plan_, options)),
       first_(options.processes ? options.processes->rank() * pool_.size() : 0),
-      first_row_(first_ / plan_.model),
       everyone_(pool_.size()),
       timelines_(pool_.size(), options.speeds_of(first_, pool_.size()), pool_.oversubscribed(),
                  model_parallel_spans(*ctx.graph.network)),
@@ -71,17 +74,32 @@ ModelParallelExecutor::ModelParallelExecutor(const ExecutorContext& ctx, ModelPa
   assert(options_.speed.empty() ||
          static_cast<int>(options_.speed.size()) == plan_.batch * plan_.model);
   const int processes = process_count(options_);
-  if (const std::string why = process_error(plan_, processes); !why.empty())
+  const MeshPlacement mesh = placement_of(plan_);
+  if (const std::string why = mesh_process_error(mesh, processes); !why.empty())
     throw InputError("distribution.mesh", why);
-  const int local_rows = plan_.batch / processes;
+  const int rank = options_.processes ? options_.processes->rank() : 0;
+  MeshLines row_lines, col_lines;
+  mesh_lines(mesh, processes, rank, true, row_lines);
+  mesh_lines(mesh, processes, rank, false, col_lines);
+  rows_span_ = !row_lines.within;
   const auto& vars = *ctx_.variables;
-  devices_.resize(static_cast<size_t>(pool_.size()));
-  for (int b = first_row_; b < first_row_ + local_rows; ++b) {
+  const int local = pool_.size();
+  devices_.resize(static_cast<size_t>(local));
+  auto index_of = [](const std::vector<int>& lines, int line) {
+    return static_cast<int>(std::find(lines.begin(), lines.end(), line) - lines.begin());
+  };
+  for (int b = 0; b < plan_.batch; ++b) {
     for (int m = 0; m < plan_.model; ++m) {
+      const int index = plan_.device_at(b, m) - first_;
+      if (index < 0 || index >= local) continue;
       auto dev = std::make_unique<Device>();
       dev->b = b;
       dev->m = m;
-      dev->row = b - first_row_;
+      dev->index = index;
+      dev->row = index_of(row_lines.lines, b);
+      dev->row_rank = m % row_lines.members;
+      dev->col = index_of(col_lines.lines, m);
+      dev->col_rank = b % col_lines.members;
       for (size_t i = 0; i < vars.size(); ++i) {
         const SliceRect r = slice_rect(vars[i].value, plan_.variables[i], m, plan_.model);
         dev->values.push_back(vars[i].value.block(r.row, r.col, r.rows, r.cols));
@@ -97,11 +115,14 @@ ModelParallelExecutor::ModelParallelExecutor(const ExecutorContext& ctx, ModelPa
       dev->trainable_grads.reserve(vars.size());
       dev->squared_norms.assign(vars.size(), 0.0f);
       dev->totals.reset(ctx_.graph.metric_state_size());
-      dev->index = plan_.device_at(b, m) - first_;
-      const size_t d = static_cast<size_t>(dev->index);
-      devices_[d] = std::move(dev);
+      devices_[static_cast<size_t>(index)] = std::move(dev);
     }
   }
+  // Each model index's slices are written back by its device of the lowest batch group here.
+  for (auto& dev : devices_)
+    dev->writes = std::none_of(devices_.begin(), devices_.end(), [&](const auto& other) {
+      return other->m == dev->m && other->b < dev->b;
+    });
   // The variables a layer updates itself (BatchNormalization's moving statistics).
   const Network& net = *ctx_.graph.network;
   state_variables_.assign(vars.size(), false);
@@ -115,25 +136,35 @@ ModelParallelExecutor::ModelParallelExecutor(const ExecutorContext& ctx, ModelPa
                      "DistributedDataParallel without SyncBatchNorm); under ModelParallel "
                      "BatchNormalization takes the global batch's statistics over each column of "
                      "the mesh: set \"global\", or choose DataParallel");
-  for (int b = first_row_; b < first_row_ + local_rows; ++b)
-    row_totals_.push_back(&devices_[static_cast<size_t>(plan_.device_at(b, 0) - first_)]->totals);
-  for (int r = 0; r < local_rows; ++r)
-    rows_.push_back(
-        std::make_unique<CollectiveGroup>(plan_.model, options_.algorithm, options_.link));
-  if (processes > 1) {
-    // Every column's all-reduce goes through the thread of this process's first device (the
-    // one that called MPI_Init_thread): the mesh's first local device runs on the pool's
-    // calling thread.
-    assert(plan_.device_at(first_row_, 0) == first_);
-    column_exchange_ = std::make_shared<HierarchicalCollectives>(options_.processes, local_rows,
-                                                                 options_.algorithm, plan_.model);
-    for (int m = 0; m < plan_.model; ++m)
-      columns_.push_back(std::make_unique<CollectiveGroup>(column_exchange_->group(m), local_rows));
-  } else {
-    for (int m = 0; m < plan_.model; ++m)
-      columns_.push_back(
-          std::make_unique<CollectiveGroup>(plan_.batch, options_.algorithm, options_.link));
+  // Model device 0 of a row reports the row's totals and predictions: the rows' owners.
+  for (int b = 0; b < plan_.batch; ++b) {
+    const int d = plan_.device_at(b, 0);
+    row_owner_.push_back(d / local);
+    if (d / local == rank)
+      row_totals_.push_back(&devices_[static_cast<size_t>(d - first_)]->totals);
   }
+  // A row or column inside this process exchanges through threads; one that spans processes
+  // through a HierarchicalCollectives over the processes that host it (a communicator of their
+  // own), which serves every such line of this process at once and calls MPI from the thread of
+  // this process's first device (the one that called MPI_Init_thread: the pool's calling thread).
+  auto lines_of = [&](const MeshLines& lines, int size,
+                      std::shared_ptr<HierarchicalCollectives>& exchange,
+                      std::vector<std::unique_ptr<CollectiveGroup>>& out) {
+    const int count = static_cast<int>(lines.lines.size());
+    if (!lines.within) {
+      exchange = std::make_shared<HierarchicalCollectives>(
+          options_.processes->split(lines.color, rank), lines.members, options_.algorithm, count);
+      assert(exchange->size() == size);
+    }
+    for (int g = 0; g < count; ++g)
+      out.push_back(lines.within
+                        ? std::make_unique<CollectiveGroup>(size, options_.algorithm, options_.link)
+                        : std::make_unique<CollectiveGroup>(exchange->group(g), lines.members));
+  };
+  lines_of(row_lines, plan_.model, row_exchange_, rows_);
+  lines_of(col_lines, plan_.batch, column_exchange_, columns_);
+  assert(devices_.front()->row == 0 && devices_.front()->row_rank % row_lines.members == 0 &&
+         devices_.front()->col == 0 && devices_.front()->col_rank % col_lines.members == 0);
   // Norm clipping needs the norm of whole variables, so the executor clips across slices and the
   // device optimizers only clip by value (at most one of the three is set).
   clip_norm_ = (optimizer_spec_.clipnorm && *optimizer_spec_.clipnorm > 0.0) ||
@@ -158,8 +189,8 @@ std::vector<DeviceMemory> ModelParallelExecutor::device_memory() const {
     m.activations =
         matrix_bytes(dev.z) + matrix_bytes(dev.a) + matrix_bytes(dev.cache) + matrix_bytes(dev.da);
     m.buffers = static_cast<int64_t>(sizeof(float)) * (dev.shard.x.size() + dev.shard.y.size()) +
-                rows_[static_cast<size_t>(dev.row)]->buffer_bytes(dev.m) +
-                columns_[static_cast<size_t>(dev.m)]->buffer_bytes(dev.row);
+                rows_[static_cast<size_t>(dev.row)]->buffer_bytes(dev.row_rank) +
+                columns_[static_cast<size_t>(dev.col)]->buffer_bytes(dev.col_rank);
     for (const auto* lists : {&dev.piece, &dev.gathered, &dev.full_bias})
       for (const std::vector<float>& v : *lists) m.buffers += float_bytes(v);
     m.buffers += matrix_bytes(dev.conv_bias) + matrix_bytes(dev.conv_bias_grad);
@@ -234,10 +265,10 @@ void ModelParallelExecutor::prepare(Index max_rows) {
       [](void* self, int d) {
         auto& e = *static_cast<ModelParallelExecutor*>(self);
         const Device& dev = *e.devices_[static_cast<size_t>(d)];
-        e.rows_[static_cast<size_t>(dev.row)]->warm_up(dev.m, e.row_elements_);
-        e.columns_[static_cast<size_t>(dev.m)]->warm_up(
-            dev.row, std::max<int64_t>(total_size(dev.grad_pieces),
-                                       static_cast<int64_t>(dev.batch_sums.size())));
+        e.rows_[static_cast<size_t>(dev.row)]->warm_up(dev.row_rank, e.row_elements_);
+        e.columns_[static_cast<size_t>(dev.col)]->warm_up(
+            dev.col_rank, std::max<int64_t>(total_size(dev.grad_pieces),
+                                            static_cast<int64_t>(dev.batch_sums.size())));
       },
       this);
 }
@@ -247,7 +278,8 @@ void ModelParallelExecutor::reduce_and_update(Device& dev, Clock::time_point t) 
   const size_t n_vars = dev.values.size();
   DeviceTimeline& timeline = timelines_[dev.index];
   // The gradients summed along the batch axis: every device of a column gets the same sums.
-  t = columns_[static_cast<size_t>(dev.m)]->all_reduce(dev.row, timeline, t, dev.grad_pieces);
+  t = columns_[static_cast<size_t>(dev.col)]->all_reduce(dev.col_rank, timeline, t,
+                                                         dev.grad_pieces);
   if (model > 1) {
     // A column is not every device: all wait for all, so an error on any device before this
     // point stops every update and the slices stay consistent.
@@ -270,7 +302,7 @@ void ModelParallelExecutor::reduce_and_update(Device& dev, Clock::time_point t) 
     });
     if (model > 1) {
       t = timeline.end_span(SpanKind::kUpdate, t);
-      t = rows_[static_cast<size_t>(dev.row)]->all_reduce(dev.m, timeline, t,
+      t = rows_[static_cast<size_t>(dev.row)]->all_reduce(dev.row_rank, timeline, t,
                                                           std::span<float>(dev.squared_norms));
     }
     errors_.guarded(dev.index, [&] {
@@ -305,8 +337,9 @@ void ModelParallelExecutor::reduce_and_update(Device& dev, Clock::time_point t) 
     }
     dev.optimizer->apply(dev.trainable_vars, dev.trainable_grads);
     // The first batch group of the process writes its slices back (replicated values once,
-    // from model 0); every row holds the same values.
-    if (dev.b != first_row_) return;
+    // from model 0); every row holds the same values. When rows span processes, the other
+    // processes' slices arrive by sync_model.
+    if (!dev.writes) return;
     auto& vars = *ctx_.variables;
     for (size_t v = 0; v < n_vars; ++v) {
       if ((!dev.grad_ptrs[v] && !state_variables_[v]) ||
@@ -372,10 +405,13 @@ void ModelParallelExecutor::run(BatchJob::Phase phase, const ConstMatrixRef& x,
                                 const ConstMatrixRef* y, MatrixRef* out, StepTotals* totals) {
   job_.start(phase, x, y, out, plan_.batch);
   if (totals) {
-    // The model's variables are current (every update is written back).
+    // The model's variables are current (every update is written back; when rows span
+    // processes, the others' slices are gathered first, if there is a penalty to compute).
+    if (model_stale_ && ctx_.graph.network->has_regularization()) sync_model();
     totals->reg_weighted +=
         ctx_.graph.network->regularization_loss(model_values_) * static_cast<double>(x.rows());
     for (auto& d : devices_) d->totals.reset(totals->metric_states.size());
+    scratch_totals_.reset(totals->metric_states.size());
   }
   errors_.reset();
   pool_.dispatch(&ModelParallelExecutor::run_device, this);
@@ -383,13 +419,13 @@ void ModelParallelExecutor::run(BatchJob::Phase phase, const ConstMatrixRef& x,
   ProcessGroup* processes = process_count(options_) > 1 ? options_.processes.get() : nullptr;
   if (totals && processes) {
     // Every row's totals from every process, in row order (row 0's totals are the scratch).
-    exchange_.add_totals(*processes, row_totals_, *row_totals_.front(), *totals);
+    exchange_.add_totals(*processes, row_owner_, row_totals_, scratch_totals_, *totals);
   } else if (totals) {
     for (StepTotals* t : row_totals_) totals->add(*t);
   }
-  if (out && processes)
-    exchange_.gather_rows(*processes, job_, static_cast<int>(rows_.size()), *out);
+  if (out && processes) exchange_.gather_rows(*processes, job_, row_owner_, *out);
   if (job_.training()) {
+    model_stale_ = rows_span_;
     timelines_.publish(job_.step);
     for (size_t d = 0; d < devices_.size(); ++d)
       timelines_.trace().shard_rows[d] = job_.sizes[static_cast<size_t>(devices_[d]->b)];
@@ -448,26 +484,114 @@ std::vector<size_t> ModelParallelExecutor::trainable_variable_indices() const {
 }
 
 // The model's optimizer takes the devices' slots (the first batch row holds every slice; the
-// other rows are copies), so a saved model or a later fit() continues from the whole state.
+// other rows are copies), so a saved model or a later fit() continues from the whole state. When
+// rows span processes, every process takes the others' slices of the model and of the slots.
 void ModelParallelExecutor::push_to_model() {
+  sync_model();
   Device& first = *devices_.front();
   if (!first.optimizer || !ctx_.optimizer) return;
   const auto owner_slots = ctx_.optimizer->keras_slots();
   const std::vector<size_t> index = trainable_variable_indices();
   std::vector<Matrix> whole;
   for (const auto& slot : owner_slots) whole.push_back(*slot.value);
-  for (const auto& dev : devices_) {
-    if (dev->b != first_row_) continue;
-    const auto slices = dev->optimizer->keras_slots();
-    for (size_t i = 0; i < owner_slots.size(); ++i) {
-      const size_t v = index[owner_slots[i].variable];
-      const SliceRect r =
-          slice_rect((*ctx_.variables)[v].value, plan_.variables[v], dev->m, plan_.model);
-      whole[i].block(r.row, r.col, r.rows, r.cols) = *slices[i].value;
+  std::vector<size_t> slot_variable;
+  for (const auto& slot : owner_slots) slot_variable.push_back(index[slot.variable]);
+  if (rows_span_) {
+    std::vector<Matrix*> into;
+    for (Matrix& w : whole) into.push_back(&w);
+    gather_row_slices(
+        [&](const Device& dev, std::vector<const Matrix*>& items) {
+          for (const auto& slot : dev.optimizer->keras_slots()) items.push_back(slot.value);
+        },
+        slot_variable, into);
+  } else {
+    for (const auto& dev : devices_) {
+      if (!dev->writes) continue;
+      const auto slices = dev->optimizer->keras_slots();
+      for (size_t i = 0; i < owner_slots.size(); ++i) {
+        const size_t v = slot_variable[i];
+        const SliceRect r =
+            slice_rect((*ctx_.variables)[v].value, plan_.variables[v], dev->m, plan_.model);
+        whole[i].block(r.row, r.col, r.rows, r.cols) = *slices[i].value;
+      }
     }
   }
   ctx_.optimizer->set_state(first.optimizer->iterations(), whole);
   state_->owner_iterations = ctx_.optimizer->iterations();
+}
+
+void ModelParallelExecutor::sync_model() {
+  if (!model_stale_) return;
+  model_stale_ = false;
+  auto& vars = *ctx_.variables;
+  if (variable_index_.empty())
+    for (size_t v = 0; v < vars.size(); ++v) {
+      variable_index_.push_back(v);
+      model_matrices_.push_back(&vars[v].value);
+    }
+  gather_row_slices(
+      [](const Device& dev, std::vector<const Matrix*>& items) {
+        for (const Matrix& value : dev.values) items.push_back(&value);
+      },
+      variable_index_, model_matrices_);
+}
+
+void ModelParallelExecutor::gather_row_slices(
+    const std::function<void(const Device&, std::vector<const Matrix*>&)>& items,
+    std::span<const size_t> variable, std::span<Matrix* const> whole) {
+  ProcessGroup& group = *options_.processes;
+  const int processes = group.size(), local = pool_.size();
+  const auto& vars = *ctx_.variables;
+  // Device (0, m) sends item i's slice; a replicated item comes from m = 0 only.
+  auto sent = [&](int m, size_t i) {
+    return m == 0 || plan_.variables[variable[i]] != Split::kReplicated;
+  };
+  auto floats = [&](int m) {
+    int64_t n = 0;
+    for (size_t i = 0; i < whole.size(); ++i)
+      if (sent(m, i)) {
+        const SliceRect r =
+            slice_rect(vars[variable[i]].value, plan_.variables[variable[i]], m, plan_.model);
+        n += static_cast<int64_t>(r.rows) * r.cols;
+      }
+    return n;
+  };
+  slice_counts_.assign(static_cast<size_t>(processes), 0);
+  slice_displs_.assign(static_cast<size_t>(processes), 0);
+  int64_t total = 0;
+  for (int m = 0; m < plan_.model; ++m)
+    slice_counts_[static_cast<size_t>(plan_.device_at(0, m) / local)] +=
+        static_cast<int>(floats(m));
+  for (int q = 0; q < processes; ++q) {
+    slice_displs_[static_cast<size_t>(q)] = static_cast<int>(total);
+    total += slice_counts_[static_cast<size_t>(q)];
+  }
+  slices_out_.clear();
+  for (const auto& dev : devices_) {
+    if (dev->b != 0) continue;
+    item_list_.clear();
+    items(*dev, item_list_);
+    for (size_t i = 0; i < item_list_.size(); ++i)
+      if (sent(dev->m, i))
+        slices_out_.insert(slices_out_.end(), item_list_[i]->data(),
+                           item_list_[i]->data() + item_list_[i]->size());
+  }
+  slices_in_.resize(static_cast<size_t>(total));
+  group.all_gather(slices_out_.data(), slices_in_.data(), slice_counts_.data(),
+                   slice_displs_.data());
+  // Every process's slices in rank order, each process's by m: device (0, m) of process q.
+  slice_at_.assign(slice_displs_.begin(), slice_displs_.end());
+  for (int m = 0; m < plan_.model; ++m) {
+    int& pos = slice_at_[static_cast<size_t>(plan_.device_at(0, m) / local)];
+    for (size_t i = 0; i < whole.size(); ++i) {
+      if (!sent(m, i)) continue;
+      const SliceRect r =
+          slice_rect(vars[variable[i]].value, plan_.variables[variable[i]], m, plan_.model);
+      whole[i]->block(r.row, r.col, r.rows, r.cols) =
+          Eigen::Map<const Matrix>(slices_in_.data() + pos, r.rows, r.cols);
+      pos += static_cast<int>(r.rows * r.cols);
+    }
+  }
 }
 
 void ModelParallelExecutor::pull_from_model() {

@@ -12,17 +12,22 @@
 // rehearsal knobs (device speeds, link latency and bandwidth) act as in DataParallel, and in
 // evaluate() and predict() too (their passes exchange activations). Driven by one thread.
 //
-// Across processes (RehearsalOptions::processes, P of them), each process hosts B/P whole rows of
-// the mesh (its model axis stays inside the process, as tensor parallelism stays inside a node):
-// the rows' activation exchanges stay thread collectives, the columns' gradient all-reduces cross
-// processes (one HierarchicalCollectives serving every column, called from the process's first
-// device's thread only), and the step totals and predictions of every row are exchanged, so each
-// process computes what the one-process run computes, bit for bit. Device indices below are this
-// process's (0 .. devices()-1; the global index is first_device() + index).
+// Across processes (RehearsalOptions::processes, P of them), process p hosts the devices
+// p*N/P .. (p+1)*N/P - 1 of the mesh (in mesh order). By default (the batch axis named first) that
+// is whole rows, so the rows' activation exchanges stay thread collectives and the columns'
+// gradient all-reduces cross processes; any other placement mesh_lines accepts works too: a row or
+// column that spans processes exchanges through a HierarchicalCollectives over a communicator of
+// the processes that host it (one per axis, serving every such line of the process, called from
+// the process's first device's thread only). The step totals and predictions of every row are
+// exchanged, and when rows span processes the model's slices are gathered where the whole model
+// is read, so each process computes what the one-process run computes, bit for bit. Device
+// indices below are this process's (0 .. devices()-1; the global index is first_device() + index).
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "core/distribution/collectives/hierarchical_collectives.h"
@@ -112,6 +117,15 @@ class ModelParallelExecutor : public StepExecutor {
                                   Clock::time_point t);
   void reduce_and_update(Device& dev, Clock::time_point t);
   void ensure_optimizers();
+  // When rows span processes and a train step ran since: the model's variables take every
+  // process's slices (collective: every process calls it at the same point).
+  void sync_model();
+  // Every process's model-axis slices, from its devices of batch group 0 (items(dev) lists
+  // them, item i a slice of variable variable[i], as slice_rect cuts it; a replicated one from
+  // model device 0 only), all-gathered into whole[i] on every process.
+  void gather_row_slices(
+      const std::function<void(const Device&, std::vector<const Matrix*>&)>& items,
+      std::span<const size_t> variable, std::span<Matrix* const> whole);
   // The index in the model's variables of each trainable one (the optimizers' variable list).
   std::vector<size_t> trainable_variable_indices() const;
 
@@ -123,12 +137,17 @@ class ModelParallelExecutor : public StepExecutor {
   DevicePool pool_;
   std::vector<std::unique_ptr<Device>> devices_;  // by flat mesh index
   int first_ = 0;                                 // the global index of this process's first device
-  int first_row_ = 0;  // the first batch group (mesh row) this process hosts
-  // Across processes: the columns' collectives (rows are in one process).
-  std::shared_ptr<HierarchicalCollectives> column_exchange_;
-  // This process's row first_row_ + r of the mesh (the M devices of a batch group) and column m
-  // (the B devices that hold the same slices, every process's).
+  // Across processes: the collectives of the rows and of the columns that span processes (null
+  // for an axis whose lines stay inside processes).
+  std::shared_ptr<HierarchicalCollectives> row_exchange_, column_exchange_;
+  // The rows of the mesh (the M devices of a batch group) and the columns (the B devices that
+  // hold the same slices) this process hosts devices of, in order (Device::row and ::col).
   std::vector<std::unique_ptr<CollectiveGroup>> rows_, columns_;
+  std::vector<int> row_owner_;  // per batch group, the process of its model device 0
+  // Rows span processes: each process writes only its slices into the model's variables, and
+  // gathers the others' (sync_model) where the whole model is read. Stale after a train step.
+  bool rows_span_ = false, model_stale_ = false;
+  StepTotals scratch_totals_;                // a row's totals on their way from another process
   ArrivalBoard everyone_;                    // the barrier before the update (meshes with M > 1)
   int64_t row_elements_ = 0;                 // the largest call a row's collectives are sized for
   std::vector<const Matrix*> model_values_;  // the model's variables (for the regularization)
@@ -137,7 +156,13 @@ class ModelParallelExecutor : public StepExecutor {
   DeviceErrors errors_;                      // by flat mesh index
   BatchJob job_;                             // the current job; shards by batch group
   ShardExchange exchange_;                   // step totals and predictions between processes
-  std::vector<StepTotals*> row_totals_;      // model device 0's totals of each row, in order
+  std::vector<StepTotals*> row_totals_;      // model device 0's totals of the rows it hosts
+  // sync_model's and push_to_model's buffers (gather_row_slices).
+  std::vector<size_t> variable_index_;
+  std::vector<Matrix*> model_matrices_;
+  std::vector<const Matrix*> item_list_;
+  std::vector<float> slices_out_, slices_in_;
+  std::vector<int> slice_counts_, slice_displs_, slice_at_;
   std::vector<bool>
       state_variables_;  // per variable: a layer's state it updates (moving statistics)
 };

@@ -26,7 +26,7 @@ ModelParallelExecutor::Clock::time_point ModelParallelExecutor::gather_blocks(
   DeviceTimeline& timeline = timelines_[dev.index];
   const int model = plan_.model;
   t = timeline.end_span(open, t);
-  t = rows_[static_cast<size_t>(dev.row)]->all_gather(dev.m, timeline, t,
+  t = rows_[static_cast<size_t>(dev.row)]->all_gather(dev.row_rank, timeline, t,
                                                       first(dev.piece[l], rows * width),
                                                       first(dev.gathered[l], rows * width * model));
   errors_.guarded(dev.index, [&] {
@@ -109,14 +109,14 @@ ModelParallelExecutor::Clock::time_point ModelParallelExecutor::conv_backward(De
   });
   if (own_bias && bias_grad) {
     t = timeline.end_span(SpanKind::kBackward, t);
-    t = row.all_gather(dev.m, timeline, t,
+    t = row.all_gather(dev.row_rank, timeline, t,
                        std::span<const float>(dev.conv_bias_grad[l].data(), static_cast<size_t>(c)),
                        std::span<float>(bias_grad->data(), static_cast<size_t>(filters)));
   }
   if (want_dx) {
     auto dx = dev.da[l - 1].topRows(rows);
     t = timeline.end_span(SpanKind::kBackward, t);
-    t = row.all_reduce(dev.m, timeline, t,
+    t = row.all_reduce(dev.row_rank, timeline, t,
                        std::span<float>(dx.data(), static_cast<size_t>(rows * dx.cols())));
   }
   return t;
@@ -151,7 +151,7 @@ ModelParallelExecutor::Clock::time_point ModelParallelExecutor::forward(Device& 
       // BatchNormalization sums its statistics over the batch axis (a column of the mesh).
       const auto params = std::span<const Matrix* const>(dev.const_params)
                               .subspan(net.first_variable(l), net.variable_count(l));
-      GroupBatchReducer reducer(*columns_[static_cast<size_t>(dev.m)], dev.row, timeline,
+      GroupBatchReducer reducer(*columns_[static_cast<size_t>(dev.col)], dev.col_rank, timeline,
                                 dev.batch_sums, SpanKind::kForward, t);
       ForwardContext lctx = fctx;
       lctx.scratch = dev.scratch[l];
@@ -196,7 +196,7 @@ ModelParallelExecutor::Clock::time_point ModelParallelExecutor::forward(Device& 
           z.rowwise() += bias->row(0);
       });
       t = timeline.end_span(SpanKind::kForward, t);
-      t = row.all_reduce(dev.m, timeline, t, std::span<float>(z.data(), rows * units));
+      t = row.all_reduce(dev.row_rank, timeline, t, std::span<float>(z.data(), rows * units));
     } else {
       errors_.guarded(dev.index, [&] {
         z.noalias() = input * kernel;
@@ -205,7 +205,7 @@ ModelParallelExecutor::Clock::time_point ModelParallelExecutor::forward(Device& 
       if (bias_sharded) {
         // A replicated kernel with a sharded bias: the row all-gathers the bias.
         t = timeline.end_span(SpanKind::kForward, t);
-        t = row.all_gather(dev.m, timeline, t, std::span<const float>(bias->data(), c),
+        t = row.all_gather(dev.row_rank, timeline, t, std::span<const float>(bias->data(), c),
                            first(dev.full_bias[l], units));
         errors_.guarded(dev.index, [&] {
           z.rowwise() += Eigen::Map<const Eigen::RowVectorXf>(dev.full_bias[l].data(), units);
@@ -236,7 +236,7 @@ ModelParallelExecutor::Clock::time_point ModelParallelExecutor::backward(Device&
     }
     if (!dense) {
       const size_t k = net.first_variable(l), count = net.variable_count(l);
-      GroupBatchReducer reducer(*columns_[static_cast<size_t>(dev.m)], dev.row, timeline,
+      GroupBatchReducer reducer(*columns_[static_cast<size_t>(dev.col)], dev.col_rank, timeline,
                                 dev.batch_sums, SpanKind::kBackward, t);
       ForwardContext lctx{.training = true, .batch = plan_.batch > 1 ? &reducer : nullptr};
       lctx.scratch = dev.scratch[l];
@@ -290,7 +290,7 @@ ModelParallelExecutor::Clock::time_point ModelParallelExecutor::backward(Device&
       errors_.guarded(dev.index,
                       [&] { dx.noalias() = dy.middleCols(c * dev.m, c) * kernel.transpose(); });
       t = timeline.end_span(SpanKind::kBackward, t);
-      t = row.all_reduce(dev.m, timeline, t, std::span<float>(dx.data(), rows * in));
+      t = row.all_reduce(dev.row_rank, timeline, t, std::span<float>(dx.data(), rows * in));
     } else {
       // Each device has the input gradient of its kernel rows; the row all-gathers them.
       const Index r = kernel.rows();

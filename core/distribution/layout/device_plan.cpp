@@ -16,33 +16,88 @@ std::string device_list(const std::vector<int>& devices) {
 
 }  // namespace
 
-std::string mesh_process_error(const MeshPlacement& plan, int processes) {
-  if (processes <= 1) return {};
-  const std::string mesh = "the mesh's " + std::to_string(plan.batch) + " x " +
-                           std::to_string(plan.model) + " devices (batch x model)";
-  const std::string rule =
-      "across processes every process hosts whole rows of the mesh (a batch group's model-axis "
-      "devices stay in one process)";
-  if (plan.batch % processes != 0)
-    return mesh + " have " + std::to_string(plan.batch) +
-           " batch groups, which cannot be spread evenly over " + std::to_string(processes) +
-           " processes: " + rule + "; make the batch axis a multiple of the process count";
-  const int local = plan.batch * plan.model / processes, rows = plan.batch / processes;
-  for (int p = 0; p < processes; ++p) {
-    for (int b = p * rows; b < (p + 1) * rows; ++b) {
-      std::vector<int> row;
-      bool outside = false;
-      for (int m = 0; m < plan.model; ++m) {
-        row.push_back(plan.at(b, m));
-        outside |= row.back() / local != p;
+std::string mesh_lines(const MeshPlacement& mesh, int processes, int p, bool rows, MeshLines& out) {
+  out = MeshLines{};
+  const int devices = mesh.batch * mesh.model;
+  const int local = devices / std::max(processes, 1);
+  const int lines = rows ? mesh.batch : mesh.model, positions = rows ? mesh.model : mesh.batch;
+  auto device = [&](int line, int pos) { return rows ? mesh.at(line, pos) : mesh.at(pos, line); };
+  const std::string grid = "the mesh's " + std::to_string(mesh.batch) + " x " +
+                           std::to_string(mesh.model) + " devices (batch x model)";
+  auto name = [&](int line) {
+    return (rows ? "batch group " : "model index ") + std::to_string(line);
+  };
+  // Per process, the lines it hosts (ascending, as lines are visited in order).
+  std::vector<std::vector<int>> hosted(static_cast<size_t>(processes));
+  for (int line = 0; line < lines; ++line) {
+    std::vector<int> on;  // the line's devices
+    for (int pos = 0; pos < positions; ++pos) on.push_back(device(line, pos));
+    // The line's runs of devices on one process.
+    std::vector<int> owners, counts;
+    for (int d : on) {
+      const int q = d / local;
+      if (owners.empty() || owners.back() != q) {
+        owners.push_back(q);
+        counts.push_back(0);
       }
-      if (outside)
-        return mesh + " place batch group " + std::to_string(b) + " on " + device_list(row) +
-               ", but process " + std::to_string(p) + " hosts cpu:" + std::to_string(p * local) +
-               " to cpu:" + std::to_string(p * local + local - 1) + ": " + rule +
-               "; name the batch axis first in distribution.mesh.axis_names";
+      ++counts.back();
+    }
+    const std::string where = name(line) + " on " + device_list(on);
+    for (size_t r = 1; r < owners.size(); ++r) {
+      if (owners[r] <= owners[r - 1])
+        return grid + " place " + where + " back and forth over processes " +
+               std::to_string(owners[r - 1]) + " and " + std::to_string(owners[r]) +
+               ": across processes a mesh row or column must meet each process once, in rank "
+               "order; list the mesh's devices in order";
+      if (counts[r] != counts[0])
+        return grid + " place " + where + " unevenly over processes " + std::to_string(owners[0]) +
+               " to " + std::to_string(owners.back()) + " (" + std::to_string(counts[0]) + " and " +
+               std::to_string(counts[r]) +
+               " devices): across processes every mesh row and column must have as many devices "
+               "in each process it spans; make the devices per process (" +
+               std::to_string(local) + ") a multiple or a divisor of the mesh's " +
+               (rows ? "model" : "batch") + " axis (" + std::to_string(positions) + ")";
+    }
+    if (line == 0) out.members = counts[0];
+    if (counts[0] != out.members)
+      return grid + " place " + where + " with " + std::to_string(counts[0]) +
+             " devices in a process where " + name(0) + " has " + std::to_string(out.members) +
+             ": across processes every mesh row and column must have as many devices in each "
+             "process it spans; make the devices per process (" +
+             std::to_string(local) + ") a multiple or a divisor of the mesh's " +
+             (rows ? "model" : "batch") + " axis (" + std::to_string(positions) + ")";
+    out.within = out.within && owners.size() == 1;
+    for (int q : owners) hosted[static_cast<size_t>(q)].push_back(line);
+  }
+  // The processes of a line host the same lines.
+  for (int line = 0; line < lines; ++line) {
+    int first = -1;
+    for (int pos = 0; pos < positions; ++pos) {
+      const int q = device(line, pos) / local;
+      if (first < 0) first = q;
+      if (hosted[static_cast<size_t>(q)] != hosted[static_cast<size_t>(first)])
+        return grid + " place " + name(line) + " on processes " + std::to_string(first) + " and " +
+               std::to_string(q) + ", which host different mesh " + (rows ? "rows" : "columns") +
+               " besides: across processes the processes of a mesh row or column must host the "
+               "same rows or columns; make the devices per process a multiple or a divisor of "
+               "the mesh's axes";
     }
   }
+  out.lines = hosted[static_cast<size_t>(p)];
+  out.color = out.lines.empty() ? -1 : out.lines.front();
+  return {};
+}
+
+std::string mesh_process_error(const MeshPlacement& plan, int processes) {
+  if (processes <= 1) return {};
+  const int devices = plan.batch * plan.model;
+  if (devices % processes != 0)
+    return "the mesh's " + std::to_string(plan.batch) + " x " + std::to_string(plan.model) +
+           " devices (batch x model) cannot be spread evenly over " + std::to_string(processes) +
+           " processes; make the mesh's size a multiple of the process count";
+  MeshLines lines;
+  for (bool rows : {true, false})
+    if (std::string why = mesh_lines(plan, processes, 0, rows, lines); !why.empty()) return why;
   return {};
 }
 

@@ -30,9 +30,27 @@ struct MeshPlacement {
 // The placement of spec's mesh; one device (a 1 x 1 grid) when the spec has no usable mesh.
 MeshPlacement mesh_placement(const DistributionSpec& spec);
 
-// "" when the mesh can be spread over `processes` processes with every mesh row inside one
-// process (process p hosting devices p*N/P .. (p+1)*N/P - 1, as a ModelParallel run across
-// processes places them); else why not, as a sentence naming what to change.
+// How the lines of one axis of a mesh lie over P processes, process p hosting devices
+// p*N/P .. (p+1)*N/P - 1 (as a ModelParallel run across processes places them). A line is a mesh
+// row (batch group b: its model-axis devices, at positions m) or a mesh column (model index m:
+// its batch-axis devices, at positions b).
+struct MeshLines {
+  bool within = true;      // every line lies inside one process
+  int members = 0;         // a line's devices in each process that hosts some of it
+  std::vector<int> lines;  // the lines this process hosts, ascending
+  // The processes that host this process's lines host exactly these lines; they are numbered by
+  // `color` (the lowest line) and ordered along the lines as by rank.
+  int color = 0;
+};
+
+// The lines of the rows (rows true) or of the columns for process p of `processes`; fills `out`
+// and returns "" when every line that spans processes has the same number of devices in each of
+// them, consecutive and in rank order, and the processes of a line host the same lines (so that a
+// communicator per group of processes serves them); else why not, as a sentence.
+std::string mesh_lines(const MeshPlacement& mesh, int processes, int p, bool rows, MeshLines& out);
+
+// "" when the mesh can be spread over `processes` processes (mesh_lines of both axes for every
+// process); else why not, as a sentence naming what to change.
 std::string mesh_process_error(const MeshPlacement& mesh, int processes);
 
 // The dimension of `v` split over a model axis of `model` devices, or -1 when every device holds
