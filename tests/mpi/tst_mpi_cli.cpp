@@ -84,6 +84,8 @@ class TestMpiCli : public QObject {
   void mesh_rows_span_processes();
   void uneven_mesh_is_refused();
   void no_distribution_runs_whole_everywhere();
+  void examples_without_distribution_equal_one_process_data();
+  void examples_without_distribution_equal_one_process();
   void crowded_process_is_warned();
   void other_commands_refuse_processes();
   void killed_rank_ends_the_job();
@@ -371,6 +373,37 @@ void TestMpiCli::no_distribution_runs_whole_everywhere() {
                  .match(r.err)
                  .hasMatch(),
              qPrintable(r.err));
+}
+
+void TestMpiCli::examples_without_distribution_equal_one_process_data() {
+  QTest::addColumn<QString>("experiment");
+  // The examples with a distribution are in examples_equal_threads.
+  for (const char* e :
+       {"blobs.json", "overfitting_early_stopping.json", "regression.json", "spiral.json",
+        "spiral_lr_sweep.json", "xor.json", "image_folder_shapes.json"})
+    QTest::newRow(e) << QString(e);
+#ifndef FITBENCH_SANITIZED
+  // 60,000 images in every process; minutes under the sanitizers.
+  for (const char* e : {"fashion_mnist_mlp.json", "fashion_mnist_cnn.json"})
+    QTest::newRow(e) << QString(e);
+#endif
+}
+
+// Every example without a distribution under mpirun -np 2: each process trains the whole run,
+// and rank 0 writes the History of one process's run, value for value (one epoch each).
+void TestMpiCli::examples_without_distribution_equal_one_process() {
+  QFETCH(QString, experiment);
+  QTemporaryDir dir;
+  const QString one = dir.filePath("one.json"), two = dir.filePath("two.json");
+  const QStringList args{"run", example(experiment), "--epochs", "1", "--verbose",
+                         "0",   "--history"};
+  const Result alone = cli(args + QStringList{one});
+  QVERIFY2(alone.code == 0, qPrintable(alone.err));
+  const Result across = mpi(2, args + QStringList{two});
+  QVERIFY2(across.code == 0, qPrintable(across.err));
+  QVERIFY(!read_file(one).isEmpty());
+  QCOMPARE(read_file(two), read_file(one));
+  QCOMPARE(across.out, alone.out);
 }
 
 // A process bound to one core that hosts 2 devices is told how to give it more; unbound, not.

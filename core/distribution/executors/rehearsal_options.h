@@ -31,8 +31,8 @@ struct RehearsalOptions {
   int64_t sharded_update_min_elements = 16384;
   // The processes the devices are spread over (null or one process: every device is a thread of
   // this one). With P processes, process p hosts devices p*N/P .. (p+1)*N/P - 1 on its threads
-  // (under ModelParallel, whole rows of the mesh) and exchanges with the others through
-  // HierarchicalCollectives; the link model is not applied.
+  // (under ModelParallel, in mesh order: whole rows by default, parts of rows when asked) and
+  // exchanges with the others through HierarchicalCollectives; the link model is not applied.
   std::shared_ptr<ProcessGroup> processes;
   // DataParallel's BatchNormalization normalizes each device's shard by its own statistics and
   // every replica takes device 0's moving statistics after each step (devices.
