@@ -60,16 +60,46 @@ for t in "${targets[@]}"; do
     limits+=(-malloc_limit_mb=1048576)
     asan="$asan:max_allocation_size_mb=2048"
   fi
-  if ASAN_OPTIONS="$asan" "$build/fuzz/fuzz_$t" "$corpus" "$root/tests/fuzz/$t" \
+  if [ "$t" = keras_file ]; then
+    # fitbench reads HDF5 in a forked child first (core/base/child_check.h), which libFuzzer
+    # cannot see into: the target reads without it, in jobs of their own (-fork) that go on past
+    # a crash (-ignore_crashes). Each crash is sorted below.
+    limits+=(-fork=1 -ignore_crashes=1)
+  fi
+  marker="$build/fuzz-$t.started"
+  touch "$marker"
+  status="ok"
+  if ! ASAN_OPTIONS="$asan" "$build/fuzz/fuzz_$t" "$corpus" "$root/tests/fuzz/$t" \
       -max_total_time="$seconds" -timeout=10 "${limits[@]}" -print_final_stats=1 \
       -artifact_prefix="$findings/$t-" >"$log" 2>&1; then
-    status="ok"
-  else
     status="FINDING (see $log and $findings)"
     failed=1
   fi
-  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
-  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "?")
+  hdf5=0
+  if [ "$t" = keras_file ]; then
+    # A crash whose innermost frames (#0 to #3) are in HDF5, and that fitbench with its child
+    # check refuses with a sentence, is HDF5's own and handled: it is kept in fuzz-findings/hdf5/
+    # (a new one is worth a file in tests/data/keras_damaged/), not counted as a finding.
+    while IFS= read -r crash; do
+      ASAN_OPTIONS="$asan" "$build/fuzz/fuzz_$t" "$crash" >"$crash.report" 2>&1 || true
+      if grep -E '^ +#[0-3] ' "$crash.report" | grep -q libhdf5 &&
+        FITBENCH_FUZZ_CHILD_CHECK=1 ASAN_OPTIONS="$asan" "$build/fuzz/fuzz_$t" "$crash" \
+          >/dev/null 2>&1; then
+        mkdir -p "$findings/hdf5"
+        mv "$crash" "$crash.report" "$findings/hdf5/"
+        hdf5=$((hdf5 + 1))
+      fi
+    done < <(find "$findings" -maxdepth 1 -name "$t-crash-*" ! -name '*.report' -newer "$marker")
+  fi
+  if [ -n "$(find "$findings" -maxdepth 1 -name "$t-*" -newer "$marker")" ]; then
+    status="FINDING (see $log and $findings)"
+    failed=1
+  fi
+  [ "$hdf5" -gt 0 ] && status="$status; HDF5 crashed on $hdf5 input(s), each refused by the child check (kept in $findings/hdf5/)"
+  runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' ||
+    grep -o '^#[0-9]*:' "$log" | tail -1 | tr -d '#:' || echo "?")
+  rate=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo "-")
+  [ "$rate" = "-" ] && [ -n "$runs" ] && [ "$runs" != "?" ] && rate=$((runs / seconds))
   printf 'fuzz %-12s %12s executions %8s/s  %s\n' "$t" "$runs" "$rate" "$status"
 done
 exit "$failed"

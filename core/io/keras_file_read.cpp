@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fstream>
 
+#include "core/base/child_check.h"
 #include "core/base/error.h"
 #include "core/file_checks.h"
 #include "core/io/hdf5_handle.h"
@@ -178,13 +179,13 @@ class H5Image {
 enum class Statistics { kNone, kRequired, kIfPresent };
 
 // Fills `model`'s weights, its Normalization statistics (into model.data; `mean` and `variance`
-// from the config if given) and its optimizer state from a weights file image.
-void read_weights_image(const std::string& bytes, const std::string& place, ModelFile& model,
-                        Statistics statistics, const std::vector<double>& mean,
-                        const std::vector<double>& variance) {
+// from the config if given) and its optimizer state from a weights file image. The caller holds
+// hdf5_lock().
+void fill_from_image(const std::string& bytes, const std::string& place, ModelFile& model,
+                     Statistics statistics, const std::vector<double>& mean,
+                     const std::vector<double>& variance) {
   const std::vector<KerasLayerVars> layers = keras_layer_vars(model.config);
   const int64_t features = keras_input_units(model.config);
-  std::lock_guard lock(hdf5_lock());
   H5Image h5(bytes, place);
   model.weights.clear();
   for (const KerasLayerVars& layer : layers) {
@@ -262,6 +263,18 @@ void read_weights_image(const std::string& bytes, const std::string& place, Mode
     }
     model.optimizer = std::move(state);
   }
+}
+
+// fill_from_image, tried first in a child process (core/base/child_check.h): a file that makes
+// HDF5 crash or loop is refused with a sentence. The child gets a minute, and a second more per
+// 16 MiB of file.
+void read_weights_image(const std::string& bytes, const std::string& place, ModelFile& model,
+                        Statistics statistics, const std::vector<double>& mean,
+                        const std::vector<double>& variance) {
+  std::lock_guard lock(hdf5_lock());
+  const auto fill = [&] { fill_from_image(bytes, place, model, statistics, mean, variance); };
+  check_in_child(place, "HDF5", 60.0 + static_cast<double>(bytes.size()) / (16 << 20), fill);
+  fill();
 }
 
 // A zip member's bytes, or none when the archive has no such member.

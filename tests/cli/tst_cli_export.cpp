@@ -159,6 +159,19 @@ class TestCliExport : public QObject {
     QVERIFY2(evaluated.code == 0 && evaluated.out.contains("loss: "), qPrintable(evaluated.err));
   }
 
+  // A weights file that makes Debian's HDF5 crash (tests/data/keras_damaged): one sentence, exit 2.
+  void hdf5CrashIsRefused() {
+    const QString file =
+        QStringLiteral(FITBENCH_SOURCE_DIR "/tests/data/keras_damaged/hdf5_null_read.weights.h5");
+    const Result r = cli(
+        {"run", example("xor.json"), "--epochs", "1", "--verbose", "0", "--load-weights", file});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains(file + ": is a damaged HDF5 file: the HDF5 library "),
+             qPrintable(r.err));
+    QVERIFY2(r.err.contains(", so nothing was read"), qPrintable(r.err));
+    QCOMPARE(r.err.count('\n'), 1);
+  }
+
   void help() {
     const Result r = cli({"export", "--help"});
     QCOMPARE(r.code, 0);

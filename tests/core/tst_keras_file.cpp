@@ -3,6 +3,8 @@
 // alone), read back to the same weights, statistics and optimizer state, training that continues
 // bit for bit as if it had never stopped (one device, DataParallel, ModelParallel), files as
 // Keras writes them, and damaged or unsupported files refused with a sentence.
+#include <signal.h>
+
 #include <QDir>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -10,6 +12,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "core/base/child_check.h"
 #include "core/base/error.h"
 #include "core/distribution/executors/distribution.h"
 #include "core/distribution/executors/model_parallel_executor.h"
@@ -18,6 +21,7 @@
 #include "core/python/random.h"
 #include "core/training/sequential.h"
 #include "fixtures.h"
+#include "tests/sanitized.h"
 
 using namespace fitbench;
 
@@ -85,6 +89,17 @@ void write_csv(const Matrix& m, const char* header, const std::string& file) {
     for (Index c = 0; c < m.cols(); ++c) out << (c ? "," : "") << m(r, c);
     out << "\n";
   }
+}
+
+// The xor example's model, built: what a weights file of it is read into.
+ModelFile xor_like() {
+  ModelSpec xor_model;
+  xor_model.name = "xor";
+  xor_model.layers = {fixtures::input(2), fixtures::dense(8, "tanh"),
+                      fixtures::dense(1, "sigmoid")};
+  Sequential like(xor_model);
+  like.build(2);
+  return like.model_file();
 }
 
 std::string refusal(const std::string& file) {
@@ -743,14 +758,8 @@ class TestKerasFile : public QObject {
   void damagedObjectHeaderIsSaid() {
     const QString file = QStringLiteral(FITBENCH_SOURCE_DIR
                                         "/tests/data/keras_damaged/oom_object_header_1.weights.h5");
-    ModelSpec xor_model;
-    xor_model.name = "xor";
-    xor_model.layers = {fixtures::input(2), fixtures::dense(8, "tanh"),
-                        fixtures::dense(1, "sigmoid")};
-    Sequential like(xor_model);
-    like.build(2);
     try {
-      read_weights_file(file.toStdString(), like.model_file());
+      read_weights_file(file.toStdString(), xor_like());
       QFAIL("a file with a damaged object header was read");
     } catch (const InputError& e) {
       QVERIFY2(std::string(e.what()).find("oom_object_header_1.weights.h5: layers/dense/vars: "
@@ -758,6 +767,66 @@ class TestKerasFile : public QObject {
                    std::string::npos,
                e.what());
     }
+  }
+
+  // The child check's answers: a child that returns or throws lets the caller read; one that
+  // dies or runs past its limit is a sentence naming the place and the library.
+  void childCheckAnswers() {
+    const auto answer = [](double limit, const std::function<void()>& work) {
+      try {
+        check_in_child("f.h5", "HDF5", limit, work);
+      } catch (const InputError& e) {
+        return std::string(e.what());
+      }
+      return std::string("read");
+    };
+    QCOMPARE(answer(60, [] {}), std::string("read"));
+    QCOMPARE(answer(60, [] { throw InputError("f.h5", "is damaged"); }), std::string("read"));
+    int touched = 0;
+    QCOMPARE(answer(60, [&] { touched = 1; }), std::string("read"));
+    QCOMPARE(touched, 0);  // the work ran in the child's copy of this process
+    const std::string crash = answer(60, [] { ::raise(SIGSEGV); });
+#ifdef FITBENCH_SANITIZED
+    // The sanitizer's handler takes the signal and exits with its own status.
+    const std::string how = "fails on it (exit status ";
+#else
+    const std::string how = "crashes on it (Segmentation fault)";
+#endif
+    QVERIFY2(crash.find("f.h5: is a damaged HDF5 file: the HDF5 library " + how) == 0,
+             crash.c_str());
+    QVERIFY2(crash.find("so nothing was read") != std::string::npos, crash.c_str());
+    const std::string loop = answer(0.2, [] { ::sleep(30); });
+    QCOMPARE(loop, std::string("f.h5: was not read: the HDF5 library had not finished with it "
+                               "after 0.2 s (a damaged file can make it loop), so it was stopped"));
+  }
+
+  // A damaged local heap that makes Debian's HDF5 read through a null pointer (a fuzz finding;
+  // h5py crashes on the file too): as a weights file and inside a .keras archive, it is refused
+  // with a sentence and this process goes on.
+  void hdf5CrashIsRefused() {
+    const std::string file =
+        FITBENCH_SOURCE_DIR "/tests/data/keras_damaged/hdf5_null_read.weights.h5";
+    const std::string expected = ": is a damaged HDF5 file: the HDF5 library ";
+    try {
+      read_weights_file(file, xor_like());
+      QFAIL("the file was read");
+    } catch (const InputError& e) {
+      QVERIFY2(std::string(e.what()).find(file + expected) == 0, e.what());
+    }
+    const std::string archive = path("heap_null_read.keras");
+    const QString made = run_python(
+        {"-c",
+         "import sys, zipfile\n"
+         "src, h5, out = sys.argv[1:]\n"
+         "with zipfile.ZipFile(src) as z, zipfile.ZipFile(out, 'w') as o:\n"
+         "    for i in z.infolist():\n"
+         "        o.writestr(i, open(h5, 'rb').read() if i.filename == 'model.weights.h5' "
+         "else z.read(i))\n",
+         QString::fromStdString(variant("keras_demo.keras")), QString::fromStdString(file),
+         QString::fromStdString(archive)});
+    QVERIFY2(made.isEmpty(), qPrintable(made));
+    const std::string message = refusal(archive);
+    QVERIFY2(message.find(archive + ": model.weights.h5" + expected) == 0, message.c_str());
   }
 
   void refusesDamagedWeightsFile() {
