@@ -18,6 +18,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
 #include <QTimer>
 #include <QValueAxis>
 
@@ -35,6 +36,7 @@
 #include "ui/rehearsal/device_timeline_view.h"
 #include "ui/window/experiment_document.h"
 #include "ui/window/main_window.h"
+#include "ui/window/run_controller.h"
 #include "ui/window/training_session.h"
 #include "window_fixtures.h"
 
@@ -97,6 +99,30 @@ class TestMainWindow : public QObject {
     w->run();
     QVERIFY(ended.wait(30000));
     QCOMPARE(w->lossChart()->overlayCount(), 1);
+  }
+
+  // A run that trains every epoch before the window sees it begin (its started signal is
+  // queued, and the feed timer can fire first) is still the window's run 1: its own curves, not
+  // a faded "earlier run", and the log's run line before its epochs.
+  void fastRunIsNotAnEarlierRun() {
+    auto w = makeWindow();
+    QVERIFY(w->openFile(example("xor.json"), nullptr, true));
+    auto* feedTimer = w->runs()->findChild<QTimer*>(QStringLiteral("feedTimer"));
+    QVERIFY(feedTimer);
+    QSignalSpy ended(w.get(), &MainWindow::runEnded);
+    w->run();
+    // The UI thread is busy while the training thread trains xor's 30 epochs (milliseconds);
+    // then the timer fires before the queued started signal is delivered.
+    QThread::msleep(1500);
+    QVERIFY(QMetaObject::invokeMethod(feedTimer, "timeout"));
+    QVERIFY(ended.wait(30000));
+    QCOMPARE(ended.first().first().toBool(), true);
+    QCOMPARE(w->lossChart()->overlayCount(), 0);
+    QCOMPARE(w->lossChart()->epochPointCount(false), 30);
+    QCOMPARE(w->metricChart()->overlayCount(), 0);
+    const QString log = w->logView()->toPlainText();
+    const auto header = log.indexOf(QStringLiteral("── run 1 "));
+    QVERIFY2(header >= 0 && header < log.indexOf(QStringLiteral("Epoch 1/30")), qPrintable(log));
   }
 
   // The rehearsal views follow a distributed run: one timeline lane per device with every step

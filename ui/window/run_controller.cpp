@@ -13,6 +13,7 @@ namespace fitbench {
 RunController::RunController(QObject* parent)
     : QObject(parent), m_session(new TrainingSession(this)), m_feedTimer(new QTimer(this)) {
   m_job = new ProcessJob(m_session->sharedFeed(), this);
+  m_feedTimer->setObjectName(QStringLiteral("feedTimer"));
   m_feedTimer->setInterval(33);  // at most ~30 redraws per second
   connectSignals();
 }
@@ -42,6 +43,9 @@ void RunController::connectSignals() {
   };
   followRuns(this, m_session, ended, failedWith);
   followRuns(this, m_job, ended, failedWith);
+  // Only now does the feed hold this run's points: see drain().
+  connect(m_session, &TrainingSession::started, this, [this] { m_started = true; });
+  connect(m_job, &ProcessJob::started, this, [this] { m_started = true; });
   connect(m_session, &TrainingSession::pausedChanged, this, &RunController::pausedChanged);
 }
 
@@ -80,6 +84,7 @@ QString RunController::start(ExperimentSpec spec, const QString& experimentFile,
     m_session->start(request);
   }
   m_running = true;
+  m_started = false;
   m_longestStallMs = 0.0;
   m_longestTickMs = 0.0;
   m_lastTickNs = 0;
@@ -125,6 +130,11 @@ void RunController::drain() {
         std::max(m_longestStallMs, (now - m_lastTickNs) * 1e-6 - m_feedTimer->interval());
     m_lastTickNs = now;
   }
+  // The run's started signal is queued, and the timer can fire first: a fast run may have
+  // trained every epoch before the window sees it begin. Its points wait in the feed until the
+  // window has begun the run's curves (else they would join the previous run's, or be moved
+  // aside as an "earlier run" when it begins). The last drain, at the end, takes everything.
+  if (m_running && !m_started) return;
   QElapsedTimer work;
   work.start();
   const FeedUpdate update = m_session->feed().take();

@@ -78,6 +78,7 @@ class RunController : public QObject {
   QString m_historyFile, m_traceFile;
   std::shared_ptr<RunResult> m_lastResult;
   bool m_running = false;
+  bool m_started = false;  // the running run's started signal has arrived
   double m_longestStallMs = 0.0;
   double m_longestTickMs = 0.0;
   qint64 m_lastTickNs = 0;
