@@ -2,16 +2,11 @@
 // example's model, a .weights.h5 file (HDF5): refused with an InputError or read. The first byte
 // picks which.
 //
-// fitbench reads HDF5 first in a forked child (core/base/child_check.h). Under libFuzzer the read
-// runs here without the child, so that libFuzzer sees its coverage and the sanitizers its memory
-// errors; scripts/fuzz.sh runs this target with -fork and -ignore_crashes, and sorts what crashes
-// inside HDF5 from what would crash fitbench, rerunning each crash with the child
-// (FITBENCH_FUZZ_CHILD_CHECK=1). As a corpus test (run_corpus.cpp) it reads as fitbench does.
-#ifdef FITBENCH_LIBFUZZER
-#include <pthread.h>
-#include <sanitizer/common_interface_defs.h>
-#endif
-
+// fitbench reads HDF5 first in a program of its own, fitbench-hdf5-check (core/base/child_check.h).
+// Under libFuzzer the read runs here without it, so that libFuzzer sees its coverage and the
+// sanitizers its memory errors; scripts/fuzz.sh runs this target with -fork and -ignore_crashes,
+// and sorts what crashes inside HDF5 from what would crash fitbench, rerunning each crash with the
+// check (FITBENCH_FUZZ_CHILD_CHECK=1). As a corpus test (run_corpus.cpp) it reads as fitbench does.
 #include <cstdlib>
 
 #include "core/base/child_check.h"
@@ -22,10 +17,6 @@
 #include "fuzz/fuzz_util.h"
 
 #ifdef FITBENCH_LIBFUZZER
-// libFuzzer's death callback writes the current input as a crash file: in the child, a crash is
-// the answer the check asks for, so the child goes without it.
-[[maybe_unused]] static const int child_without_crash_files =
-    pthread_atfork(nullptr, nullptr, [] { __sanitizer_set_death_callback(nullptr); });
 [[maybe_unused]] static const bool child_checks = [] {
   const bool on = std::getenv("FITBENCH_FUZZ_CHILD_CHECK") != nullptr;
   fitbench::set_child_checks(on);

@@ -61,7 +61,7 @@ for t in "${targets[@]}"; do
     asan="$asan:max_allocation_size_mb=2048"
   fi
   if [ "$t" = keras_file ]; then
-    # fitbench reads HDF5 in a forked child first (core/base/child_check.h), which libFuzzer
+    # fitbench reads HDF5 in a program of its own first (core/base/child_check.h), which libFuzzer
     # cannot see into: the target reads without it, in jobs of their own (-fork) that go on past
     # a crash (-ignore_crashes). Each crash is sorted below.
     limits+=(-fork=1 -ignore_crashes=1)

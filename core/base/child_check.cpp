@@ -3,7 +3,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/resource.h>
+#include <spawn.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,18 +12,21 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include "core/base/error.h"
+
+extern char** environ;
 
 namespace fitbench {
 namespace {
 
 std::atomic<bool> enabled{true};
 
-// The child's exit status, waited for without a limit (it has ended or been killed).
+// The program's exit status, waited for without a limit (it has ended or been killed); -1 when it
+// was reaped elsewhere (SIGCHLD ignored).
 int reap(pid_t pid) {
   int status = 0;
   while (::waitpid(pid, &status, 0) < 0)
@@ -30,37 +34,88 @@ int reap(pid_t pid) {
   return status;
 }
 
+// The request as a file in memory, read from its start: -1 when there is no memory for it.
+int request_file(const std::vector<std::string_view>& input) {
+  const int fd = ::memfd_create("fitbench-check-request", MFD_CLOEXEC);
+  if (fd < 0) return -1;
+  off_t at = 0;
+  for (std::string_view piece : input)
+    while (!piece.empty()) {
+      const ssize_t wrote = ::pwrite(fd, piece.data(), piece.size(), at);
+      if (wrote < 0 && errno == EINTR) continue;
+      if (wrote <= 0) {
+        ::close(fd);
+        return -1;
+      }
+      piece.remove_prefix(static_cast<size_t>(wrote));
+      at += wrote;
+    }
+  return fd;
+}
+
+// Starts `program` with the request on its standard input and the write end of `done` as its
+// standard output, which it holds until it ends. Returns its pid, or -1.
+pid_t spawn(const std::string& program, int request, int done) {
+  posix_spawn_file_actions_t actions;
+  posix_spawnattr_t attributes;
+  if (::posix_spawn_file_actions_init(&actions) != 0) return -1;
+  if (::posix_spawnattr_init(&attributes) != 0) {
+    ::posix_spawn_file_actions_destroy(&actions);
+    return -1;
+  }
+  // No signal blocked or ignored in the program, whatever this thread has.
+  sigset_t none, all;
+  sigemptyset(&none);
+  sigfillset(&all);
+  pid_t pid = -1;
+  char* argv[] = {const_cast<char*>(program.c_str()), nullptr};
+  if (::posix_spawn_file_actions_adddup2(&actions, request, STDIN_FILENO) == 0 &&
+      ::posix_spawn_file_actions_adddup2(&actions, done, STDOUT_FILENO) == 0 &&
+      ::posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0) == 0 &&
+      ::posix_spawnattr_setsigmask(&attributes, &none) == 0 &&
+      ::posix_spawnattr_setsigdefault(&attributes, &all) == 0 &&
+      ::posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF) ==
+          0 &&
+      ::posix_spawn(&pid, program.c_str(), &actions, &attributes, argv, environ) != 0)
+    pid = -1;
+  ::posix_spawnattr_destroy(&attributes);
+  ::posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
 }  // namespace
 
 void set_child_checks(bool on) { enabled = on; }
 
+std::string check_program(const std::string& name, const std::string& built) {
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  if (!error) {
+    const std::filesystem::path beside = self.parent_path() / name;
+    if (::access(beside.c_str(), X_OK) == 0) return beside.string();
+  }
+  if (!built.empty() && ::access(built.c_str(), X_OK) == 0) return built;
+  return {};
+}
+
 void check_in_child(const std::string& place, const std::string& library, double limit_seconds,
-                    const std::function<void()>& work) {
-  if (!enabled) return;
-  // The child holds the pipe's write end until it ends: the parent wakes when the pipe closes.
+                    const std::string& program, const std::vector<std::string_view>& input) {
+  if (!enabled || program.empty()) return;
+  const int request = request_file(input);
+  if (request < 0) return;
+  // The program holds the pipe's write end until it ends: the caller wakes when the pipe closes.
   int ends[2];
-  if (::pipe2(ends, O_CLOEXEC) != 0) return;
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(ends[0]);
-    ::close(ends[1]);
+  if (::pipe2(ends, O_CLOEXEC) != 0) {
+    ::close(request);
     return;
   }
-  if (pid == 0) {
-    ::close(ends[0]);
-    // No core file (a desktop would report the crash of fitbench), and nothing printed: the
-    // child's only answer is whether it got through.
-    const struct rlimit no_core { 0, 0 };
-    ::setrlimit(RLIMIT_CORE, &no_core);
-    const int null = ::open("/dev/null", O_WRONLY);
-    if (null >= 0) ::dup2(null, STDERR_FILENO);
-    try {
-      work();
-    } catch (...) {
-    }
-    ::_exit(0);
-  }
+  const pid_t pid = spawn(program, request, ends[1]);
+  ::close(request);
   ::close(ends[1]);
+  if (pid < 0) {
+    ::close(ends[0]);
+    return;
+  }
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::duration<double>(limit_seconds);
   bool ended = false;
@@ -70,7 +125,7 @@ void check_in_child(const std::string& place, const std::string& library, double
     if (left.count() <= 0) break;
     pollfd fd{ends[0], POLLIN, 0};
     const int ready = ::poll(&fd, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
-    // Closed: the child has ended (it never writes). A poll that fails waits for the end instead.
+    // Closed: the program has ended (it never writes). A poll that fails waits for the end.
     if (ready > 0 || (ready < 0 && errno != EINTR)) {
       ended = true;
       break;
@@ -87,9 +142,9 @@ void check_in_child(const std::string& place, const std::string& library, double
                                 " s (a damaged file can make it loop), so it was stopped");
   }
   const int status = reap(pid);
-  // -1: the child was reaped elsewhere (SIGCHLD ignored); its answer is lost, and the caller reads
-  // unguarded, as without the check.
-  if (status == -1 || (WIFEXITED(status) && WEXITSTATUS(status) == 0)) return;
+  if (status == -1 || (WIFEXITED(status) &&
+                       (WEXITSTATUS(status) == 0 || WEXITSTATUS(status) == kCheckRequestRefused)))
+    return;
   const std::string how =
       WIFSIGNALED(status) ? std::string("crashes on it (") + ::strsignal(WTERMSIG(status)) + ")"
                           : "fails on it (exit status " + std::to_string(WEXITSTATUS(status)) + ")";

@@ -37,4 +37,11 @@ ModelFile read_keras_archive(const std::filesystem::path& file);
 // optimizer state.
 ModelFile read_keras_weights(const std::filesystem::path& file, ModelFile like);
 
+// The check program's side of reading a weights image (fitbench-hdf5-check; core/base/child_check.h
+// says why HDF5 runs there first): reads the request on `fd` (a header line, then the image),
+// reads the image as fitbench is about to, and returns the program's exit status: 0 when it got
+// through (the image read or refused with a sentence), kCheckRequestRefused for a request it does
+// not know. A crash or a hang inside HDF5 is the answer the caller waits for.
+int check_keras_weights_request(int fd);
+
 }  // namespace fitbench

@@ -2,6 +2,8 @@
 // parse_keras_model_json, the layers' variables from layers/<group>/vars/<i> in Keras's order,
 // the Normalization statistics and the optimizer's variables. A damaged container, a missing
 // group or dataset, a wrong shape or type is refused with a sentence naming the place.
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zip.h>
 
 #include <algorithm>
@@ -10,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <string_view>
 
 #include "core/base/child_check.h"
 #include "core/base/error.h"
@@ -52,7 +55,7 @@ std::string read_bytes(const std::filesystem::path& file) {
 // An HDF5 file image opened read-only. The caller holds hdf5_lock().
 class H5Image {
  public:
-  H5Image(const std::string& bytes, const std::string& place) : place_(place) {
+  H5Image(std::string_view bytes, const std::string& place) : place_(place) {
     H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
     if (bytes.size() < 8 || std::memcmp(bytes.data(), "\x89HDF\r\n\x1a\n", 8) != 0)
       throw InputError(place, "is not an HDF5 file (Keras weights are HDF5)");
@@ -178,16 +181,76 @@ class H5Image {
 // the model has the layer; a weights file alone has its group or not.
 enum class Statistics { kNone, kRequired, kIfPresent };
 
-// Fills `model`'s weights, its Normalization statistics (into model.data; `mean` and `variance`
-// from the config if given) and its optimizer state from a weights file image. The caller holds
-// hdf5_lock().
-void fill_from_image(const std::string& bytes, const std::string& place, ModelFile& model,
-                     Statistics statistics, const std::vector<double>& mean,
-                     const std::vector<double>& variance) {
-  const std::vector<KerasLayerVars> layers = keras_layer_vars(model.config);
-  const int64_t features = keras_input_units(model.config);
+// Everything the read of a weights image depends on besides its bytes and its place in messages,
+// taken from the model: plain values, so that the check program (fitbench-hdf5-check) is given
+// exactly these, as JSON. (Not the place: a file's name need not be UTF-8, which JSON text is.)
+struct ImageRequest {
+  std::vector<KerasLayerVars> layers;
+  int64_t features = 0;
+  Statistics statistics = Statistics::kNone;
+  std::vector<double> mean, variance;  // from the config; empty: from the weights
+  bool has_rate = true;                // the optimizer keeps its learning rate (no schedule)
+};
+
+// What a weights image holds for the model.
+struct ImageContents {
+  std::vector<NamedWeight> weights;
+  bool has_statistics = false;
+  std::vector<double> mean, stddev;
+  std::optional<OptimizerState> optimizer;
+};
+
+// The request's version: a check program of another build refuses one it does not know.
+constexpr const char* kImageRequestKind = "fitbench keras weights image 1";
+
+nlohmann::json request_json(const ImageRequest& r) {
+  nlohmann::json layers = nlohmann::json::array();
+  for (const KerasLayerVars& layer : r.layers) {
+    nlohmann::json variables = nlohmann::json::array();
+    for (const NamedWeight& v : layer.variables)
+      variables.push_back({{"path", v.path}, {"shape", v.shape}});
+    layers.push_back({{"group", layer.group}, {"name", layer.name}, {"variables", variables}});
+  }
+  return {{"kind", kImageRequestKind},
+          {"layers", layers},
+          {"features", r.features},
+          {"statistics", static_cast<int>(r.statistics)},
+          {"mean", r.mean},
+          {"variance", r.variance},
+          {"has_rate", r.has_rate}};
+}
+
+// Throws std::exception (nlohmann's or std::invalid_argument) for a request of another kind or
+// shape.
+ImageRequest parse_request(const nlohmann::json& doc) {
+  if (doc.at("kind").get<std::string>() != kImageRequestKind)
+    throw std::invalid_argument("another kind of request");
+  ImageRequest r;
+  for (const nlohmann::json& layer : doc.at("layers")) {
+    KerasLayerVars vars{
+        layer.at("group").get<std::string>(), layer.at("name").get<std::string>(), {}};
+    for (const nlohmann::json& v : layer.at("variables"))
+      vars.variables.push_back({v.at("path").get<std::string>(), v.at("shape").get<Shape>(), {}});
+    r.layers.push_back(std::move(vars));
+  }
+  r.features = doc.at("features").get<int64_t>();
+  const int statistics = doc.at("statistics").get<int>();
+  if (statistics < 0 || statistics > static_cast<int>(Statistics::kIfPresent))
+    throw std::invalid_argument("no such statistics");
+  r.statistics = static_cast<Statistics>(statistics);
+  r.mean = doc.at("mean").get<std::vector<double>>();
+  r.variance = doc.at("variance").get<std::vector<double>>();
+  r.has_rate = doc.at("has_rate").get<bool>();
+  return r;
+}
+
+// The weights, Normalization statistics and optimizer state of a weights file image. The caller
+// holds hdf5_lock().
+ImageContents read_image(std::string_view bytes, const std::string& place, const ImageRequest& r) {
+  const std::vector<KerasLayerVars>& layers = r.layers;
+  const int64_t features = r.features;
   H5Image h5(bytes, place);
-  model.weights.clear();
+  ImageContents out;
   for (const KerasLayerVars& layer : layers) {
     const std::string vars = "layers/" + layer.group + "/vars";
     if (!h5.has_group(vars))
@@ -202,13 +265,13 @@ void fill_from_image(const std::string& bytes, const std::string& place, ModelFi
     for (size_t i = 0; i < layer.variables.size(); ++i) {
       NamedWeight w = layer.variables[i];
       w.values = h5.floats(vars + "/" + std::to_string(i), w.shape);
-      model.weights.push_back(std::move(w));
+      out.weights.push_back(std::move(w));
     }
   }
   const std::string norm = std::string("layers/") + kNormalizationGroup + "/vars";
-  if (statistics == Statistics::kRequired ||
-      (statistics == Statistics::kIfPresent && h5.has_group(norm) && h5.members(norm) >= 2)) {
-    std::vector<double> m = mean, v = variance;
+  if (r.statistics == Statistics::kRequired ||
+      (r.statistics == Statistics::kIfPresent && h5.has_group(norm) && h5.members(norm) >= 2)) {
+    std::vector<double> m = r.mean, v = r.variance;
     if (m.empty()) {
       if (!h5.has_group(norm)) h5.fail(norm, "is missing: the Normalization layer's statistics");
       for (const char* which : {"0", "1"}) {
@@ -222,14 +285,11 @@ void fill_from_image(const std::string& bytes, const std::string& place, ModelFi
       throw InputError(place, "the Normalization layer has " + std::to_string(m.size()) +
                                   " statistics but the model has " + std::to_string(features) +
                                   " features");
-    ModelData data = model.data.value_or(ModelData{});
-    data.mean = m;
-    data.stddev.clear();
+    out.has_statistics = true;
+    out.mean = m;
     // keras Normalization divides by max(sqrt(variance), epsilon()).
-    for (double x : v) data.stddev.push_back(std::max(std::sqrt(x), 1e-7));
-    model.data = std::move(data);
+    for (double x : v) out.stddev.push_back(std::max(std::sqrt(x), 1e-7));
   }
-  model.optimizer.reset();
   if (h5.has_group("optimizer/vars") && h5.members("optimizer/vars") > 0) {
     OptimizerState state;
     // The group's name attribute is not read: it is a variable-length string, kept in HDF5's
@@ -239,8 +299,7 @@ void fill_from_image(const std::string& bytes, const std::string& place, ModelFi
     size_t i = 0;
     state.iterations = h5.integer("optimizer/vars/0");
     ++i;
-    const bool has_rate = !(model.compile && model.compile->optimizer.schedule);
-    if (has_rate && i < n) {
+    if (r.has_rate && i < n) {
       const std::string path = "optimizer/vars/" + std::to_string(i++);
       state.learning_rate = h5.floats(path, Shape{}).front();
     }
@@ -261,20 +320,50 @@ void fill_from_image(const std::string& bytes, const std::string& place, ModelFi
       if (slot.shape.empty()) slot.shape = {1};
       state.slot_variables.push_back(std::move(slot));
     }
-    model.optimizer = std::move(state);
+    out.optimizer = std::move(state);
   }
+  return out;
 }
 
-// fill_from_image, tried first in a child process (core/base/child_check.h): a file that makes
-// HDF5 crash or loop is refused with a sentence. The child gets a minute, and a second more per
-// 16 MiB of file.
+// The check program's path: beside this program, else the build tree's.
+#ifndef FITBENCH_HDF5_CHECK_BUILT
+#define FITBENCH_HDF5_CHECK_BUILT ""
+#endif
+const std::string& hdf5_check_program() {
+  static const std::string program =
+      check_program("fitbench-hdf5-check", FITBENCH_HDF5_CHECK_BUILT);
+  return program;
+}
+
+// Fills `model`'s weights, its Normalization statistics (into model.data; `mean` and `variance`
+// from the config if given) and its optimizer state from a weights file image, read first by the
+// check program (core/base/child_check.h): a file that makes HDF5 crash or loop is refused with a
+// sentence. The program gets a minute, and a second more per 16 MiB of file.
 void read_weights_image(const std::string& bytes, const std::string& place, ModelFile& model,
                         Statistics statistics, const std::vector<double>& mean,
                         const std::vector<double>& variance) {
-  std::lock_guard lock(hdf5_lock());
-  const auto fill = [&] { fill_from_image(bytes, place, model, statistics, mean, variance); };
-  check_in_child(place, "HDF5", 60.0 + static_cast<double>(bytes.size()) / (16 << 20), fill);
-  fill();
+  const ImageRequest request{keras_layer_vars(model.config),
+                             keras_input_units(model.config),
+                             statistics,
+                             mean,
+                             variance,
+                             !(model.compile && model.compile->optimizer.schedule)};
+  const std::string header = request_json(request).dump() + "\n";
+  check_in_child(place, "HDF5", 60.0 + static_cast<double>(bytes.size()) / (16 << 20),
+                 hdf5_check_program(), {header, bytes});
+  ImageContents contents;
+  {
+    std::lock_guard lock(hdf5_lock());
+    contents = read_image(bytes, place, request);
+  }
+  model.weights = std::move(contents.weights);
+  if (contents.has_statistics) {
+    ModelData data = model.data.value_or(ModelData{});
+    data.mean = std::move(contents.mean);
+    data.stddev = std::move(contents.stddev);
+    model.data = std::move(data);
+  }
+  model.optimizer = std::move(contents.optimizer);
 }
 
 // A zip member's bytes, or none when the archive has no such member.
@@ -358,6 +447,35 @@ ModelFile read_keras_archive(const std::filesystem::path& file) {
                      parsed.normalization ? Statistics::kRequired : Statistics::kNone, parsed.mean,
                      parsed.variance);
   return model;
+}
+
+int check_keras_weights_request(int fd) {
+  // The request is a file in memory (core/base/child_check.cpp): read whole, in one piece.
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || st.st_size < 0) return kCheckRequestRefused;
+  std::string request(static_cast<size_t>(st.st_size), '\0');
+  size_t at = 0;
+  while (at < request.size()) {
+    const ssize_t got = ::read(fd, request.data() + at, request.size() - at);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return kCheckRequestRefused;
+    at += static_cast<size_t>(got);
+  }
+  const size_t line = request.find('\n');
+  if (line == std::string::npos) return kCheckRequestRefused;
+  ImageRequest parsed;
+  try {
+    parsed = parse_request(nlohmann::json::parse(std::string_view(request).substr(0, line)));
+  } catch (const std::exception&) {
+    return kCheckRequestRefused;
+  }
+  // Got through: whether the image is read or refused, fitbench reads it itself next.
+  try {
+    std::lock_guard lock(hdf5_lock());
+    (void)read_image(std::string_view(request).substr(line + 1), "the weights image", parsed);
+  } catch (...) {
+  }
+  return 0;
 }
 
 ModelFile read_keras_weights(const std::filesystem::path& file, ModelFile like) {

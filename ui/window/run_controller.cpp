@@ -43,9 +43,8 @@ void RunController::connectSignals() {
   };
   followRuns(this, m_session, ended, failedWith);
   followRuns(this, m_job, ended, failedWith);
-  // Only now does the feed hold this run's points: see drain().
-  connect(m_session, &TrainingSession::started, this, [this] { m_started = true; });
-  connect(m_job, &ProcessJob::started, this, [this] { m_started = true; });
+  // Only now does the feed hold this run's points (from either source): see drain().
+  connect(this, &RunController::started, this, [this] { m_started = true; });
   connect(m_session, &TrainingSession::pausedChanged, this, &RunController::pausedChanged);
 }
 
