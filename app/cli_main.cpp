@@ -12,6 +12,7 @@
 
 #include "app/cli_commands.h"
 #include "app/cli_processes.h"
+#include "app/command_line.h"
 #include "core/base/error.h"
 #include "core/base/memory_limit.h"
 #include "core/distribution/processes/process_group.h"
@@ -47,6 +48,10 @@ int main(int argc, char** argv) {
   static char err_buffer[1 << 16];
   std::setvbuf(stderr, err_buffer, _IOLBF, sizeof err_buffer);
   std::cerr.unsetf(std::ios_base::unitbuf);
+  if (const std::string error = fitbench::non_utf8_argument_error(argc, argv); !error.empty()) {
+    std::cerr << "fitbench-cli: " << error << "\n";  // a usage error: exit 2
+    return 2;
+  }
   QCoreApplication app(argc, argv);
   fitbench::install_qt_image_decoder();  // data.directory: folders of images
   QCoreApplication::setApplicationName("fitbench-cli");

@@ -14,6 +14,7 @@
 #include <QTimer>
 #include <cstdio>
 
+#include "app/command_line.h"
 #include "app/repeated_option.h"
 #include "core/base/error.h"
 #include "core/distribution/trace/trace.h"
@@ -57,6 +58,10 @@ bool saveScreenshot(fitbench::MainWindow& window, const QString& path) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (const std::string error = fitbench::non_utf8_argument_error(argc, argv); !error.empty()) {
+    std::fprintf(stderr, "fitbench: %s\n", error.c_str());
+    return 2;
+  }
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM") && qEnvironmentVariableIsEmpty("DISPLAY") &&
       qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY")) {
     fail(

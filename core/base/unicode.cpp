@@ -35,6 +35,15 @@ size_t utf8_length(const std::string& text, size_t i) {
   return n;
 }
 
+bool is_utf8(const std::string& text) {
+  for (size_t i = 0; i < text.size();) {
+    const size_t n = utf8_length(text, i);
+    if (n == 0) return false;
+    i += n;
+  }
+  return true;
+}
+
 char32_t utf8_code_point(const std::string& text, size_t i, size_t n) {
   const auto lead = static_cast<unsigned char>(text[i]);
   char32_t c = n == 1 ? lead : lead & (0x7F >> n);

@@ -20,6 +20,9 @@ bool in_ranges(std::span<const CodePointRange> ranges, char32_t c);
 // none: a stray continuation byte, an overlong form, a surrogate, beyond U+10FFFF, or cut short.
 size_t utf8_length(const std::string& text, size_t i);
 
+// Whether all of `text` is well-formed UTF-8 (utf8_length finds a sequence at every start).
+bool is_utf8(const std::string& text);
+
 // The code point of the well-formed sequence of `n` bytes at text[i] (n from utf8_length).
 char32_t utf8_code_point(const std::string& text, size_t i, size_t n);
 

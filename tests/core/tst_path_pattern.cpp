@@ -7,6 +7,7 @@
 #include <QTest>
 #include <string>
 
+#include "core/base/unicode.h"
 #include "core/distribution/layout/layout_map.h"
 #include "core/python/path_pattern.h"
 
@@ -207,6 +208,13 @@ void TestPathPattern::bytes_that_are_not_utf8() {
   QVERIFY(escaped->search("x\xffy"));
   QCOMPARE(decode_utf8_lenient("\xed\xa0\x80"), std::u32string(U"\xdced\xdca0\xdc80"));
   QCOMPARE(decode_utf8_lenient("\xf0\x9f\x99\x82"), std::u32string(U"\U0001F642"));
+  // is_utf8, as the programs check their arguments with it: every sequence well-formed.
+  QVERIFY(is_utf8(""));
+  QVERIFY(is_utf8("caf\xc3\xa9 \xf0\x9f\x99\x82"));
+  QVERIFY(!is_utf8("caf\xe9.json"));  // Latin-1
+  QVERIFY(!is_utf8("\xed\xa0\x80"));  // a surrogate
+  QVERIFY(!is_utf8("\xc3"));          // cut short
+  QVERIFY(!is_utf8("\xc0\xaf"));      // overlong
 }
 
 void TestPathPattern::layout_map_uses_it() {

@@ -165,6 +165,47 @@ class TestFrontEnds : public QObject {
     QCOMPARE(missing.code, 2);
     QVERIFY2(missing.err.contains(QStringLiteral("--trace: ")), qPrintable(missing.err));
   }
+
+  // A file named in Latin-1 exists but its name is not UTF-8, which Qt would read as "caf\ufffd"
+  // and report missing: both programs refuse the argument instead, naming it, and a name in
+  // UTF-8 is read.
+  void nonUtf8ArgumentsAreRefused() {
+    QTemporaryDir tmp;
+    const QByteArray xor_json =
+        readAll(QStringLiteral(FITBENCH_SOURCE_DIR "/resources/examples/xor.json"));
+    QVERIFY(!xor_json.isEmpty());
+    const QString latin1 = tmp.path() + QStringLiteral("/caf\\351.json");  // printf's octal
+    // The shell writes the file under its Latin-1 name, passes that name to the program and
+    // removes the file (QTemporaryDir cannot: Qt has no name for it).
+    const auto ran = [&](const QString& program, const QString& command) {
+      QFile utf8(tmp.filePath(QStringLiteral("café.json")));
+      if (!utf8.open(QIODevice::WriteOnly) || utf8.write(xor_json) != xor_json.size())
+        return Ran{-1, QStringLiteral("cannot write café.json")};
+      utf8.close();
+      const QString script = QStringLiteral(
+                                 "name=$(printf '%1') && cp \"$2\" \"$name\" || exit 9; \"$1\" %2 "
+                                 "\"$name\" --quit; status=$?; rm -f \"$name\"; exit $status")
+                                 .arg(latin1, command);
+      return runProcess(
+          QStringLiteral("/bin/sh"),
+          {QStringLiteral("-c"), script, QStringLiteral("sh"), program, utf8.fileName()});
+    };
+    const QString expected = QStringLiteral(
+        ": argument %1 (\"%2/caf\\xe9.json\") is not UTF-8 text; fitbench takes "
+        "file names and options in UTF-8, so a file named in another encoding "
+        "must be renamed first (convmv converts names)\n");
+    const Ran cli = ran(QStringLiteral(FITBENCH_CLI), QStringLiteral("summary"));
+    QCOMPARE(cli.code, 2);
+    QCOMPARE(cli.err, QStringLiteral("fitbench-cli") + expected.arg(2).arg(tmp.path()));
+    const Ran gui = ran(QStringLiteral(FITBENCH_GUI), QString());
+    QCOMPARE(gui.code, 2);
+    QCOMPARE(gui.err, QStringLiteral("fitbench") + expected.arg(1).arg(tmp.path()));
+    // The same file under its UTF-8 name.
+    const Ran read =
+        runProcess(QStringLiteral(FITBENCH_CLI),
+                   {QStringLiteral("summary"), tmp.filePath(QStringLiteral("café.json"))});
+    QVERIFY2(read.code == 0, qPrintable(read.err));
+  }
 };
 
 QTEST_GUILESS_MAIN(TestFrontEnds)
