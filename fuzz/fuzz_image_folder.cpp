@@ -26,6 +26,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "core/base/error.h"
 #include "core/data/dataset.h"
@@ -47,6 +48,12 @@ struct Layout {
 const fs::path& folder_dir() {
   static const fs::path dir = fitbench::fuzz::private_dir() / "folder";
   return dir;
+}
+
+void empty_folder() {
+  std::error_code ec;
+  fs::remove_all(folder_dir(), ec);
+  fs::create_directories(folder_dir());
 }
 
 Layout& current() {  // what this input laid out; the decoder reads its bytes from here
@@ -99,10 +106,12 @@ std::string inside(const std::string& name) {
 // own; a name already a file gets the new bytes.
 void add(Layout& layout, const std::string& name, std::string bytes) {
   if (layout.folders.count(name)) return;
+  std::vector<std::string> parents;
   for (size_t slash = name.find('/'); slash != std::string::npos; slash = name.find('/', slash + 1))
-    if (layout.files.count(name.substr(0, slash))) return;
-  for (size_t slash = name.find('/'); slash != std::string::npos; slash = name.find('/', slash + 1))
-    layout.folders.insert(name.substr(0, slash));
+    parents.push_back(name.substr(0, slash));
+  for (const std::string& parent : parents)
+    if (layout.files.count(parent)) return;
+  layout.folders.insert(parents.begin(), parents.end());
   layout.files[name] = std::move(bytes);
 }
 
@@ -132,9 +141,7 @@ bool sync(const Layout& last, const Layout& next) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const bool installed = [] {
     set_image_decoder(decode);
-    std::error_code ec;
-    fs::remove_all(folder_dir(), ec);
-    fs::create_directories(folder_dir());
+    empty_folder();
     return true;
   }();
   (void)installed;
@@ -158,9 +165,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     at += content_size;
   }
   if (!sync(current(), next)) {  // start again from an empty folder
-    std::error_code ec;
-    fs::remove_all(folder_dir(), ec);
-    fs::create_directories(folder_dir());
+    empty_folder();
     if (!sync(Layout(), next)) {
       std::fprintf(stderr, "fuzz_image_folder: cannot lay out the input's files in %s\n",
                    folder_dir().c_str());
