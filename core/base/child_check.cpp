@@ -17,6 +17,7 @@
 #include <filesystem>
 
 #include "core/base/error.h"
+#include "core/base/memory_limit.h"
 
 extern char** environ;
 
@@ -83,6 +84,18 @@ pid_t spawn(const std::string& program, int request, int done) {
   return pid;
 }
 
+// The resident memory of a running child, from its /proc/<pid>/statm opened as `statm`; -1 when
+// it cannot be read.
+int64_t resident_bytes(int statm) {
+  char text[128];
+  const ssize_t got = ::pread(statm, text, sizeof text - 1, 0);
+  if (got <= 0) return -1;
+  text[got] = '\0';
+  unsigned long long size = 0, resident = 0;
+  if (std::sscanf(text, "%llu %llu", &size, &resident) != 2) return -1;
+  return static_cast<int64_t>(resident) * ::sysconf(_SC_PAGESIZE);
+}
+
 }  // namespace
 
 void set_child_checks(bool on) { enabled = on; }
@@ -99,7 +112,8 @@ std::string check_program(const std::string& name, const std::string& built) {
 }
 
 void check_in_child(const std::string& place, const std::string& library, double limit_seconds,
-                    const std::string& program, const std::vector<std::string_view>& input) {
+                    int64_t limit_bytes, const std::string& program,
+                    const std::vector<std::string_view>& input) {
   if (!enabled || program.empty()) return;
   const int request = request_file(input);
   if (request < 0) return;
@@ -116,25 +130,42 @@ void check_in_child(const std::string& place, const std::string& library, double
     ::close(ends[0]);
     return;
   }
+  // Its memory is read while it runs (the file stays valid until it is reaped): a damaged file
+  // can make a library allocate without end, and an allocation that fails inside the program
+  // would change its answer, not stop it.
+  const int statm = limit_bytes > 0 ? ::open(("/proc/" + std::to_string(pid) + "/statm").c_str(),
+                                             O_RDONLY | O_CLOEXEC)
+                                    : -1;
   using Clock = std::chrono::steady_clock;
   const auto deadline = Clock::now() + std::chrono::duration<double>(limit_seconds);
-  bool ended = false;
+  enum class End { kEnded, kTime, kMemory } end = End::kTime;
   for (;;) {
     const auto left =
         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
     if (left.count() <= 0) break;
+    if (statm >= 0 && resident_bytes(statm) > limit_bytes) {
+      end = End::kMemory;
+      break;
+    }
     pollfd fd{ends[0], POLLIN, 0};
-    const int ready = ::poll(&fd, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
+    const int wait_ms = statm >= 0 ? 20 : 1000;
+    const int ready = ::poll(&fd, 1, static_cast<int>(std::min<int64_t>(left.count(), wait_ms)));
     // Closed: the program has ended (it never writes). A poll that fails waits for the end.
     if (ready > 0 || (ready < 0 && errno != EINTR)) {
-      ended = true;
+      end = End::kEnded;
       break;
     }
   }
   ::close(ends[0]);
-  if (!ended) {
+  if (statm >= 0) ::close(statm);
+  if (end != End::kEnded) {
     ::kill(pid, SIGKILL);
     reap(pid);
+    if (end == End::kMemory)
+      throw InputError(place, "was not read: the " + library + " library took more than " +
+                                  bytes_text(limit_bytes) +
+                                  " of memory for it (a damaged file can make it allocate "
+                                  "without end), so it was stopped");
     char limit[32];
     std::snprintf(limit, sizeof limit, "%.3g", limit_seconds);
     throw InputError(place, "was not read: the " + library +

@@ -2,14 +2,15 @@
 // damaged files that fitbench cannot check for without parsing HDF5 itself (a NULL read in its
 // metadata accumulator, HDF5 issues 584 and 1311, reached through a damaged local heap): what the
 // library does with a file is run first by a small fitbench program (fitbench-hdf5-check), and only
-// a file that program got through is read here. A crash or a hang there becomes a sentence;
-// fitbench itself goes on.
+// a file that program got through is read here. A crash, a hang or memory taken without end
+// there becomes a sentence; fitbench itself goes on.
 //
 // The program is started with posix_spawn and exec, not a bare fork: a fork of a process whose
 // other threads are busy (the window, a device pool) copies whatever locks they hold in the
 // allocator or a library, and the copy can wait on them forever.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,16 +22,20 @@ namespace fitbench {
 inline constexpr int kCheckRequestRefused = 64;
 
 // Runs `program` with the concatenation of `input` on its standard input (its standard output and
-// error go nowhere, and it must write no core file) and waits for it, at most `limit_seconds`.
+// error go nowhere, and it must write no core file) and waits for it, at most `limit_seconds`,
+// while its resident memory stays at most `limit_bytes` (0: no memory limit; watched from here
+// every 20 ms, so the program's own allocations fail nowhere and its answers stay what the caller's
+// read would do).
 // Returns when it exited with status 0: it got through the work, returning or refusing the input,
 // and the caller then does the same work on the same request itself, getting the same result or
 // error. Also returns, and the caller reads unguarded as it would without the check, when the
 // program could not be run (none given, no memory or processes left) or refused the request
 // (kCheckRequestRefused). Throws InputError(place, ...) naming `library` when the program died (a
-// signal, or any other exit status: a sanitizer's) or was still running at the limit (it is
-// killed).
+// signal, or any other exit status: a sanitizer's) or was still running at a limit, of time or of
+// memory (it is killed).
 void check_in_child(const std::string& place, const std::string& library, double limit_seconds,
-                    const std::string& program, const std::vector<std::string_view>& input);
+                    int64_t limit_bytes, const std::string& program,
+                    const std::vector<std::string_view>& input);
 
 // The check program called `name`: the one beside this process's executable (an installed
 // fitbench), else `built` (the build tree's, where the programs are in folders of their own),

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <limits>
 
 namespace fitbench {
@@ -57,6 +59,26 @@ MemoryLimit process_memory_limit() {
     take(best, static_cast<int64_t>(as.rlim_cur) - statm_bytes(0),
          "RLIMIT_AS (ulimit -v) less the address space already mapped");
   return best;
+}
+
+std::string bytes_text(int64_t bytes) {
+  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+  double value = static_cast<double>(bytes);
+  size_t unit = 0;
+  while (value >= 1024.0 && unit + 1 < std::size(kUnits)) {
+    value /= 1024.0;
+    ++unit;
+  }
+  char buf[32];
+  if (unit == 0)
+    std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
+  else
+    std::snprintf(buf, sizeof buf,
+                  value < 10    ? "%.2f %s"
+                  : value < 100 ? "%.1f %s"
+                                : "%.0f %s",
+                  value, kUnits[unit]);
+  return buf;
 }
 
 }  // namespace fitbench

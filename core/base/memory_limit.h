@@ -19,4 +19,7 @@ struct MemoryLimit {
 // The tightest of the limits that apply. Never fails: a limit that cannot be read is left out.
 MemoryLimit process_memory_limit();
 
+// "1.50 GiB", "512 MiB", "812 KiB", "96 B": bytes in binary units, three significant digits.
+std::string bytes_text(int64_t bytes);
+
 }  // namespace fitbench

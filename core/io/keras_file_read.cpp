@@ -16,6 +16,8 @@
 
 #include "core/base/child_check.h"
 #include "core/base/error.h"
+#include "core/base/memory_limit.h"
+#include "core/base/sanitized.h"
 #include "core/file_checks.h"
 #include "core/io/hdf5_handle.h"
 #include "core/io/json_file.h"
@@ -335,10 +337,27 @@ const std::string& hdf5_check_program() {
   return program;
 }
 
+// The memory the check program may take for a weights image of `bytes`: the image three or four
+// times (the request, HDF5's copy of it, the values read out of it, twice their bytes for 16-bit
+// floats) and HDF5's own, with room to spare: a 353 MB file of 88 million values takes 1.05 GB
+// there, against 2.65 GB allowed. A sanitizer build's programs take several times more. Never more
+// than this process could take itself. A damaged file that makes HDF5 allocate without end (a
+// local heap whose free list leads back to itself) reaches it within a second or two.
+int64_t check_memory_limit(size_t bytes) {
+#ifdef FITBENCH_SANITIZED
+  constexpr int64_t kBase = int64_t{1} << 30, kPerByte = 12;
+#else
+  constexpr int64_t kBase = int64_t{512} << 20, kPerByte = 6;
+#endif
+  return std::min(kBase + kPerByte * static_cast<int64_t>(bytes),
+                  std::max<int64_t>(process_memory_limit().bytes, kBase));
+}
+
 // Fills `model`'s weights, its Normalization statistics (into model.data; `mean` and `variance`
 // from the config if given) and its optimizer state from a weights file image, read first by the
-// check program (core/base/child_check.h): a file that makes HDF5 crash or loop is refused with a
-// sentence. The program gets a minute, and a second more per 16 MiB of file.
+// check program (core/base/child_check.h): a file that makes HDF5 crash, loop or allocate without
+// end is refused with a sentence. The program gets a minute, and a second more per 16 MiB of file,
+// and the memory of check_memory_limit.
 void read_weights_image(const std::string& bytes, const std::string& place, ModelFile& model,
                         Statistics statistics, const std::vector<double>& mean,
                         const std::vector<double>& variance) {
@@ -350,7 +369,7 @@ void read_weights_image(const std::string& bytes, const std::string& place, Mode
                              !(model.compile && model.compile->optimizer.schedule)};
   const std::string header = request_json(request).dump() + "\n";
   check_in_child(place, "HDF5", 60.0 + static_cast<double>(bytes.size()) / (16 << 20),
-                 hdf5_check_program(), {header, bytes});
+                 check_memory_limit(bytes.size()), hdf5_check_program(), {header, bytes});
   ImageContents contents;
   {
     std::lock_guard lock(hdf5_lock());

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 #include "core/distribution/collectives/collectives.h"
 #include "core/distribution/executors/data_parallel_executor.h"
@@ -244,26 +243,6 @@ MemoryPlan plan_memory(const CapacityInput& in) {
   plan.host += (batch + (in.samples - in.train_rows)) * width * kFloatBytes;
   plan.data = in.samples * width * kFloatBytes;
   return plan;
-}
-
-std::string bytes_text(int64_t bytes) {
-  static const char* const kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
-  double value = static_cast<double>(bytes);
-  size_t unit = 0;
-  while (value >= 1024.0 && unit + 1 < std::size(kUnits)) {
-    value /= 1024.0;
-    ++unit;
-  }
-  char buf[32];
-  if (unit == 0)
-    std::snprintf(buf, sizeof buf, "%lld B", static_cast<long long>(bytes));
-  else
-    std::snprintf(buf, sizeof buf,
-                  value < 10    ? "%.2f %s"
-                  : value < 100 ? "%.1f %s"
-                                : "%.0f %s",
-                  value, kUnits[unit]);
-  return buf;
 }
 
 }  // namespace fitbench

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/memory_limit.h"  // bytes_text
 #include "core/distribution/executors/rehearsal_options.h"
 #include "core/distribution/layout/model_parallel_plan.h"
 #include "core/distribution/spec/distribution_spec.h"
@@ -75,8 +76,5 @@ CapacityInput scale_input(CapacityInput in, const CapacityScale& scale);
 // or the default one when it has none (fill_default_layout), as plan_run decides. Throws
 // InputError for a layout the executor would refuse.
 ModelParallelPlan mesh_plan(const CapacityInput& in, const Network& net);
-
-// "1.50 GiB", "512 MiB", "812 KiB", "96 B": bytes in binary units, three significant digits.
-std::string bytes_text(int64_t bytes);
 
 }  // namespace fitbench

@@ -172,6 +172,22 @@ class TestCliExport : public QObject {
     QCOMPARE(r.err.count('\n'), 1);
   }
 
+  // A weights file that makes HDF5 allocate without end: one sentence that says the check was
+  // stopped at its memory limit, exit 2.
+  void hdf5EndlessAllocationIsRefused() {
+    const QString file = QStringLiteral(FITBENCH_SOURCE_DIR
+                                        "/tests/data/keras_damaged/heap_free_list_loop.weights.h5");
+    const Result r = cli(
+        {"run", example("xor.json"), "--epochs", "1", "--verbose", "0", "--load-weights", file});
+    QCOMPARE(r.code, 2);
+    QVERIFY2(r.err.contains(file + ": was not read: the HDF5 library took more than "),
+             qPrintable(r.err));
+    QVERIFY2(r.err.contains(" of memory for it (a damaged file can make it allocate without "
+                            "end), so it was stopped"),
+             qPrintable(r.err));
+    QCOMPARE(r.err.count('\n'), 1);
+  }
+
   void help() {
     const Result r = cli({"export", "--help"});
     QCOMPARE(r.code, 0);

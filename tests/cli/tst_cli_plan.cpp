@@ -8,7 +8,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "tests/sanitized.h"
+#include "core/base/sanitized.h"
 
 namespace {
 

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "core/base/error.h"
+#include "core/base/sanitized.h"
 #include "core/data/dataset.h"
 #include "core/data/image_folder.h"
 #include "core/io/experiment.h"
@@ -23,7 +24,6 @@
 #include "core/run/run_plan.h"
 #include "imageio/qt_image_decoder.h"
 #include "tests/core/input_error.h"
-#include "tests/sanitized.h"
 
 using namespace fitbench;
 namespace fs = std::filesystem;

@@ -13,12 +13,13 @@
 #include <vector>
 
 #include "core/base/error.h"
+#include "core/base/sanitized.h"
 #include "core/losses/loss.h"
 
 // Counts every malloc-family call of the process, so a test can show that a piece of code does not
 // touch the heap (Eigen's temporaries allocate with malloc, not operator new). glibc only, and not
 // under sanitizers, which interpose malloc themselves.
-#if defined(__GLIBC__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if defined(__GLIBC__) && !defined(FITBENCH_SANITIZED)
 #define FITBENCH_COUNT_MALLOC 1
 namespace {
 std::atomic<long> g_allocations{0};

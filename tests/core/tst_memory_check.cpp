@@ -8,9 +8,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/base/memory_limit.h"
+#include "core/base/sanitized.h"
 #include "core/io/experiment.h"
 #include "core/run/run_plan.h"
-#include "tests/sanitized.h"
 
 using namespace fitbench;
 using nlohmann::json;

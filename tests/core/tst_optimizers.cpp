@@ -12,20 +12,13 @@
 #include <vector>
 
 #include "core/base/error.h"
+#include "core/base/sanitized.h"
 #include "core/optimizers/optimizer.h"
 
 using namespace fitbench;
 
 // apply() must not allocate after build(): count malloc calls on this thread while asked to.
 // Sanitizer builds provide their own malloc, so the check is skipped there.
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define FITBENCH_SANITIZED 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define FITBENCH_SANITIZED 1
-#endif
 #if !defined(FITBENCH_SANITIZED) && defined(__GLIBC__)
 #define FITBENCH_COUNT_MALLOC 1
 extern "C" void* __libc_malloc(size_t size);

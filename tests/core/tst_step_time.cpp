@@ -11,11 +11,11 @@
 #include <thread>
 
 #include "core/base/error.h"
+#include "core/base/sanitized.h"
 #include "core/io/experiment.h"
 #include "core/run/calibrate.h"
 #include "core/run/run_plan.h"
 #include "core/run/step_time.h"
-#include "tests/sanitized.h"
 
 using namespace fitbench;
 using nlohmann::json;

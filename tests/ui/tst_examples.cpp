@@ -14,8 +14,8 @@
 #include <QTest>
 #include <QTextBrowser>
 
+#include "core/base/sanitized.h"
 #include "core/io/experiment.h"
-#include "tests/sanitized.h"
 #include "ui/charts/metric_chart.h"
 #include "ui/common/about_view.h"
 #include "ui/common/text_style.h"
