@@ -52,6 +52,7 @@ for t in "${targets[@]}"; do
   # takes 10 s. The seed corpus is read, not written.
   limits=(-rss_limit_mb=2048)
   asan="$ASAN_OPTIONS"
+  run_seconds="$seconds"
   if [ "$t" = keras_file ]; then
     # HDF5 allocates what a damaged object header declares (up to 4 GiB) before it can tell the
     # header is wrong. Here a single allocation over 2 GiB fails, as it does for fitbench-cli under
@@ -59,12 +60,9 @@ for t in "${targets[@]}"; do
     # counts against -rss_limit_mb, and a bad_alloc that escapes a reader is still a crash.
     limits+=(-malloc_limit_mb=1048576)
     asan="$asan:max_allocation_size_mb=2048"
-  fi
-  run_seconds="$seconds"
-  if [ "$t" = keras_file ]; then
     # fitbench reads HDF5 in a program of its own first (core/base/child_check.h), which libFuzzer
     # cannot see into: the target reads without it, in jobs of their own (-fork) that go on past
-    # a crash (-ignore_crashes). Each crash is sorted below.
+    # a crash (-ignore_crashes). Each crash, timeout and out-of-memory input is sorted below.
     limits+=(-fork=1 -ignore_crashes=1)
     # Its seeds hold inputs that HDF5 crashes on or allocates for without end (the job takes about
     # 8 s to reach -rss_limit_mb): the pass over the seeds takes about 12 s, which the run gets
