@@ -23,9 +23,9 @@ inline constexpr int kCheckRequestRefused = 64;
 
 // Runs `program` with the concatenation of `input` on its standard input (its standard output and
 // error go nowhere, and it must write no core file) and waits for it, at most `limit_seconds`,
-// while its resident memory stays at most `limit_bytes` (0: no memory limit; watched from here
-// every 20 ms, so the program's own allocations fail nowhere and its answers stay what the caller's
-// read would do).
+// while its resident memory stays at most `limit_bytes` (0: no memory limit). The memory is
+// watched from here every 20 ms rather than limited inside the program: no allocation fails in
+// the program, so a refusal it answers is the one the caller's own read would give.
 // Returns when it exited with status 0: it got through the work, returning or refusing the input,
 // and the caller then does the same work on the same request itself, getting the same result or
 // error. Also returns, and the caller reads unguarded as it would without the check, when the
