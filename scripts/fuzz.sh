@@ -75,8 +75,9 @@ for t in "${targets[@]}"; do
   if ! ASAN_OPTIONS="$asan" "$build/fuzz/fuzz_$t" "$corpus" "$root/tests/fuzz/$t" \
       -max_total_time="$run_seconds" -timeout=10 "${limits[@]}" -print_final_stats=1 \
       -artifact_prefix="$findings/$t-" >"$log" 2>&1; then
-    status="FINDING (see $log and $findings)"
-    failed=1
+    found_here=1
+  else
+    found_here=0
   fi
   hdf5=0
   if [ "$t" = keras_file ]; then
@@ -103,7 +104,10 @@ for t in "${targets[@]}"; do
     done < <(find "$findings" -maxdepth 1 \( -name "$t-crash-*" -o -name "$t-oom-*" -o \
       -name "$t-timeout-*" \) ! -name '*.report' -newer "$marker")
   fi
-  if [ -n "$(find "$findings" -maxdepth 1 -name "$t-*" -newer "$marker")" ]; then
+  # In fork mode libFuzzer exits non-zero after crashed jobs even when every input was sorted as
+  # HDF5's own: then what is left unsorted decides (a failure with no input kept stays a finding).
+  [ "$hdf5" -gt 0 ] && found_here=0
+  if [ "$found_here" = 1 ] || [ -n "$(find "$findings" -maxdepth 1 -name "$t-*" -newer "$marker")" ]; then
     status="FINDING (see $log and $findings)"
     failed=1
   fi
