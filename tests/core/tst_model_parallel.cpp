@@ -473,7 +473,9 @@ void TestModelParallel::mesh_lines_over_processes_data() {
   QTest::newRow("2 x 3 on 3: rows split 2 and 1")
       << "batch,model" << 2 << 3 << 3 << 0
       << "the mesh's 2 x 3 devices (batch x model) place batch group 0 on cpu:0, cpu:1, cpu:2 "
-         "unevenly over processes 0 to 1 (2 and 1 devices)"
+         "unevenly over processes 0 to 1 (2 and 1 devices): across processes every mesh row "
+         "and column must have as many devices in each process it spans; make the devices per "
+         "process (2) a multiple or a divisor of the mesh's model axis (3)"
       << "";
 }
 

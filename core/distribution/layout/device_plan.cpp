@@ -27,6 +27,12 @@ std::string mesh_lines(const MeshPlacement& mesh, int processes, int p, bool row
   auto name = [&](int line) {
     return (rows ? "batch group " : "model index ") + std::to_string(line);
   };
+  // What to change when a line's devices are spread over processes in unequal numbers.
+  const std::string uneven_advice =
+      ": across processes every mesh row and column must have as many devices in each process it "
+      "spans; make the devices per process (" +
+      std::to_string(local) + ") a multiple or a divisor of the mesh's " +
+      (rows ? "model" : "batch") + " axis (" + std::to_string(positions) + ")";
   // Per process, the lines it hosts (ascending, as lines are visited in order).
   std::vector<std::vector<int>> hosted(static_cast<size_t>(processes));
   for (int line = 0; line < lines; ++line) {
@@ -52,20 +58,13 @@ std::string mesh_lines(const MeshPlacement& mesh, int processes, int p, bool row
       if (counts[r] != counts[0])
         return grid + " place " + where + " unevenly over processes " + std::to_string(owners[0]) +
                " to " + std::to_string(owners.back()) + " (" + std::to_string(counts[0]) + " and " +
-               std::to_string(counts[r]) +
-               " devices): across processes every mesh row and column must have as many devices "
-               "in each process it spans; make the devices per process (" +
-               std::to_string(local) + ") a multiple or a divisor of the mesh's " +
-               (rows ? "model" : "batch") + " axis (" + std::to_string(positions) + ")";
+               std::to_string(counts[r]) + " devices)" + uneven_advice;
     }
     if (line == 0) out.members = counts[0];
     if (counts[0] != out.members)
       return grid + " place " + where + " with " + std::to_string(counts[0]) +
              " devices in a process where " + name(0) + " has " + std::to_string(out.members) +
-             ": across processes every mesh row and column must have as many devices in each "
-             "process it spans; make the devices per process (" +
-             std::to_string(local) + ") a multiple or a divisor of the mesh's " +
-             (rows ? "model" : "batch") + " axis (" + std::to_string(positions) + ")";
+             uneven_advice;
     out.within = out.within && owners.size() == 1;
     for (int q : owners) hosted[static_cast<size_t>(q)].push_back(line);
   }
